@@ -1,0 +1,25 @@
+# Flags core is compiled with — the same on both targets wherever the toolchain allows. They are
+# recorded in the build (quire::version().flags) and in every benchmark reading.
+set(QUIRE_CORE_OPT_FLAGS -O3 -fno-exceptions)
+set(QUIRE_WARNING_FLAGS -Wall -Wextra -Wpedantic)
+if(QUIRE_WERROR)
+  list(APPEND QUIRE_WARNING_FLAGS -Werror)
+endif()
+set(QUIRE_SANITIZER_FLAGS)
+if(QUIRE_SANITIZE AND NOT EMSCRIPTEN)
+  set(QUIRE_SANITIZER_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+endif()
+
+# quire_apply_core_flags(target): optimisation, warnings and sanitizers of core code.
+function(quire_apply_core_flags target)
+  target_compile_options(${target} PRIVATE ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WARNING_FLAGS} ${QUIRE_SANITIZER_FLAGS}
+                                           ${QUIRE_WASM_COMPILE_FLAGS})
+  target_link_options(${target} PUBLIC ${QUIRE_SANITIZER_FLAGS})
+endfunction()
+
+# Third-party code gets the same optimisation but not our warnings.
+function(quire_apply_dep_flags target)
+  target_compile_options(${target} PRIVATE ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_SANITIZER_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS} -w)
+endfunction()
+
+string(JOIN " " QUIRE_FLAGS_TEXT -std=c++20 ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS} ${QUIRE_SANITIZER_FLAGS})

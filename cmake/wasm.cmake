@@ -1,0 +1,34 @@
+# Every WebAssembly flag, written once. Compile flags apply to core and its dependencies (through
+# flags.cmake); link flags to the module the npm package loads. See
+# ../shared/design/TOOLCHAIN-NOTES.md for why each Emscripten 3.1.6 quirk is handled as it is.
+set(QUIRE_WASM_COMPILE_FLAGS -msimd128)
+string(JOIN " " QUIRE_FLAGS_TEXT -std=c++20 ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS})
+
+set(QUIRE_WASM_MODULE_LINK_FLAGS
+  --bind
+  -O3
+  -sALLOW_MEMORY_GROWTH=1
+  -sMAXIMUM_MEMORY=4GB
+  -sMODULARIZE=1
+  -sEXPORT_ES6=1
+  -sEXPORT_NAME=createQuireModule
+  # Node loads the same ES module through the wrapper, which passes wasmBinary: Emscripten 3.1.6's
+  # own Node loader calls fetch() on a file path and uses __dirname (TOOLCHAIN-NOTES.md).
+  -sENVIRONMENT=web,worker
+  -sFILESYSTEM=0
+  -sEXPORTED_FUNCTIONS=_malloc,_free
+  -sEXPORTED_RUNTIME_METHODS=HEAPU8
+  -sINCOMING_MODULE_JS_API=wasmBinary,instantiateWasm,locateFile,print,printErr
+)
+
+# The Catch2 suite compiled to wasm runs under Node with the real file system (NODERAWFS) so it
+# reads the corpus like the native suite does.
+set(QUIRE_WASM_TEST_LINK_FLAGS
+  -O2
+  -fexceptions
+  -sALLOW_MEMORY_GROWTH=1
+  -sMAXIMUM_MEMORY=4GB
+  -sNODERAWFS=1
+  -sEXIT_RUNTIME=1
+  -sENVIRONMENT=node
+)

@@ -1,0 +1,242 @@
+// Reading a parsed document: values, objects, arrays, JSON Pointers, and writing JSON back.
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "json_internal.h"
+
+namespace quire::json {
+namespace {
+
+const detail::node &node_at(const detail::tape_data *d, uint32_t i) { return d->tape[i]; }
+
+quire::error wrong_type(const detail::tape_data *d, uint32_t i, std::string_view wanted) {
+  const auto &n = node_at(d, i);
+  return quire::error(error_code::WRONG_TYPE,
+                      "expected " + std::string(wanted) + ", found " + std::string(kind_name(static_cast<kind>(n.type))), n.offset);
+}
+
+}  // namespace
+
+std::string_view kind_name(kind k) noexcept {
+  switch (k) {
+    case kind::null_value: return "null";
+    case kind::boolean: return "boolean";
+    case kind::number: return "number";
+    case kind::string: return "string";
+    case kind::array: return "array";
+    case kind::object: return "object";
+  }
+  return "unknown";
+}
+
+kind value::type() const noexcept { return static_cast<kind>(node_at(doc_, index_).type); }
+uint64_t value::offset() const noexcept { return node_at(doc_, index_).offset; }
+
+result<bool> value::get_bool() const {
+  const auto &n = node_at(doc_, index_);
+  if (n.type != static_cast<uint8_t>(kind::boolean)) return wrong_type(doc_, index_, "boolean");
+  return n.flag != 0;
+}
+
+result<std::string_view> value::get_string() const {
+  const auto &n = node_at(doc_, index_);
+  if (n.type != static_cast<uint8_t>(kind::string)) return wrong_type(doc_, index_, "string");
+  return std::string_view(doc_->strings).substr(n.start, n.length);
+}
+
+result<std::string_view> value::get_number_text() const {
+  const auto &n = node_at(doc_, index_);
+  if (n.type != static_cast<uint8_t>(kind::number)) return wrong_type(doc_, index_, "number");
+  return doc_->input.substr(n.start, n.length);
+}
+
+result<double> value::get_double() const {
+  auto text = get_number_text();
+  if (!text) return std::move(text).error();
+  // strtod on a bounded copy: from_chars for double is missing from some standard libraries, and
+  // the text is valid JSON, which strtod reads exactly (nearest double, inf on overflow).
+  std::string copy(text.value());
+  return std::strtod(copy.c_str(), nullptr);
+}
+
+result<int64_t> value::get_int64() const {
+  const auto &n = node_at(doc_, index_);
+  auto text = get_number_text();
+  if (!text) return std::move(text).error();
+  if (!n.flag) return quire::error(error_code::WRONG_TYPE, "expected an integer, found " + std::string(text.value()), n.offset);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || ptr != text->data() + text->size()) {
+    return quire::error(error_code::OUT_OF_RANGE, "integer does not fit in 64 bits: " + std::string(text->substr(0, 40)), n.offset);
+  }
+  return v;
+}
+
+result<object> value::get_object() const {
+  if (type() != kind::object) return wrong_type(doc_, index_, "object");
+  return object(doc_, index_);
+}
+
+result<array> value::get_array() const {
+  if (type() != kind::array) return wrong_type(doc_, index_, "array");
+  return array(doc_, index_);
+}
+
+result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
+  value current = *this;
+  if (pointer.empty()) return std::optional<value>(current);
+  if (pointer[0] != '/') return quire::error(error_code::INVALID_ARGUMENT, "a JSON Pointer starts with '/': " + std::string(pointer));
+  size_t pos = 1;
+  while (true) {
+    size_t end = pointer.find('/', pos);
+    std::string_view raw = pointer.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    std::string token;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '~') {
+        if (i + 1 < raw.size() && raw[i + 1] == '0') token += '~';
+        else if (i + 1 < raw.size() && raw[i + 1] == '1') token += '/';
+        else return quire::error(error_code::INVALID_ARGUMENT, "bad '~' escape in JSON Pointer: " + std::string(pointer));
+        ++i;
+      } else {
+        token += raw[i];
+      }
+    }
+    if (current.type() == kind::object) {
+      auto found = object(current.doc_, current.index_).find(token);
+      if (!found) return std::optional<value>();
+      current = *found;
+    } else if (current.type() == kind::array) {
+      size_t index = 0;
+      auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
+      if (token.empty() || ec != std::errc() || ptr != token.data() + token.size() || (token.size() > 1 && token[0] == '0')) {
+        return std::optional<value>();
+      }
+      auto found = array(current.doc_, current.index_).at(index);
+      if (!found) return std::optional<value>();
+      current = *found;
+    } else {
+      return std::optional<value>();
+    }
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return std::optional<value>(current);
+}
+
+member object::iterator::operator*() const {
+  const auto &key = node_at(doc_, index_);
+  return member{std::string_view(doc_->strings).substr(key.start, key.length), value(doc_, index_ + 1)};
+}
+
+object::iterator &object::iterator::operator++() {
+  index_ = node_at(doc_, index_ + 1).next;
+  return *this;
+}
+
+object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
+object::iterator object::end() const noexcept { return iterator(doc_, node_at(doc_, index_).next); }
+size_t object::size() const noexcept { return node_at(doc_, index_).length; }
+uint64_t object::offset() const noexcept { return node_at(doc_, index_).offset; }
+
+std::optional<value> object::find(std::string_view key) const noexcept {
+  for (auto m : *this) {
+    if (m.key == key) return m.val;
+  }
+  return std::nullopt;
+}
+
+array::iterator &array::iterator::operator++() {
+  index_ = node_at(doc_, index_).next;
+  return *this;
+}
+
+array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }
+array::iterator array::end() const noexcept { return iterator(doc_, node_at(doc_, index_).next); }
+size_t array::size() const noexcept { return node_at(doc_, index_).length; }
+uint64_t array::offset() const noexcept { return node_at(doc_, index_).offset; }
+
+std::optional<value> array::at(size_t i) const noexcept {
+  size_t k = 0;
+  for (auto v : *this) {
+    if (k++ == i) return v;
+  }
+  return std::nullopt;
+}
+
+size_t document::memory_bytes() const noexcept {
+  if (!data_) return 0;
+  size_t n = data_->tape.capacity() * sizeof(detail::node) + data_->strings.capacity();
+  if (data_->owned_input) n += data_->input.size();
+  return n;
+}
+
+void append_quoted(std::string &out, std::string_view s) {
+  static const char *hex = "0123456789abcdef";
+  out += '"';
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+namespace {
+void write_value(std::string &out, const value &v) {
+  switch (v.type()) {
+    case kind::null_value: out += "null"; break;
+    case kind::boolean: out += v.get_bool().value() ? "true" : "false"; break;
+    case kind::number: out += v.get_number_text().value(); break;
+    case kind::string: append_quoted(out, v.get_string().value()); break;
+    case kind::array: {
+      out += '[';
+      bool first = true;
+      for (auto e : v.get_array().value()) {
+        if (!first) out += ',';
+        first = false;
+        write_value(out, e);
+      }
+      out += ']';
+      break;
+    }
+    case kind::object: {
+      out += '{';
+      bool first = true;
+      for (auto m : v.get_object().value()) {
+        if (!first) out += ',';
+        first = false;
+        append_quoted(out, m.key);
+        out += ':';
+        write_value(out, m.val);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+}  // namespace
+
+std::string to_json(const value &v) {
+  std::string out;
+  write_value(out, v);
+  return out;
+}
+
+}  // namespace quire::json

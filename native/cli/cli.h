@@ -1,0 +1,47 @@
+// The `quire` command-line tool: shared pieces of its subcommands.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quire/error.h"
+
+namespace quire::cli {
+
+/// Exit codes: 0 success, 1 bad input (a file that fails), 2 bad usage.
+constexpr int EXIT_OK = 0;
+constexpr int EXIT_BAD_INPUT = 1;
+constexpr int EXIT_USAGE = 2;
+
+/// Command-line words after the subcommand's name, with simple option parsing.
+class arguments {
+ public:
+  explicit arguments(std::vector<std::string> words) : words_(std::move(words)) {}
+  /// Takes `--name` (a flag); true when present.
+  bool flag(std::string_view name);
+  /// Takes `--name VALUE` or `--name=VALUE`; nullopt when absent. Sets an error when VALUE is missing.
+  std::optional<std::string> option(std::string_view name);
+  /// All `--name VALUE` occurrences.
+  std::vector<std::string> options(std::string_view name);
+  /// What is left once options are taken; an unknown `--option` left over is a usage error.
+  std::vector<std::string> positional();
+  const std::string &error() const { return error_; }
+
+ private:
+  std::vector<std::string> words_;
+  std::string error_;
+};
+
+/// Prints `CODE at offset N (path): message` for `file` to stderr.
+void print_error(std::string_view file, const quire::error &e);
+
+/// Prints a usage error and returns EXIT_USAGE.
+int usage_error(std::string_view command, std::string_view message);
+
+int run_json(const std::string &sub, arguments &args);
+int run_bench(arguments &args);
+
+}  // namespace quire::cli

@@ -1,0 +1,39 @@
+// Helpers shared by the Catch2 tests: where the corpus is, and reading files. The same tests run
+// natively and under Node (wasm, with NODERAWFS), so they only use std file streams.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quire_test {
+
+/// The shared corpus (../shared/corpus beside the checkout), or QUIRE_CORPUS when set. Empty when
+/// absent: tests that need it skip with a message saying what they skipped.
+inline std::filesystem::path corpus_dir() {
+  if (const char *env = std::getenv("QUIRE_CORPUS"); env && *env) return env;
+  std::filesystem::path p = std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / "shared" / "corpus";
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec)) return p;
+  return {};
+}
+
+/// tests/data inside the checkout.
+inline std::filesystem::path data_dir() { return std::filesystem::path(QUIRE_SOURCE_DIR) / "tests" / "data"; }
+
+inline std::string read_text(const std::filesystem::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline std::vector<uint8_t> read_bytes(const std::filesystem::path &p) {
+  std::string s = read_text(p);
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+}  // namespace quire_test

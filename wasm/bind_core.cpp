@@ -1,0 +1,45 @@
+// Embind bindings of the core foundations: version, memory, error names. The TypeScript wrapper
+// (js/src) maps these to camelCase and turns error records into QuireError.
+#include <emscripten/bind.h>
+
+#include "bind_support.h"
+#include "quire/platform.h"
+#include "quire/version.h"
+
+namespace {
+
+quire::wasm::version_record version_record() {
+  auto v = quire::version();
+  return {std::string(v.version), std::string(v.target), std::string(v.compiler), std::string(v.flags),
+          std::string(v.build_type), std::string(v.simd)};
+}
+
+quire::wasm::memory_record memory_record() {
+  auto m = quire::default_memory_probe().read();
+  return {static_cast<double>(m.heap_bytes), static_cast<double>(m.heap_capacity_bytes)};
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_core) {
+  using namespace emscripten;
+  value_object<quire::wasm::version_record>("VersionRecord")
+      .field("version", &quire::wasm::version_record::version)
+      .field("target", &quire::wasm::version_record::target)
+      .field("compiler", &quire::wasm::version_record::compiler)
+      .field("flags", &quire::wasm::version_record::flags)
+      .field("buildType", &quire::wasm::version_record::build_type)
+      .field("simd", &quire::wasm::version_record::simd);
+  value_object<quire::wasm::memory_record>("MemoryRecord")
+      .field("heapBytes", &quire::wasm::memory_record::heap_bytes)
+      .field("heapCapacityBytes", &quire::wasm::memory_record::heap_capacity_bytes);
+  value_object<quire::wasm::error_record>("ErrorRecord")
+      .field("code", &quire::wasm::error_record::code)
+      .field("message", &quire::wasm::error_record::message)
+      .field("offset", &quire::wasm::error_record::offset)
+      .field("line", &quire::wasm::error_record::line)
+      .field("column", &quire::wasm::error_record::column)
+      .field("path", &quire::wasm::error_record::path);
+  function("version", &version_record);
+  function("memory", &memory_record);
+}
