@@ -1,4 +1,8 @@
 // The `quire` command-line tool: shared pieces of its subcommands.
+//
+// Each cli_<module>.cpp registers its commands with a static `registration`, so adding a module's
+// commands never touches cli_main.cpp:
+//   static quire::cli::registration json_check{"json", "check", "FILE... [--json]", "Validate JSON documents", run_check};
 #pragma once
 
 #include <cstdio>
@@ -16,7 +20,7 @@ constexpr int EXIT_OK = 0;
 constexpr int EXIT_BAD_INPUT = 1;
 constexpr int EXIT_USAGE = 2;
 
-/// Command-line words after the subcommand's name, with simple option parsing.
+/// Command-line words after the command's name, with simple option parsing.
 class arguments {
  public:
   explicit arguments(std::vector<std::string> words) : words_(std::move(words)) {}
@@ -24,7 +28,7 @@ class arguments {
   bool flag(std::string_view name);
   /// Takes `--name VALUE` or `--name=VALUE`; nullopt when absent. Sets an error when VALUE is missing.
   std::optional<std::string> option(std::string_view name);
-  /// All `--name VALUE` occurrences.
+  /// All `--name VALUE` occurrences, in order.
   std::vector<std::string> options(std::string_view name);
   /// What is left once options are taken; an unknown `--option` left over is a usage error.
   std::vector<std::string> positional();
@@ -35,13 +39,24 @@ class arguments {
   std::string error_;
 };
 
-/// Prints `CODE at offset N (path): message` for `file` to stderr.
+/// One command: `quire GROUP NAME ...` (or `quire GROUP ...` when name is empty).
+struct command {
+  std::string_view group;
+  std::string_view name;
+  std::string_view usage;    ///< the arguments, e.g. "FILE... [--json]"
+  std::string_view summary;  ///< one line for --help
+  int (*run)(arguments &);
+};
+
+/// Registers a command at static-initialisation time.
+struct registration {
+  explicit registration(command c);
+};
+
+/// Prints `FILE: CODE at offset N (path): message` to stderr.
 void print_error(std::string_view file, const quire::error &e);
 
 /// Prints a usage error and returns EXIT_USAGE.
 int usage_error(std::string_view command, std::string_view message);
-
-int run_json(const std::string &sub, arguments &args);
-int run_bench(arguments &args);
 
 }  // namespace quire::cli

@@ -86,11 +86,9 @@ int run_check(arguments &args) {
   return failed ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
-}  // namespace
+registration json_check{{"json", "check", "FILE... [--load read|mmap|prewarm] [--max-depth N] [--max-bytes N] [--json] [--quiet]",
+                          "Validate JSON documents; print counts of values by kind (--json: one JSON line per file).", run_check}};
 
-int run_json(const std::string &sub, arguments &args) {
-  if (sub == "check") return run_check(args);
-  return usage_error("json " + sub, "unknown subcommand (try: check)");
-}
+}  // namespace
 
 }  // namespace quire::cli

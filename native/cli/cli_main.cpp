@@ -73,20 +73,21 @@ int usage_error(std::string_view command, std::string_view message) {
 
 namespace {
 
-const char *HELP = R"(quire — read FHIR, HL7 v2 and JSON; store and query records in .quire files.
+std::vector<command> &commands() {
+  static std::vector<command> all;
+  return all;
+}
 
-Usage:
-  quire json check FILE... [--load read|mmap|prewarm] [--max-depth N] [--max-bytes N] [--json] [--quiet]
-        Validate JSON documents; print counts of values by kind (or one JSON line per file).
-  quire bench [--quick] [--filter TEXT] [--out FILE]   (see bench/README.md)
-        Run the benchmark cases natively and write a reading.
-  quire version [--json]
-        Print the version, the compiler and the flags core was built with.
-  quire --help
-        Print this help.
-
-Exit codes: 0 success, 1 bad input (a file failed), 2 bad usage.
-)";
+void print_help(FILE *out) {
+  std::fputs("quire — read FHIR, HL7 v2 and JSON; store and query records in .quire files.\n\nUsage:\n", out);
+  for (const auto &c : commands()) {
+    std::string name(c.group);
+    if (!c.name.empty()) name.append(" ").append(c.name);
+    std::fprintf(out, "  quire %s %.*s\n        %.*s\n", name.c_str(), static_cast<int>(c.usage.size()), c.usage.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+  }
+  std::fputs("  quire --help\n        Print this help.\n\nExit codes: 0 success, 1 bad input, 2 bad usage.\n", out);
+}
 
 int run_version(arguments &args) {
   bool json = args.flag("--json");
@@ -103,33 +104,41 @@ int run_version(arguments &args) {
   return EXIT_OK;
 }
 
+registration version_command{{"version", "", "[--json]", "Print the version, the compiler and the flags core was built with.", run_version}};
+
 }  // namespace
+
+registration::registration(command c) { commands().push_back(c); }
+
 }  // namespace quire::cli
 
 int main(int argc, char **argv) {
   using namespace quire::cli;
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
-    std::fputs(HELP, stderr);
+    print_help(stderr);
     return EXIT_USAGE;
   }
-  std::string command = words[0];
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(HELP, stdout);
+  if (words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
+    print_help(stdout);
     return EXIT_OK;
   }
-  if (command == "version" || command == "--version") {
-    arguments args({words.begin() + 1, words.end()});
-    return run_version(args);
+  if (words[0] == "--version") words[0] = "version";
+  bool group_known = false;
+  for (const auto &c : commands()) {
+    if (c.group != words[0]) continue;
+    group_known = true;
+    if (c.name.empty()) {
+      arguments args({words.begin() + 1, words.end()});
+      if (args.flag("--help")) { print_help(stdout); return EXIT_OK; }
+      return c.run(args);
+    }
+    if (words.size() >= 2 && c.name == words[1]) {
+      arguments args({words.begin() + 2, words.end()});
+      if (args.flag("--help")) { print_help(stdout); return EXIT_OK; }
+      return c.run(args);
+    }
   }
-  if (command == "bench") {
-    arguments args({words.begin() + 1, words.end()});
-    return run_bench(args);
-  }
-  if (command == "json") {
-    if (words.size() < 2) return usage_error("json", "needs a subcommand: check");
-    arguments args({words.begin() + 2, words.end()});
-    return run_json(words[1], args);
-  }
-  return usage_error(command, "unknown command");
+  if (group_known) return usage_error(words[0], words.size() < 2 ? "needs a subcommand" : "unknown subcommand " + words[1]);
+  return usage_error(words[0], "unknown command");
 }

@@ -1,0 +1,84 @@
+# One command per job. `make demo` and `make test` set everything up on a fresh machine first
+# (scripts/bootstrap is idempotent and quick when there is nothing to do).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+# Emscripten 3.1.6's optimizer requires acorn, which Debian installs here (TOOLCHAIN-NOTES.md).
+export NODE_PATH := /usr/share/nodejs
+JOBS ?= 2
+NATIVE := build/native
+WASM := build/wasm
+ASAN := build/asan
+FUZZ := build/fuzz
+CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
+FUZZ_SECONDS ?= 60
+
+.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean
+
+all: native js
+
+bootstrap:
+	@bash scripts/bootstrap
+
+$(NATIVE)/build.ninja:
+	cmake -S . -B $(NATIVE) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+native: bootstrap $(NATIVE)/build.ninja
+	cmake --build $(NATIVE) -j $(JOBS)
+
+$(WASM)/build.ninja:
+	emcmake cmake -S . -B $(WASM) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+wasm: bootstrap $(WASM)/build.ninja
+	cmake --build $(WASM) -j $(JOBS)
+
+# The npm package: the wasm module and its glue, plus the TypeScript wrapper compiled to dist/.
+js: wasm
+	mkdir -p js/dist
+	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts js/dist/
+	cd js && npx tsc -p tsconfig.json
+
+test-native: native
+	cd $(NATIVE) && ctest --output-on-failure
+
+test-wasm: wasm
+	cd $(WASM) && ctest --output-on-failure
+
+test-js: js
+	cd js && npm test
+
+$(ASAN)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIRE_SANITIZE=ON $(CMAKE_FLAGS)
+
+test-asan: bootstrap $(ASAN)/build.ninja
+	cmake --build $(ASAN) -j $(JOBS)
+	cd $(ASAN) && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+
+$(FUZZ)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIRE_FUZZ=ON -DQUIRE_TESTS=ON
+
+# Runs every libFuzzer target for FUZZ_SECONDS, starting from its saved corpus (new finds go to
+# build/fuzz/found/<target>, not into the repository).
+fuzz: bootstrap $(FUZZ)/build.ninja
+	cmake --build $(FUZZ) -j $(JOBS)
+	for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
+	  name=$${target%_fuzz}; mkdir -p $(FUZZ)/found/$$name; \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+	    $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
+	done
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=10
+
+# Every test: the Catch2 suite native and in wasm (under Node), the fuzz corpora replayed, the
+# same suite under ASan+UBSan, a short run of every fuzzer, and the npm package's tests in Node
+# and in headless Chromium (including the packed tarball).
+test: test-native test-wasm test-js test-asan fuzz-smoke
+	@echo "make test: all suites passed"
+
+# The main job on a built-in default (see README).
+demo: native js
+	node scripts/demo.mjs
+
+clean:
+	rm -rf build js/dist

@@ -1,0 +1,134 @@
+// Loading the one .wasm in Node and in the browser, and moving bytes into its heap.
+import createQuireModule from './quire.mjs';
+import type { ModuleOptions, QuireModule } from './quire.mjs';
+import { QuireError } from './errors.js';
+
+/** What init() accepts: nothing (the .wasm beside this file), a compiled module, its bytes, or where to fetch it. */
+export type InitInput = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string | Response | Promise<Response>;
+
+let loaded: QuireModule | undefined;
+let loading: Promise<QuireModule> | undefined;
+
+const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+/**
+ * Loads and instantiates the WebAssembly module. Call it once before anything else; later calls
+ * return at once (the first one's input wins). In Node the default reads `quire.wasm` beside this
+ * file; in the browser it is fetched from there with `WebAssembly.instantiateStreaming`.
+ */
+export async function init(input?: InitInput): Promise<void> {
+  if (loaded) return;
+  loading ??= instantiate(input).catch((e: unknown) => {
+    loading = undefined;
+    throw e;
+  });
+  loaded = await loading;
+}
+
+async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
+  const options: ModuleOptions = {
+    print: (text) => console.log(text),
+    printErr: (text) => console.error(text),
+  };
+  if (input instanceof WebAssembly.Module) {
+    const compiled = input;
+    options.instantiateWasm = (imports, done) => {
+      WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled));
+      return {};
+    };
+  } else if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    options.wasmBinary = input instanceof ArrayBuffer ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  } else if (isNode && !(input instanceof Response) && !(input instanceof Promise)) {
+    // Emscripten 3.1.6's own Node loader calls fetch() on a file path and uses __dirname in its ES
+    // module output (TOOLCHAIN-NOTES.md), so in Node the bytes are read here and handed over.
+    const { readFile } = await import('node:fs/promises');
+    const url = input === undefined ? new URL('./quire.wasm', import.meta.url) : input;
+    options.wasmBinary = await readFile(url);
+  } else {
+    const source = input === undefined ? fetch(new URL('./quire.wasm', import.meta.url)) : input instanceof URL || typeof input === 'string' ? fetch(input) : input;
+    options.instantiateWasm = (imports, done) => {
+      Promise.resolve(source)
+        .then(async (response) => {
+          try {
+            return await WebAssembly.instantiateStreaming(response.clone(), imports);
+          } catch {
+            // A server that sends the wrong MIME type: compile from the bytes instead.
+            return await WebAssembly.instantiate(await response.arrayBuffer(), imports);
+          }
+        })
+        .then((r) => done(r.instance, r.module));
+      return {};
+    };
+  }
+  return createQuireModule(options);
+}
+
+/** @internal The instantiated module; a plain Error when init() has not finished. */
+export function wasm(): QuireModule {
+  if (!loaded) throw new Error('quire: call `await init()` before using the library');
+  return loaded;
+}
+
+/** Bytes quire can read: a Uint8Array (Node's Buffer included), an ArrayBuffer, or a string (encoded as UTF-8). */
+export type Input = Uint8Array | ArrayBuffer | string;
+
+const encoder = new TextEncoder();
+
+/** simdjson reads up to 64 bytes past the end of its input: every copy into the heap carries them. */
+export const INPUT_PADDING = 64;
+
+/**
+ * @internal Copies `input` into the wasm heap (one copy, zero padding after it) and calls `fn`
+ * with its pointer and length. The copy is freed afterwards unless `fn` takes it (returns true
+ * from `keep`).
+ */
+export function withInput<T>(input: Input, fn: (pointer: number, length: number) => T, keep?: (result: T) => boolean): T {
+  const m = wasm();
+  let bytes: Uint8Array;
+  if (typeof input === 'string') bytes = encoder.encode(input);
+  else if (input instanceof ArrayBuffer) bytes = new Uint8Array(input);
+  else if (input instanceof Uint8Array) bytes = input;
+  else throw new TypeError('quire: input must be a Uint8Array, an ArrayBuffer or a string');
+  const pointer = m._malloc(bytes.length + INPUT_PADDING);
+  if (!pointer) throw new QuireError('OUT_OF_MEMORY', `OUT_OF_MEMORY: cannot place ${bytes.length} bytes in the wasm heap`);
+  // Views of wasm memory go stale when it grows: take HEAPU8 after the allocation.
+  const heap = m.HEAPU8;
+  heap.set(bytes, pointer);
+  heap.fill(0, pointer + bytes.length, pointer + bytes.length + INPUT_PADDING);
+  let kept = false;
+  try {
+    const result = fn(pointer, bytes.length);
+    kept = keep ? keep(result) : false;
+    return result;
+  } finally {
+    if (!kept) m._free(pointer);
+  }
+}
+
+/** Memory of the wasm instance: bytes allocated and not freed, and the size of linear memory. */
+export interface MemoryInfo {
+  heapBytes: number;
+  heapCapacityBytes: number;
+}
+
+/** The wasm heap's use now. */
+export function memory(): MemoryInfo {
+  return wasm().memory();
+}
+
+/** What this build is. */
+export interface VersionInfo {
+  version: string;
+  target: string;
+  compiler: string;
+  /** The exact flags core was compiled with. */
+  flags: string;
+  buildType: string;
+  /** simdjson's kernel (wasm has only the fallback kernel). */
+  simd: string;
+}
+
+/** This build's version, compiler and flags. */
+export function version(): VersionInfo {
+  return wasm().version();
+}
