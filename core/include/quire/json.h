@@ -181,6 +181,8 @@ class array {
 class document {
  public:
   document() = default;
+  /// Used by the parser; not for callers.
+  explicit document(std::unique_ptr<detail::tape_data> data) noexcept : data_(std::move(data)) {}
   document(document &&) noexcept = default;
   document &operator=(document &&) noexcept = default;
   document(const document &) = delete;
@@ -198,7 +200,6 @@ class document {
   size_t memory_bytes() const noexcept;
 
  private:
-  friend struct document_builder;
   std::unique_ptr<detail::tape_data> data_;
 };
 
