@@ -78,7 +78,10 @@ result<document> parse_padded(std::string_view input, size_t padding, const limi
   auto padded = padded_input(input, padding, lim, data->owned_input);
   if (!padded) return std::move(padded).error();
   data->input = padded.value();
-  data->tape.reserve(input.size() / 8 + 4);
+  // Records-like JSON has about one tape entry per 6 input bytes; unescaped strings are never longer
+  // than the input. Reserving both up front avoids copying them as they grow.
+  data->tape.reserve(input.size() / 6 + 4);
+  data->strings.reserve(input.size());
   auto r = best_kernel().build(data->input, lim, *data);
   if (!r) return located(std::move(r).error(), input);
   return document(std::move(data));

@@ -1,0 +1,86 @@
+// Peer libraries measured in Node in the same run as quire, on the same input bytes, with the same
+// method as the C++ runner (batched samples of at least 1 ms, percentiles by nearest rank). Each
+// peer case is named after the quire case it mirrors and carries a `peer` field.
+const decoder = new TextDecoder();
+
+function nearestRank(sorted, p) {
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1];
+}
+
+// FNV-1a over a string, as 16 hex digits (peers' own checksums: not comparable to quire's).
+function fnv(text) {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i) & 0xff);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/** The peer cases available for the quire cases that `options` selects. */
+export async function peerCases(quire, options) {
+  const cases = quire.bench.list().filter((c) => (options.large || !c.large) && matches(c.name, options.filter));
+  const peers = [];
+  for (const c of cases) {
+    // JSON.parse, the engine's own parser, against quire's check and parse.
+    if (c.name.startsWith('json.parse/')) {
+      peers.push({
+        name: `peer.JSON.parse/${c.name.slice('json.parse/'.length)}`,
+        op: 'peer.JSON.parse',
+        shape: c.name.slice('json.parse/'.length),
+        peer: `JSON.parse (V8 ${process.versions.v8})`,
+        mirrors: c.name,
+        input: () => quire.bench.input(c.name),
+        // Decoding the bytes is part of the job: quire's case also starts from bytes.
+        run: (bytes) => JSON.parse(decoder.decode(bytes)),
+        checksum: (result) => fnv(JSON.stringify(result).slice(0, 4096)),
+      });
+    }
+  }
+  return peers;
+}
+
+function matches(name, filter) {
+  if (!filter) return true;
+  return filter.split(',').some((part) => part && name.includes(part));
+}
+
+/** Measures one peer case; returns a reading case. */
+export async function measure(peer, options) {
+  const input = peer.input();
+  const budgetNs = (options.quick ? 0.25 : options.seconds || 2) * 1e9;
+  const minSampleNs = options.quick ? 2e5 : 1e6;
+  const now = () => performance.now() * 1e6;
+  let t = now();
+  const first = peer.run(input);
+  const firstNs = now() - t;
+  const checksum = peer.checksum(first);
+  t = now();
+  peer.run(input);
+  const estimate = Math.max(1, Math.min(firstNs, now() - t));
+  const k = estimate >= minSampleNs ? 1 : Math.ceil(minSampleNs / estimate);
+  const minSamples = estimate > 1e8 ? (options.quick ? 1 : 3) : options.quick ? 5 : 10;
+  const samples = Math.min(options.quick ? 200 : 1000, Math.max(minSamples, Math.floor(budgetNs / (estimate * k))));
+  const perCall = [];
+  for (let s = 0; s < samples; s++) {
+    t = now();
+    for (let j = 0; j < k; j++) peer.run(input);
+    perCall.push((now() - t) / k);
+  }
+  perCall.sort((a, b) => a - b);
+  const median = nearestRank(perCall, 50);
+  return {
+    name: peer.name,
+    op: peer.op,
+    shape: peer.shape,
+    peer: peer.peer,
+    mirrors: peer.mirrors,
+    input_bytes: input.length,
+    calls: samples * k,
+    calls_per_sample: k,
+    time_ns: { median, p50: median, p95: nearestRank(perCall, 95), p99: nearestRank(perCall, 99), min: perCall[0], max: perCall[perCall.length - 1] },
+    throughput: { ops_per_s: 1e9 / median, bytes_per_s: (1e9 / median) * input.length },
+    checksum,
+  };
+}

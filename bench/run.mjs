@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// The wasm-in-Node runner: the C++ cases through the npm package, plus peer libraries measured
+// in the same run on the same bytes. Writes one reading (schema quire-reading/1).
+//
+//   node bench/run.mjs [--quick] [--filter TEXT] [--large] [--seconds S] [--out FILE] [--scaling] [--no-peers]
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { peerCases, measure } from './peers.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const dist = path.resolve(process.env.QUIRE_DIST ?? path.join(repo, 'js', 'dist'));
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+// Startup: import and instantiate, timed in this fresh process.
+let t0 = performance.now();
+const quire = await import(pathToFileURL(path.join(dist, 'index.js')).href);
+const importMs = performance.now() - t0;
+t0 = performance.now();
+await quire.init();
+const instantiateMs = performance.now() - t0;
+
+if (flag('--scaling')) {
+  const results = quire.bench.gates(option('--filter') ?? '', (name) => process.stderr.write(`gate ${name} ...\n`));
+  let ok = true;
+  const ms = (ns) => `${(ns / 1e6).toFixed(2)}ms`.padStart(12);
+  console.log(`${'gate (wasm-node)'.padEnd(28)} ${'base'.padStart(12)} ${'4x'.padStart(12)} ${'ratio'.padStart(8)}         ${'twin base'.padStart(12)} ${'twin 4x'.padStart(12)} ${'ratio'.padStart(8)}  self-check`);
+  for (const r of results) {
+    if (r.error) { console.log(`${r.name.padEnd(28)} ERROR ${r.error}`); ok = false; continue; }
+    console.log(`${r.name.padEnd(28)} ${ms(r.baseNs)} ${ms(r.fourNs)} ${r.ratio.toFixed(2).padStart(7)}x  ${(r.passed ? 'pass' : 'FAIL').padEnd(6)} ${ms(r.twinBaseNs)} ${ms(r.twinFourNs)} ${r.twinRatio.toFixed(2).padStart(7)}x  ${r.twinFailed ? 'fails as designed' : 'DID NOT FAIL (fixture too small)'}`);
+    ok &&= r.passed && r.twinFailed;
+  }
+  console.log(`${results.length} gates: ${ok ? 'all within 1.5x-8x, every quadratic twin above 8x' : 'FAILED'}`);
+  process.exit(ok ? 0 : 1);
+}
+
+function git(...a) {
+  try {
+    return execFileSync('git', a, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+// A fresh Node process that imports the package and instantiates it: what starting costs.
+function processStartMs() {
+  const script = `const q = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'index.js')).href)}); await q.init();`;
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    execFileSync(process.execPath, ['--input-type=module', '-e', script]);
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[2];
+}
+
+const wasmBytes = readFileSync(path.join(dist, 'quire.wasm'));
+const glue = readFileSync(path.join(dist, 'quire.mjs'));
+const v = quire.version();
+const meta = {
+  schema: 'quire-reading/1',
+  target: 'wasm-node',
+  runtime: { name: 'node', version: process.versions.node, v8: process.versions.v8 },
+  build: { commit: git('rev-parse', 'HEAD') || 'unknown', dirty: git('status', '--porcelain', '--untracked-files=no') !== '', compiler: v.compiler, flags: v.flags, simd: v.simd },
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', logical_cores: os.cpus().length, os: `${os.type()} ${os.release()}` },
+  started_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  startup: {
+    process_start_ms: processStartMs(),
+    import_ms: importMs,
+    instantiate_ms: instantiateMs,
+    artifact_bytes: wasmBytes.length + glue.length,
+    artifact_gzip_bytes: gzipSync(wasmBytes, { level: 9 }).length + gzipSync(glue, { level: 9 }).length,
+  },
+};
+
+const options = {
+  filter: option('--filter') ?? '',
+  quick: flag('--quick'),
+  large: flag('--large'),
+  seconds: Number(option('--seconds') ?? 0),
+  meta,
+  onProgress: (i, n, name) => process.stderr.write(`\r[${i + 1}/${n}] ${name.padEnd(60)}`),
+};
+const reading = quire.bench.run(options);
+process.stderr.write(`\r${' '.repeat(80)}\r`);
+
+if (!flag('--no-peers')) {
+  for (const peer of await peerCases(quire, options)) {
+    process.stderr.write(`\r[peer] ${peer.name.padEnd(60)}`);
+    reading.cases.push(await measure(peer, options));
+  }
+  process.stderr.write(`\r${' '.repeat(80)}\r`);
+}
+
+const text = JSON.stringify(reading, null, 1) + '\n';
+const out = option('--out');
+if (out) {
+  const tmp = `${out}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, out);
+  process.stderr.write(`wrote ${out} (${reading.cases.length} cases)\n`);
+} else {
+  process.stdout.write(text);
+}
+const failed = reading.cases.filter((c) => c.error);
+for (const c of failed) process.stderr.write(`case ${c.name} failed: ${c.error}\n`);
+process.exit(failed.length ? 1 : 0);

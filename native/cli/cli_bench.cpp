@@ -1,0 +1,206 @@
+// `quire bench` (the native runner), `quire compare` and the native scaling gates.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "cli.h"
+#include "quire/bench.h"
+#include "quire/json.h"
+#include "quire/version.h"
+
+namespace quire::cli {
+namespace {
+
+std::string run_command(const std::string &command) {
+  std::string out;
+  if (FILE *p = ::popen(command.c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string self_path() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("quire");
+}
+
+// Median wall time of `quire version` in a fresh process: what starting the tool costs.
+double process_start_ms(const std::string &exe) {
+  std::vector<double> times;
+  for (int i = 0; i < 7; ++i) {
+    auto started = std::chrono::steady_clock::now();
+    run_command("'" + exe + "' version >/dev/null 2>&1");
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  json::append_quoted(out, s);
+  return out;
+}
+
+std::string meta_json(const std::string &exe) {
+  auto v = quire::version();
+  struct utsname u {};
+  ::uname(&u);
+  std::string commit = run_command("git rev-parse HEAD 2>/dev/null");
+  bool dirty = !run_command("git status --porcelain --untracked-files=no 2>/dev/null").empty();
+  std::ifstream bin(exe, std::ios::binary | std::ios::ate);
+  auto size = static_cast<long long>(bin.tellg());
+  std::string gz = run_command("gzip -9 -c '" + exe + "' | wc -c");
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  char started[32];
+  std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::ostringstream m;
+  m << "{\"schema\":\"quire-reading/1\",\"target\":\"native\",\"runtime\":{\"name\":" << quoted(v.compiler)
+    << ",\"version\":" << quoted(v.compiler) << "},\"build\":{\"commit\":" << quoted(commit.empty() ? "unknown" : commit)
+    << ",\"dirty\":" << (dirty ? "true" : "false") << ",\"compiler\":" << quoted(v.compiler) << ",\"flags\":" << quoted(v.flags)
+    << ",\"simd\":" << quoted(v.simd) << "},\"machine\":{\"cpu\":" << quoted(cpu_model())
+    << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN) << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release)
+    << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << process_start_ms(exe)
+    << ",\"artifact_bytes\":" << size << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
+  return m.str();
+}
+
+int run_bench(arguments &args) {
+  bench::run_options opts;
+  opts.quick = args.flag("--quick");
+  opts.large = args.flag("--large");
+  bool scaling = args.flag("--scaling");
+  bool list = args.flag("--list");
+  auto filter = args.option("--filter");
+  auto out = args.option("--out");
+  auto seconds = args.option("--seconds");
+  auto rest = args.positional();
+  if (!args.error().empty() || !rest.empty()) return usage_error("bench", args.error().empty() ? "takes no positional arguments" : args.error());
+  if (filter) opts.filter = *filter;
+  if (seconds) opts.seconds_per_case = std::atof(seconds->c_str());
+
+  if (list) {
+    for (const auto &c : bench::all_cases()) std::printf("%s%s\n", c.name().c_str(), c.large ? " (large)" : "");
+    for (const auto &g : bench::all_gates()) std::printf("gate %s\n", g.name.c_str());
+    return EXIT_OK;
+  }
+  if (scaling) {
+    auto results = bench::run_gates(opts.filter, [](const std::string &name) { std::fprintf(stderr, "gate %s ...\n", name.c_str()); });
+    bool ok = true;
+    std::printf("%-28s %12s %12s %8s  %-6s %12s %12s %8s  %s\n", "gate (native)", "base", "4x", "ratio", "", "twin base", "twin 4x", "ratio", "self-check");
+    for (const auto &r : results) {
+      if (!r.error.empty()) {
+        std::printf("%-28s ERROR %s\n", r.name.c_str(), r.error.c_str());
+        ok = false;
+        continue;
+      }
+      std::printf("%-28s %10.2fms %10.2fms %7.2fx  %-6s %10.2fms %10.2fms %7.2fx  %s\n", r.name.c_str(), r.base_ns / 1e6,
+                  r.four_ns / 1e6, r.ratio, r.passed ? "pass" : "FAIL", r.twin_base_ns / 1e6, r.twin_four_ns / 1e6,
+                  r.twin_ratio, r.twin_failed ? "fails as designed" : "DID NOT FAIL (fixture too small)");
+      ok = ok && r.passed && r.twin_failed;
+    }
+    std::printf("%zu gates: %s\n", results.size(), ok ? "all within 1.5x-8x, every quadratic twin above 8x" : "FAILED");
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+  }
+
+  std::string exe = self_path();
+  std::string meta = meta_json(exe);
+  opts.progress = [](size_t i, size_t n, const std::string &name) {
+    std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, n, name.c_str());
+    std::fflush(stderr);
+  };
+  auto cases = bench::run_cases(opts);
+  std::fprintf(stderr, "\r%-80s\r", "");
+  std::string reading = bench::reading_json(meta, cases);
+  if (out) {
+    std::string tmp = *out + ".tmp-" + std::to_string(::getpid());
+    {
+      std::ofstream f(tmp, std::ios::binary);
+      f << reading;
+      if (!f) return usage_error("bench", "cannot write " + *out);
+    }
+    std::rename(tmp.c_str(), out->c_str());
+    std::fprintf(stderr, "wrote %s (%zu cases)\n", out->c_str(), cases.size());
+  } else {
+    std::fputs(reading.c_str(), stdout);
+  }
+  int failed = 0;
+  for (const auto &c : cases) {
+    if (!c.error.empty()) {
+      std::fprintf(stderr, "case %s failed: %s\n", c.name.c_str(), c.error.c_str());
+      ++failed;
+    }
+  }
+  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+}
+
+int run_compare(arguments &args) {
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("compare", args.error());
+  if (files.empty()) return usage_error("compare", "needs at least one reading (A.json [B.json ...])");
+  std::vector<bench::labelled_reading> readings;
+  for (const auto &f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      print_error(f, quire::error(error_code::FILE_NOT_FOUND, "cannot open " + f));
+      return EXIT_BAD_INPUT;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    readings.push_back({f, ss.str()});
+  }
+  // Label each reading by its target unless two share one.
+  for (auto &r : readings) {
+    auto doc = json::parse(r.text);
+    if (!doc) continue;
+    auto target = doc->root().at_pointer("/target");
+    if (target && target->has_value()) {
+      auto s = (*target)->get_string();
+      if (s) r.label = std::string(s.value());
+    }
+  }
+  for (size_t i = 0; i < readings.size(); ++i) {
+    for (size_t j = 0; j < readings.size(); ++j) {
+      if (i != j && readings[i].label == readings[j].label) readings[i].label = files[i];
+    }
+  }
+  auto result = bench::compare_readings(readings);
+  if (!result) {
+    print_error("compare", result.error());
+    return EXIT_BAD_INPUT;
+  }
+  std::fputs(result->table.c_str(), stdout);
+  return result->checksums_differ ? EXIT_BAD_INPUT : EXIT_OK;
+}
+
+registration bench_command{{"bench", "", "[--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]",
+                            "Run the benchmark cases natively and write a reading (JSON); --scaling runs the scaling gates.", run_bench}};
+registration compare_command{{"compare", "", "A.json [B.json ...]",
+                              "Compare readings case by case; exit 1 when checksums differ between them.", run_compare}};
+
+}  // namespace
+}  // namespace quire::cli

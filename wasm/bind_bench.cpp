@@ -1,0 +1,84 @@
+// Embind bindings of the benchmark harness: the same runner and cases as `quire bench`, started
+// from JavaScript (bench/run.mjs in Node, bench/browser/ in a browser Worker). Results leave as
+// one JSON text per call; progress is one callback per case.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdio>
+
+#include "quire/bench.h"
+#include "quire/json.h"
+
+namespace {
+
+std::string list_cases() {
+  std::string out = "[";
+  bool first = true;
+  for (const auto &c : quire::bench::all_cases()) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"name\":";
+    quire::json::append_quoted(out, c.name());
+    out += c.large ? ",\"large\":true}" : ",\"large\":false}";
+  }
+  return out + "]";
+}
+
+std::string run_cases(const std::string &filter, bool quick, bool large, double seconds, const std::string &meta_json,
+                      emscripten::val progress) {
+  quire::bench::run_options opts;
+  opts.filter = filter;
+  opts.quick = quick;
+  opts.large = large;
+  if (seconds > 0) opts.seconds_per_case = seconds;
+  if (!progress.isUndefined() && !progress.isNull()) {
+    opts.progress = [progress](size_t i, size_t n, const std::string &name) {
+      progress(static_cast<double>(i), static_cast<double>(n), name);
+    };
+  }
+  return quire::bench::reading_json(meta_json, quire::bench::run_cases(opts));
+}
+
+std::string run_gates(const std::string &filter, emscripten::val progress) {
+  auto results = quire::bench::run_gates(filter, [progress](const std::string &name) {
+    if (!progress.isUndefined() && !progress.isNull()) progress(name);
+  });
+  std::string out = "[";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto &r = results[i];
+    if (i) out += ',';
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "{\"baseNs\":%.0f,\"fourNs\":%.0f,\"ratio\":%.4f,\"twinBaseNs\":%.0f,\"twinFourNs\":%.0f,\"twinRatio\":%.4f,"
+                  "\"passed\":%s,\"twinFailed\":%s,\"name\":",
+                  r.base_ns, r.four_ns, r.ratio, r.twin_base_ns, r.twin_four_ns, r.twin_ratio, r.passed ? "true" : "false",
+                  r.twin_failed ? "true" : "false");
+    out += buf;
+    quire::json::append_quoted(out, r.name);
+    out += ",\"error\":";
+    quire::json::append_quoted(out, r.error);
+    out += '}';
+  }
+  return out + "]";
+}
+
+// A case's input, for peer libraries measured on the very same bytes in JavaScript.
+emscripten::val case_input(const std::string &name) {
+  for (const auto &c : quire::bench::all_cases()) {
+    if (c.name() == name) {
+      std::string input = c.make_input();
+      auto view = emscripten::typed_memory_view(input.size(), reinterpret_cast<const uint8_t *>(input.data()));
+      return emscripten::val::global("Uint8Array").new_(view);  // a copy: the view dies with `input`
+    }
+  }
+  return emscripten::val::undefined();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_bench) {
+  emscripten::function("benchInput", &case_input);
+  emscripten::function("benchList", &list_cases);
+  emscripten::function("benchRun", &run_cases);
+  emscripten::function("benchGates", &run_gates);
+}
