@@ -1,6 +1,16 @@
 // Peer libraries measured in Node in the same run as quire, on the same input bytes, with the same
 // method as the C++ runner (batched samples of at least 1 ms, percentiles by nearest rank). Each
 // peer case is named after the quire case it mirrors and carries a `peer` field.
+//
+// Each family's peers live in bench/peers_<family>.mjs, exporting
+//   peerCases(quire, cases) -> [{ name, op, shape, peer, mirrors, input(), run(bytes), checksum(result) }]
+// where `cases` are the selected quire cases ({ name, large }). Their npm packages are pinned in
+// bench/package.json (installed by scripts/bootstrap).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 const decoder = new TextDecoder();
 
 function nearestRank(sorted, p) {
@@ -8,8 +18,8 @@ function nearestRank(sorted, p) {
   return sorted[Math.min(rank, sorted.length) - 1];
 }
 
-// FNV-1a over a string, as 16 hex digits (peers' own checksums: not comparable to quire's).
-function fnv(text) {
+/** FNV-1a over a string, as 16 hex digits (peers' own checksums: not comparable to quire's). */
+export function fnv(text) {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < text.length; i++) {
     h ^= BigInt(text.charCodeAt(i) & 0xff);
@@ -37,6 +47,10 @@ export async function peerCases(quire, options) {
         checksum: (result) => fnv(JSON.stringify(result).slice(0, 4096)),
       });
     }
+  }
+  for (const file of readdirSync(here).filter((f) => /^peers_.+\.mjs$/.test(f)).sort()) {
+    const family = await import(pathToFileURL(path.join(here, file)).href);
+    peers.push(...(await family.peerCases(quire, cases)));
   }
   return peers;
 }

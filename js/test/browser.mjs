@@ -21,7 +21,12 @@ export async function serve(root) {
       if (!file.startsWith(path.resolve(root))) throw new Error('outside root');
       const target = (await stat(file)).isDirectory() ? path.join(file, 'index.html') : file;
       const body = await readFile(target);
-      res.writeHead(200, { 'content-type': TYPES[path.extname(target)] ?? 'application/octet-stream' });
+      // Cross-origin isolation: performance.now() then has 5 us resolution instead of 100 us.
+      res.writeHead(200, {
+        'content-type': TYPES[path.extname(target)] ?? 'application/octet-stream',
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
+      });
       res.end(body);
     } catch {
       res.writeHead(404);

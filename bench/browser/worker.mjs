@@ -1,0 +1,33 @@
+// The browser runner's worker: imports the npm package (served from js/dist), instantiates it,
+// and runs the same C++ cases as `quire bench`, posting a progress line per case.
+// The message handler is installed before any await: a message that arrives while a module
+// worker is still evaluating its top-level awaits is otherwise lost.
+const origin = performance.timeOrigin;
+const ready = (async () => {
+  let t0 = performance.now();
+  const quire = await import('/js/dist/index.js');
+  const importMs = performance.now() - t0;
+  t0 = performance.now();
+  await quire.init();
+  const instantiateMs = performance.now() - t0;
+  // The moment the module was ready, on an absolute clock (the page and the worker have different timeOrigins).
+  return { quire, importMs, instantiateMs, readyAt: origin + performance.now() };
+})();
+
+self.onmessage = async ({ data }) => {
+  try {
+    const { quire, importMs, instantiateMs, readyAt } = await ready;
+    const { options, meta } = data;
+    const v = quire.version();
+    meta.build = { ...meta.build, compiler: v.compiler, flags: v.flags, simd: v.simd };
+    meta.startup = { ...meta.startup, import_ms: importMs, instantiate_ms: instantiateMs };
+    const reading = quire.bench.run({
+      ...options,
+      meta,
+      onProgress: (i, n, name) => self.postMessage({ progress: `[${i + 1}/${n}] ${name}` }),
+    });
+    self.postMessage({ reading, workerReadyAt: readyAt });
+  } catch (e) {
+    self.postMessage({ error: String((e && e.stack) || e) });
+  }
+};
