@@ -8,11 +8,14 @@ JOBS ?= 2
 NATIVE := build/native
 WASM := build/wasm
 ASAN := build/asan
+# Where `make js` puts the package's build; tests read it from QUIRE_DIST when it is elsewhere.
+JS_DIST ?= js/dist
 FUZZ := build/fuzz
 CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean
+.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean \
+        bench bench-quick scaling bench-base report
 
 all: native js
 
@@ -33,9 +36,9 @@ wasm: bootstrap $(WASM)/build.ninja
 
 # The npm package: the wasm module and its glue, plus the TypeScript wrapper compiled to dist/.
 js: wasm
-	mkdir -p js/dist
-	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts js/dist/
-	cd js && npx tsc -p tsconfig.json
+	mkdir -p $(JS_DIST)
+	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
+	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
 
 test-native: native
 	cd $(NATIVE) && ctest --output-on-failure
@@ -44,7 +47,7 @@ test-wasm: wasm
 	cd $(WASM) && ctest --output-on-failure
 
 test-js: js
-	cd js && npm test
+	cd js && QUIRE_DIST=$(abspath $(JS_DIST)) npm test
 
 $(ASAN)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIRE_SANITIZE=ON $(CMAKE_FLAGS)
@@ -76,9 +79,42 @@ fuzz-smoke:
 test: test-native test-wasm test-js test-asan fuzz-smoke
 	@echo "make test: all suites passed"
 
-# The main job on a built-in default (see README).
+# Benchmarks: the same C++ cases natively, in Node and in headless Chromium; one reading each
+# (bench/readings/local/), validated against bench/reading.schema.json, then compared.
+# BENCH_ARGS passes options to all three runners (e.g. BENCH_ARGS="--filter json.check").
+READINGS ?= bench/readings/local
+BENCH_ARGS ?=
+bench: native js
+	mkdir -p $(READINGS)
+	$(NATIVE)/native/quire bench $(BENCH_ARGS) --out $(READINGS)/native.json
+	node bench/run.mjs $(BENCH_ARGS) --out $(READINGS)/wasm-node.json
+	node bench/run-browser.mjs $(BENCH_ARGS) --out $(READINGS)/wasm-browser.json
+	node bench/validate-reading.mjs $(READINGS)/native.json $(READINGS)/wasm-node.json $(READINGS)/wasm-browser.json
+	$(NATIVE)/native/quire compare $(READINGS)/native.json $(READINGS)/wasm-node.json $(READINGS)/wasm-browser.json
+
+bench-quick:
+	$(MAKE) bench BENCH_ARGS="--quick $(BENCH_ARGS)"
+
+# Scaling gates, natively and in wasm under Node: 4x the input must cost 1.5x-8x, and each gate's
+# quadratic twin must exceed 8x.
+scaling: native js
+	$(NATIVE)/native/quire bench --scaling
+	node bench/run.mjs --scaling
+
+# Base against head: make bench-base BASE=HEAD~1 [BENCH_ARGS="--filter json --quick"]
+BASE ?= HEAD~1
+bench-base: native
+	node bench/base-vs-head.mjs --base $(BASE) $(BENCH_ARGS)
+
+# Regenerates the tables of docs/performance.md from the readings checked in under bench/readings/.
+report:
+	node bench/report.mjs
+
+# The main job on a built-in default (see README): the JSON corpus on both targets side by side,
+# then the quick benchmark suite on the three targets and their comparison.
 demo: native js
 	node scripts/demo.mjs
+	$(MAKE) --no-print-directory bench-quick READINGS=build/readings
 
 clean:
 	rm -rf build js/dist
