@@ -15,7 +15,7 @@ CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
 .PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean \
-        bench bench-quick scaling bench-base report
+        bench bench-quick scaling bench-base report test-bench-smoke
 
 all: native js
 
@@ -76,7 +76,15 @@ fuzz-smoke:
 # Every test: the Catch2 suite native and in wasm (under Node), the fuzz corpora replayed, the
 # same suite under ASan+UBSan, a short run of every fuzzer, and the npm package's tests in Node
 # and in headless Chromium (including the packed tarball).
-test: test-native test-wasm test-js test-asan fuzz-smoke
+# The same quick benchmark cases natively and in Node must compute equal checksums.
+test-bench-smoke: native js
+	mkdir -p build/readings-smoke
+	$(NATIVE)/native/quire bench --quick --filter 64kib,nested --out build/readings-smoke/native.json
+	node bench/run.mjs --quick --no-peers --filter 64kib,nested --out build/readings-smoke/wasm-node.json
+	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
+	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
+
+test: test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke
 	@echo "make test: all suites passed"
 
 # Benchmarks: the same C++ cases natively, in Node and in headless Chromium; one reading each

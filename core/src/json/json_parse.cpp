@@ -22,9 +22,10 @@ struct kernel {
 const kernel &best_kernel() {
   static const kernel chosen = [] {
 #if QUIRE_HAVE_HASWELL_KERNEL
+    // Every CPU with AVX2 and BMI1 (Haswell, Excavator and later) also has PCLMUL and LZCNT;
+    // clang 14 cannot test "lzcnt" by name.
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("pclmul") &&
-        __builtin_cpu_supports("lzcnt")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")) {
       return kernel{haswell_check, haswell_build, haswell_name};
     }
 #endif
@@ -78,9 +79,11 @@ result<document> parse_padded(std::string_view input, size_t padding, const limi
   auto padded = padded_input(input, padding, lim, data->owned_input);
   if (!padded) return std::move(padded).error();
   data->input = padded.value();
-  // Records-like JSON has about one tape entry per 6 input bytes; unescaped strings are never longer
-  // than the input. Reserving both up front avoids copying them as they grow.
-  data->tape.reserve(input.size() / 6 + 4);
+  // Unescaped strings are never longer than the input, so one reservation holds them all. The tape
+  // starts small and grows: a document that is one large string (a base64 attachment) needs a
+  // handful of entries, and reserving for records-like JSON (an entry per ~6 bytes, 20 bytes each)
+  // would cost 3x the input before anything is read.
+  data->tape.reserve(input.size() / 64 + 16);
   data->strings.reserve(input.size());
   auto r = best_kernel().build(data->input, lim, *data);
   if (!r) return located(std::move(r).error(), input);

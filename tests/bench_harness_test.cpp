@@ -1,0 +1,119 @@
+// The benchmark harness: the runner's figures, readings, the comparison's checksum check, the
+// gates' self-check, and the seeded generator being the same on every target.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "quire/bench.h"
+#include "quire/json.h"
+
+using namespace quire;
+
+namespace {
+
+// Sums the bytes of the input: linear. Its quadratic twin sums every prefix.
+result<uint64_t> linear_sum(std::string_view in) {
+  uint64_t s = 0;
+  for (unsigned char c : in) s += c;
+  return s;
+}
+result<uint64_t> quadratic_sum(std::string_view in) {
+  uint64_t s = 0;
+  for (size_t i = 0; i < in.size(); i += 16) {
+    for (size_t j = 0; j < i; j += 16) s += static_cast<unsigned char>(in[j]);
+  }
+  return s;
+}
+
+bench::registration test_case{{"test.sum", "bytes-64kib", [] { return std::string(65536, 'x'); }, linear_sum, 65536}};
+bench::registration failing_case{{"test.fail", "always", [] { return std::string("x"); },
+                                  [](std::string_view) -> result<uint64_t> { return error(error_code::INVALID_ARGUMENT, "no"); }}};
+bench::gate_registration test_gate{{"test.sum/bytes", [](uint64_t scale) { return std::string(40000 * scale, 'y'); }, linear_sum, quadratic_sum}};
+
+}  // namespace
+
+TEST_CASE("bench: the runner measures a case and checksums its result") {
+  bench::run_options opts;
+  opts.filter = "test.sum";
+  opts.quick = true;
+  size_t progress_calls = 0;
+  opts.progress = [&](size_t, size_t n, const std::string &name) {
+    ++progress_calls;
+    CHECK(n == 1);
+    CHECK(name == "test.sum/bytes-64kib");
+  };
+  auto readings = bench::run_cases(opts);
+  REQUIRE(readings.size() == 1);
+  const auto &r = readings[0];
+  CHECK(progress_calls == 1);
+  CHECK(r.error.empty());
+  CHECK(r.input_bytes == 65536);
+  CHECK(r.calls >= 5);
+  CHECK(r.time_ns.min <= r.time_ns.median);
+  CHECK(r.time_ns.median <= r.time_ns.p95);
+  CHECK(r.time_ns.p95 <= r.time_ns.p99);
+  CHECK(r.time_ns.p99 <= r.time_ns.max);
+  CHECK(r.time_ns.median == r.time_ns.p50);
+  CHECK(r.checksum == "0000000000780000");  // 65536 * 120 = 0x780000
+  CHECK(r.ops_per_s > 0);
+}
+
+TEST_CASE("bench: a failing case is reported, not measured") {
+  bench::run_options opts;
+  opts.filter = "test.fail";
+  opts.quick = true;
+  auto readings = bench::run_cases(opts);
+  REQUIRE(readings.size() == 1);
+  CHECK(readings[0].error.find("INVALID_ARGUMENT") != std::string::npos);
+  CHECK(readings[0].calls == 0);
+}
+
+TEST_CASE("bench: a reading is JSON with the schema's fields, and compare flags differing checksums") {
+  bench::run_options opts;
+  opts.filter = "test.sum";
+  opts.quick = true;
+  auto cases = bench::run_cases(opts);
+  std::string a = bench::reading_json(R"({"schema":"quire-reading/1","target":"native"})", cases);
+  auto doc = json::parse(a);
+  REQUIRE(doc);
+  CHECK(doc->root().at_pointer("/cases/0/time_ns/p99").value().has_value());
+  CHECK(doc->root().at_pointer("/cases/0/checksum").value()->get_string().value() == "0000000000780000");
+  CHECK(doc->root().at_pointer("/target").value()->get_string().value() == "native");
+
+  auto same = bench::compare_readings({{"native", a}, {"wasm-node", a}});
+  REQUIRE(same);
+  CHECK_FALSE(same->checksums_differ);
+  CHECK(same->table.find("test.sum/bytes-64kib") != std::string::npos);
+  CHECK(same->table.find("1.00x") != std::string::npos);
+
+  cases[0].checksum = "0000000000000001";
+  std::string b = bench::reading_json(R"({"target":"wasm-node"})", cases);
+  auto differ = bench::compare_readings({{"native", a}, {"wasm-node", b}});
+  REQUIRE(differ);
+  CHECK(differ->checksums_differ);
+  CHECK(differ->table.find("CHECKSUM DIFFERS") != std::string::npos);
+
+  auto missing = bench::compare_readings({{"native", a}, {"empty", R"({"cases":[]})"}});
+  REQUIRE(missing);
+  CHECK(missing->missing == 1);
+  CHECK(bench::compare_readings({{"bad", "{"}}).code() == error_code::INVALID_JSON);
+  CHECK(bench::compare_readings({{"bad", "{}"}}).code() == error_code::INVALID_JSON);
+}
+
+TEST_CASE("bench: a gate passes on linear work and its quadratic twin fails as designed") {
+  auto results = bench::run_gates("test.sum", nullptr);
+  REQUIRE(results.size() == 1);
+  INFO("ratio " << results[0].ratio << ", twin " << results[0].twin_ratio);
+  CHECK(results[0].error.empty());
+  CHECK(results[0].passed);
+  CHECK(results[0].twin_failed);
+}
+
+TEST_CASE("bench: the seeded generator and digest are the same on every target") {
+  bench::rng r(42);
+  CHECK(r.next() == 13679457532755275413ull);
+  CHECK(r.next() == 2949826092126892291ull);
+  CHECK(r.below(0) == 0);
+  CHECK(bench::digest("quire") == bench::digest(std::string("quire")));
+  CHECK(bench::digest("") == 1469598103934665603ull);
+  CHECK(bench::mix(0, 1) != bench::mix(0, 2));
+}
