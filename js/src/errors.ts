@@ -9,7 +9,7 @@ export type ErrorCode =
   | 'INVALID_UTF8' | 'INVALID_STRING' | 'INVALID_NUMBER' | 'TRAILING_CONTENT' | 'WRONG_TYPE' | 'NO_SUCH_KEY'
   | 'UNKNOWN_ELEMENT' | 'INVALID_RESOURCE' | 'INVALID_HL7' | 'INVALID_ESCAPE' | 'FRAME_TOO_LARGE'
   | 'NOT_A_QUIRE_FILE' | 'UNSUPPORTED_VERSION' | 'CORRUPT_FILE' | 'CORRUPT_BLOCK' | 'WRONG_KEY' | 'INVALID_CSV'
-  | 'SCHEMA_MISMATCH' | 'INVALID_QUERY' | (string & {});
+  | 'SCHEMA_MISMATCH' | 'INVALID_QUERY' | 'TOO_MANY_CONTAINED' | (string & {});
 
 /** Bad input: what went wrong (`code`), and where (`offset` in bytes, `line`, `column`, `path`). */
 export class QuireError extends Error {

@@ -4,4 +4,7 @@ export { init, version, memory, type InitInput, type Input, type VersionInfo, ty
 export { QuireError, type ErrorCode } from './errors.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';
 export { bench, type BenchRunOptions, type GateResult } from './bench.js';
+export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirResource } from './fhir.js';
+export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';
+export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type Query, type Where, type Aggregate, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type RangeReader } from './format.js';
 // Each further module adds its export line here.

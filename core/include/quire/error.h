@@ -49,6 +49,7 @@ enum class error_code : uint16_t {
   INVALID_CSV,                  ///< ragged rows or bad quoting in CSV input
   SCHEMA_MISMATCH,              ///< a value does not fit its column's type
   INVALID_QUERY,                ///< a query expression that cannot be parsed or planned
+  TOO_MANY_CONTAINED,           ///< a FHIR resource holds more contained resources than the limit's max_contained
 };
 
 /// The stable UPPER_SNAKE name of a code ("MAX_DEPTH_EXCEEDED"); "UNKNOWN" for a value out of range.

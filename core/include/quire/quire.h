@@ -2,7 +2,11 @@
 #pragma once
 
 #include "quire/error.h"
+#include "quire/fhir.h"
+#include "quire/hl7v2.h"
 #include "quire/json.h"
+#include "quire/ndjson.h"
 #include "quire/platform.h"
 #include "quire/result.h"
+#include "quire/bench.h"
 #include "quire/version.h"

@@ -38,6 +38,7 @@ std::string_view error_name(error_code code) noexcept {
     QUIRE_NAME(INVALID_CSV)
     QUIRE_NAME(SCHEMA_MISMATCH)
     QUIRE_NAME(INVALID_QUERY)
+    QUIRE_NAME(TOO_MANY_CONTAINED)
 #undef QUIRE_NAME
   }
   return "UNKNOWN";

@@ -1,0 +1,104 @@
+// quire/ndjson.h — streaming NDJSON (FHIR Bulk Data exports): one resource per line, read and
+// validated line by line from chunks of any size, with bounded memory.
+//
+//   quire::ndjson::reader r;                       // longest line 16 MiB by default
+//   auto visit = [](const quire::ndjson::line_result &l) { ...; return true; };
+//   while (more) if (auto s = r.feed(next_chunk(), visit); !s) return s.error();
+//   r.finish(visit);
+//   r.counts().by_type                             // {"Patient": 13, ...}
+//
+// Blank lines (empty, whitespace-only, and \r\n line ends) are skipped, as Bulk Data clients are
+// asked to tolerate. A line that cannot be read (not JSON, not a resource, too long) is an error
+// carrying its line number; by default it stops the stream, with continue_on_error it is reported
+// and reading goes on with the next line.
+//
+// Memory: the reader holds at most one incomplete line (bounded by max_line_bytes) plus the
+// resource being read. Lines wholly inside a chunk are read in place, without a copy.
+//
+// IMPORTANT: lifetime. Everything a line_result points at (text, resource, issues, error) is valid
+// only during the callback that receives it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "quire/fhir.h"
+#include "quire/platform.h"
+#include "quire/result.h"
+
+namespace quire::ndjson {
+
+struct options {
+  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB
+
+  uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES;  ///< LINE_TOO_LONG beyond
+  bool continue_on_error = false;                    ///< report bad lines and go on, instead of stopping
+  fhir::options fhir;                                ///< how each line's resource is read (limits, strictness)
+};
+
+/// What one non-blank line gave.
+struct line_result {
+  uint64_t line = 0;               ///< 1-based line number in the stream
+  uint64_t offset = 0;             ///< byte offset of the line's first byte in the stream
+  std::string_view text;           ///< the line, without its line end
+  const fhir::resource *resource = nullptr;  ///< the resource; null when the line could not be read
+  const quire::error *error = nullptr;       ///< why the line could not be read (line, column, stream offset)
+  /// The resource's validation findings, with `line` set to the stream's line number and `offset`
+  /// to the stream offset (column stays the column in the line).
+  std::span<const fhir::issue> issues;
+};
+
+/// Called for each non-blank line; returning false stops the stream (feed() then returns OK and
+/// later calls do nothing).
+using line_callback = std::function<bool(const line_result &)>;
+
+/// Counts over a stream.
+struct stats {
+  uint64_t bytes = 0;
+  uint64_t lines = 0;          ///< all lines, blank ones included
+  uint64_t blank_lines = 0;
+  uint64_t resources = 0;      ///< lines read as resources
+  uint64_t bad_lines = 0;      ///< lines that could not be read
+  uint64_t invalid_resources = 0;  ///< resources with at least one error issue
+  uint64_t issues = 0;         ///< validation issues over all resources
+  uint64_t longest_line = 0;   ///< bytes
+  std::map<std::string, uint64_t, std::less<>> by_type;  ///< resources by resourceType
+};
+
+/// A push-style NDJSON reader: feed it chunks as they arrive.
+class reader {
+ public:
+  explicit reader(const options &opts = {});
+
+  /// Reads every line the chunk completes. Errors: the first bad line's error when
+  /// continue_on_error is false (the reader is then stopped: later calls return the same error).
+  result<void> feed(std::string_view chunk, const line_callback &visit);
+  /// Ends the stream: reads a last line that has no line end.
+  result<void> finish(const line_callback &visit);
+  /// Counts so far.
+  const ndjson::stats &counts() const noexcept { return stats_; }
+  /// Whether the reader stopped (a bad line without continue_on_error, or a callback said stop).
+  bool stopped() const noexcept { return stopped_; }
+
+ private:
+  bool process(std::string_view line, uint64_t offset, const line_callback &visit);
+  result<void> line_too_long(uint64_t offset, const line_callback &visit);
+
+  options opts_;
+  ndjson::stats stats_;
+  std::string pending_;          // an incomplete line carried over from earlier chunks
+  uint64_t pending_offset_ = 0;  // stream offset of pending_'s first byte
+  uint64_t position_ = 0;        // stream offset of the next byte fed
+  bool discarding_ = false;      // inside a line already reported as too long
+  bool stopped_ = false;
+  quire::error stop_error_;
+};
+
+/// Reads a whole byte source as NDJSON (in place when it is contiguous, else in 1 MiB chunks).
+result<ndjson::stats> read_all(const byte_source &source, const line_callback &visit, const options &opts = {});
+
+}  // namespace quire::ndjson

@@ -1,0 +1,229 @@
+// The formats of FHIR R4's primitive types, hand-written from the regular expressions in the
+// specification (profiles-types.json): std::regex is slow and recursion-hungry on long values, and
+// these run on every primitive of every resource. Each check reads the value once, in place.
+#include <charconv>
+#include <cstdint>
+
+#include "fhir_internal.h"
+
+namespace quire::fhir::detail {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+// Reads exactly n digits at s[i] into v.
+bool digits(std::string_view s, size_t &i, size_t n, int &v) {
+  if (i + n > s.size()) return false;
+  v = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (!is_digit(s[i + k])) return false;
+    v = v * 10 + (s[i + k] - '0');
+  }
+  i += n;
+  return true;
+}
+
+int days_in_month(int year, int month) {
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month == 2 && ((year % 4 == 0 && year % 100 != 0) || year % 400 == 0)) return 29;
+  return days[month - 1];
+}
+
+// YYYY, YYYY-MM or YYYY-MM-DD; `parts` says how many were present.
+const char *date_part(std::string_view s, size_t &i, int &parts) {
+  int year, month, day;
+  if (!digits(s, i, 4, year)) return "expected a four-digit year";
+  if (year == 0) return "year 0000 is not allowed";
+  parts = 1;
+  if (i == s.size() || s[i] != '-') return nullptr;
+  ++i;
+  if (!digits(s, i, 2, month) || month < 1 || month > 12) return "expected a month 01-12";
+  parts = 2;
+  if (i == s.size() || s[i] != '-') return nullptr;
+  ++i;
+  if (!digits(s, i, 2, day) || day < 1 || day > days_in_month(year, month)) return "expected a day that exists in that month";
+  parts = 3;
+  return nullptr;
+}
+
+// hh:mm:ss(.fraction)?
+const char *time_part(std::string_view s, size_t &i) {
+  int h, m, sec;
+  if (!digits(s, i, 2, h) || h > 23) return "expected hours 00-23";
+  if (i >= s.size() || s[i++] != ':') return "expected ':' after the hours";
+  if (!digits(s, i, 2, m) || m > 59) return "expected minutes 00-59";
+  if (i >= s.size() || s[i++] != ':') return "expected ':' and seconds after the minutes";
+  if (!digits(s, i, 2, sec) || sec > 60) return "expected seconds 00-60";
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    if (i == start) return "expected digits after the decimal point of the seconds";
+  }
+  return nullptr;
+}
+
+// Z or (+|-)hh:mm with hh:mm from 00:00 to 14:00.
+const char *zone_part(std::string_view s, size_t &i) {
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+    return nullptr;
+  }
+  if (i >= s.size() || (s[i] != '+' && s[i] != '-')) return "a time needs a time zone (Z or +hh:mm)";
+  ++i;
+  int h, m;
+  if (!digits(s, i, 2, h) || i >= s.size() || s[i++] != ':' || !digits(s, i, 2, m) || m > 59 || h > 14 || (h == 14 && m != 0)) {
+    return "expected a time zone offset from -14:00 to +14:00";
+  }
+  return nullptr;
+}
+
+const char *check_date(std::string_view s) {
+  size_t i = 0;
+  int parts = 0;
+  if (auto why = date_part(s, i, parts)) return why;
+  return i == s.size() ? nullptr : "unexpected characters after the date";
+}
+
+const char *check_date_time(std::string_view s, bool instant) {
+  size_t i = 0;
+  int parts = 0;
+  if (auto why = date_part(s, i, parts)) return why;
+  if (i == s.size()) return instant ? "an instant needs a full date, a time and a time zone" : nullptr;
+  if (s[i] != 'T' || parts < 3) return "unexpected characters after the date";
+  ++i;
+  if (auto why = time_part(s, i)) return why;
+  if (auto why = zone_part(s, i)) return why;
+  return i == s.size() ? nullptr : "unexpected characters after the time zone";
+}
+
+const char *check_base64(std::string_view s) {
+  size_t count = 0, padding = 0;
+  for (char c : s) {
+    if (is_space(c)) continue;
+    bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '+' || c == '/';
+    if (c == '=') {
+      ++padding;
+    } else if (!alnum) {
+      return "a character that is not base64";
+    } else if (padding) {
+      return "base64 data after '=' padding";
+    }
+    ++count;
+  }
+  if (padding > 2) return "more than two '=' padding characters";
+  if (count % 4 != 0) return "base64 data whose length is not a multiple of 4";
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_valid_id(std::string_view s) noexcept {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '.')) return false;
+  }
+  return true;
+}
+
+bool is_valid_uuid(std::string_view s) noexcept {
+  constexpr std::string_view prefix = "urn:uuid:";
+  if (s.size() != prefix.size() + 36 || s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  for (size_t i = 0; i < 36; ++i) {
+    char c = s[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+    } else if (!(is_digit(c) || (c >= 'a' && c <= 'f'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_valid_oid(std::string_view s) noexcept {
+  constexpr std::string_view prefix = "urn:oid:";
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  if (s.size() < 3 || s[0] < '0' || s[0] > '2') return false;
+  size_t i = 1;
+  int arcs = 0;
+  while (i < s.size()) {
+    if (s[i] != '.') return false;
+    ++i;
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    if (i == start || (s[start] == '0' && i - start > 1)) return false;
+    ++arcs;
+  }
+  return arcs > 0;
+}
+
+const char *check_string_format(primitive p, std::string_view s) noexcept {
+  switch (p) {
+    case primitive::string:
+    case primitive::markdown:
+      // R4 2.24.0.1: strings SHALL NOT contain characters below U+0020 other than tab, CR and LF.
+      for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 && c != '\t' && c != '\r' && c != '\n') return "a control character (below U+0020, not tab, CR or LF)";
+      }
+      return nullptr;
+    case primitive::code: {
+      if (is_space(s.front()) || is_space(s.back())) return "leading or trailing whitespace";
+      for (size_t i = 0; i < s.size(); ++i) {
+        if (is_space(s[i]) && (s[i] != ' ' || (i + 1 < s.size() && is_space(s[i + 1])))) return "whitespace other than single spaces";
+      }
+      return nullptr;
+    }
+    case primitive::id:
+      return is_valid_id(s) ? nullptr : "an id is 1 to 64 of A-Z a-z 0-9 - .";
+    case primitive::uri:
+    case primitive::url:
+    case primitive::canonical:
+      for (char c : s) {
+        if (is_space(c)) return "whitespace in a URI";
+      }
+      return nullptr;
+    case primitive::oid:
+      return is_valid_oid(s) ? nullptr : "not an OID (urn:oid:1.2.3...)";
+    case primitive::uuid:
+      return is_valid_uuid(s) ? nullptr : "not a lowercase UUID (urn:uuid:xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+    case primitive::date:
+      return check_date(s);
+    case primitive::dateTime:
+      return check_date_time(s, false);
+    case primitive::instant:
+      return check_date_time(s, true);
+    case primitive::time: {
+      size_t i = 0;
+      if (auto why = time_part(s, i)) return why;
+      return i == s.size() ? nullptr : "unexpected characters after the time";
+    }
+    case primitive::base64Binary:
+      return check_base64(s);
+    case primitive::xhtml: {
+      size_t i = 0;
+      while (i < s.size() && is_space(s[i])) ++i;
+      return s.substr(i, 4) == "<div" ? nullptr : "narrative XHTML must be a <div> element";
+    }
+    default:
+      return nullptr;
+  }
+}
+
+const char *check_number_format(primitive p, std::string_view text, bool is_integer) noexcept {
+  if (p == primitive::decimal) return nullptr;  // JSON's number grammar is FHIR's decimal grammar
+  if (!is_integer) return "an integer has no fraction or exponent";
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < INT32_MIN || v > INT32_MAX) {
+    return "outside the 32-bit range of integer";
+  }
+  if (p == primitive::positiveInt && v < 1) return "a positiveInt is at least 1";
+  if (p == primitive::unsignedInt && v < 0) return "an unsignedInt is at least 0";
+  return nullptr;
+}
+
+}  // namespace quire::fhir::detail

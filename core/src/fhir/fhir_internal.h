@@ -1,0 +1,48 @@
+// Shared inside core/src/fhir only: lookups in the generated tables, primitive format checks, and
+// the access the writer and the NDJSON reader need to a resource's internals.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "fhir_tables.h"
+#include "quire/fhir.h"
+
+namespace quire::fhir {
+
+/// Builds and opens up resources (a friend of fhir::resource).
+struct resource_access {
+  static json::document &doc(resource &r) { return r.doc_; }
+  static uint16_t type(const resource &r) { return r.type_; }
+  static void set_type(resource &r, uint16_t t) { r.type_ = t; }
+  static fhir::outcome &outcome(resource &r) { return r.outcome_; }
+};
+
+namespace detail {
+
+/// The key of a type's object; nullptr when the type has no such element.
+const key_def *find_key(uint16_t type, std::string_view key) noexcept;
+/// TYPES index of a concrete resource type; NO_TYPE when unknown.
+uint16_t find_resource_type(std::string_view name) noexcept;
+/// Whether `code` is in code set `set`.
+bool code_in_set(int32_t set, std::string_view code) noexcept;
+
+/// Checks the text of a primitive against its type's format; returns nullptr when valid, else a
+/// short reason. Strings are checked in place (base64 payloads are never copied).
+const char *check_string_format(primitive p, std::string_view s) noexcept;
+/// Checks a JSON number's text (exact, as written) against integer, positiveInt, unsignedInt or
+/// decimal; nullptr when valid.
+const char *check_number_format(primitive p, std::string_view text, bool is_integer) noexcept;
+/// Whether the primitive is a JSON string (else a number or boolean) in FHIR's JSON form.
+inline bool is_string_primitive(primitive p) noexcept {
+  return p != primitive::boolean && p != primitive::integer && p != primitive::decimal && p != primitive::positiveInt &&
+         p != primitive::unsignedInt;
+}
+/// Whether `s` is a valid FHIR id ([A-Za-z0-9\-.]{1,64}).
+bool is_valid_id(std::string_view s) noexcept;
+/// Whether `s` is a valid urn:uuid / urn:oid value.
+bool is_valid_uuid(std::string_view s) noexcept;
+bool is_valid_oid(std::string_view s) noexcept;
+
+}  // namespace detail
+}  // namespace quire::fhir

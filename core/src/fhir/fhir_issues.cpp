@@ -1,0 +1,68 @@
+// Issues as JSON: a plain array for tools (CLI --json, the npm package), and an OperationOutcome.
+#include <string>
+
+#include "fhir_internal.h"
+
+namespace quire::fhir {
+
+std::string issues_to_json(const std::vector<issue> &issues) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto &i : issues) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"severity\":\"";
+    out += severity_name(i.severity);
+    out += "\",\"code\":\"";
+    out += i.code;
+    out += "\",\"details\":";
+    json::append_quoted(out, i.details);
+    out += ",\"expression\":";
+    json::append_quoted(out, i.expression);
+    out += ",\"line\":" + std::to_string(i.line) + ",\"column\":" + std::to_string(i.column) + ",\"offset\":" + std::to_string(i.offset);
+    if (i.error != error_code::OK) {
+      out += ",\"error\":\"";
+      out += error_name(i.error);
+      out += '"';
+    }
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+std::string to_operation_outcome(const outcome &o) {
+  std::string out = "{\"resourceType\":\"OperationOutcome\",\"issue\":[";
+  bool first = true;
+  for (const auto &i : o.issues) {
+    if (!first) out += ',';
+    first = false;
+    out += "{";
+    if (i.line) {
+      out += "\"extension\":[{\"url\":\"http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line\",\"valueInteger\":" +
+             std::to_string(i.line) +
+             "},{\"url\":\"http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col\",\"valueInteger\":" + std::to_string(i.column) +
+             "}],";
+    }
+    out += "\"severity\":\"";
+    out += severity_name(i.severity);
+    out += "\",\"code\":\"";
+    out += i.code;
+    out += "\",\"details\":{\"text\":";
+    json::append_quoted(out, i.details);
+    out += "}";
+    if (!i.expression.empty()) {
+      out += ",\"expression\":[";
+      json::append_quoted(out, i.expression);
+      out += "]";
+    }
+    out += "}";
+  }
+  if (o.issues.empty()) {
+    out += "{\"severity\":\"information\",\"code\":\"informational\",\"details\":{\"text\":\"no issues\"}}";
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace quire::fhir

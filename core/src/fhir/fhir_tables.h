@@ -1,0 +1,96 @@
+// The FHIR R4 definition tables, generated at build time from the base StructureDefinitions by
+// gen/fhir_gen_definitions.mjs (see module.cmake). Shared inside core/src/fhir only.
+//
+// Every type (primitive, complex data type, resource, and each backbone element of them, named by
+// its path like `Patient.contact`) lists its direct child elements in snapshot order: that order
+// is the canonical order of keys when writing. Each type also lists its JSON keys sorted by name,
+// with choice elements expanded (`value[x]` gives `valueQuantity`, `valueString`...).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace quire::fhir::detail {
+
+/// The primitive types of R4, in the order the generator emits them first in TYPES.
+enum class primitive : uint8_t {
+  none = 0,
+  base64Binary, boolean, canonical, code, date, dateTime, decimal, id, instant, integer,
+  markdown, oid, positiveInt, string, time, unsignedInt, uri, url, uuid, xhtml,
+};
+constexpr size_t PRIMITIVE_COUNT = 20;
+
+enum class type_kind : uint8_t {
+  primitive,     ///< a JSON scalar (string, number or boolean) with an optional `_x` companion
+  complex,       ///< a data type (HumanName, Quantity...)
+  resource,      ///< a concrete resource type (Patient...)
+  backbone,      ///< an element defined inline in a type or resource (Patient.contact)
+  any_resource,  ///< the abstract Resource: any resource, chosen by its resourceType
+};
+
+constexpr uint16_t NO_TYPE = 0xFFFF;
+
+/// All names and codes, one after another; tables refer to them by offset and length. (Tables of
+/// std::string_view took GCC 12 minutes to compile at -O3; plain integers take seconds.)
+extern const char TEXT[];
+struct text_ref {
+  uint32_t offset;
+  uint32_t length;
+  std::string_view view() const noexcept { return {TEXT + offset, length}; }
+};
+constexpr uint32_t UNBOUNDED = 0xFFFFFFFF;
+
+struct type_def {
+  text_ref name;
+  type_kind kind;
+  primitive prim;          ///< for primitive types; none otherwise
+  uint32_t first_element;  ///< into ELEMENTS
+  uint32_t element_count;
+  uint32_t first_key;      ///< into KEYS
+  uint32_t key_count;
+};
+
+struct element_def {
+  text_ref name;          ///< without [x]
+  uint32_t min;
+  uint32_t max;           ///< UNBOUNDED for *
+  bool is_array;          ///< the JSON form is an array (the base definition allows more than one)
+  bool is_choice;         ///< name[x]: the key is the name plus a type name
+  uint16_t type;          ///< the single type; NO_TYPE for choice elements (see KEYS)
+  int32_t code_set;       ///< into CODE_SETS for a code bound to a small closed value set; -1 otherwise
+};
+
+struct key_def {
+  text_ref key;          ///< the JSON key (`valueQuantity`); sorted within a type
+  uint32_t element;      ///< index into ELEMENTS
+  uint16_t type;         ///< the value's type
+};
+
+struct code_set_def {
+  text_ref value_set;          ///< canonical URL of the value set
+  uint32_t first;              ///< into CODES
+  uint32_t count;              ///< codes sorted
+};
+
+extern const type_def TYPES[];
+extern const size_t TYPE_COUNT;
+extern const element_def ELEMENTS[];
+extern const size_t ELEMENT_COUNT;
+extern const key_def KEYS[];
+extern const size_t KEY_COUNT;
+extern const text_ref CODES[];
+extern const code_set_def CODE_SETS[];
+extern const size_t CODE_SET_COUNT;
+/// Indices into TYPES of the resource types, sorted by name.
+extern const uint16_t RESOURCE_TYPES[];
+extern const size_t RESOURCE_TYPE_COUNT;
+/// The abstract Resource (contained, Bundle.entry.resource, Parameters.parameter.resource).
+extern const uint16_t ANY_RESOURCE_TYPE;
+/// The FHIR version the tables were generated from ("4.0.1").
+extern const text_ref DEFINITIONS_VERSION;
+
+/// TYPES index of a primitive type: the generator emits them first, in enum order.
+constexpr uint16_t primitive_type(primitive p) { return static_cast<uint16_t>(static_cast<uint16_t>(p) - 1); }
+
+}  // namespace quire::fhir::detail

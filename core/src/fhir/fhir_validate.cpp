@@ -1,0 +1,662 @@
+// Reading and validating FHIR R4 JSON: one walk of the parsed document against the generated
+// definition tables. Every object is visited once and its members sorted once (by their element's
+// place in the definition), so the cost is linear in the input (times the log of an object's member
+// count); nothing is rescanned per reference — `#id` targets are looked up in a sorted list of the
+// container's contained ids, built once per resource.
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fhir_internal.h"
+
+namespace quire::fhir {
+namespace {
+
+using namespace detail;
+
+constexpr std::string_view STRUCTURE = "structure";
+constexpr std::string_view REQUIRED = "required";
+constexpr std::string_view VALUE = "value";
+constexpr std::string_view INVALID = "invalid";
+constexpr std::string_view CODE_INVALID = "code-invalid";
+constexpr std::string_view NOT_FOUND = "not-found";
+constexpr std::string_view NOT_SUPPORTED = "not-supported";
+constexpr std::string_view TOO_COSTLY = "too-costly";
+
+// The walk recurses once per level of JSON nesting: in wasm the call stack is V8's (about 1 MB),
+// so whatever the caller asks, fhir reads at most this deep.
+constexpr size_t HARD_MAX_DEPTH = 1024;
+
+// A value quoted in a message: at most 60 bytes (whole UTF-8 characters), control characters
+// escaped so that a message is always one printable line.
+std::string quoted_excerpt(std::string_view s) {
+  static const char *hex = "0123456789abcdef";
+  size_t cut = s.size();
+  if (cut > 60) {
+    cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  }
+  std::string out = "'";
+  for (char c : s.substr(0, cut)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7F) {
+      out += c;
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  if (cut < s.size()) out += "...";
+  return out + "'";
+}
+
+uint16_t reference_type() {
+  // Immutable after its first initialisation (thread-safe): not hidden mutable state.
+  static const uint16_t index = [] {
+    for (size_t i = 0; i < TYPE_COUNT; ++i) {
+      if (TYPES[i].name.view() == "Reference" && TYPES[i].kind == type_kind::complex) return static_cast<uint16_t>(i);
+    }
+    return NO_TYPE;
+  }();
+  return index;
+}
+
+std::string_view type_display_name(uint16_t type) {
+  std::string_view n = TYPES[type].name.view();
+  return n;
+}
+
+// Line starts, built on the first issue that needs a line number (valid input never pays for it).
+class line_index {
+ public:
+  explicit line_index(std::string_view text) : text_(text) {}
+  void locate(uint64_t offset, uint32_t &line, uint32_t &column) {
+    if (!built_) {
+      for (size_t i = 0; i < text_.size(); ++i) {
+        if (text_[i] == '\n') newlines_.push_back(static_cast<uint32_t>(i));
+      }
+      built_ = true;
+    }
+    auto it = std::lower_bound(newlines_.begin(), newlines_.end(), offset);
+    size_t index = static_cast<size_t>(it - newlines_.begin());
+    uint64_t line_start = index == 0 ? 0 : uint64_t{newlines_[index - 1]} + 1;
+    line = static_cast<uint32_t>(index + 1);
+    column = static_cast<uint32_t>(offset - line_start + 1);
+  }
+
+ private:
+  std::string_view text_;
+  std::vector<uint32_t> newlines_;
+  bool built_ = false;
+};
+
+class walker {
+ public:
+  walker(const options &opts, std::string_view input, outcome &out) : opts_(opts), lines_(input), out_(out) {}
+
+  size_t unknown_count = 0;
+  size_t first_unknown = SIZE_MAX;  // index of the first unknown-element issue
+  bool contained_limit_hit = false;
+  uint64_t contained_limit_offset = 0;
+  std::string contained_limit_path;
+
+  void walk_root(json::value root, uint16_t type) {
+    path_.assign(TYPES[type].name.view());
+    scope_.clear();
+    walk_resource_body(root, type, false);
+  }
+
+ private:
+  struct slot {
+    uint32_t element;
+    uint16_t type;
+    bool underscore;
+    uint32_t member;
+    std::string_view key;
+    json::value val;
+  };
+  struct scope {
+    std::vector<std::string_view> contained_ids;  // sorted
+  };
+
+  const options &opts_;
+  line_index lines_;
+  outcome &out_;
+  std::string path_;
+  std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
+  std::vector<scope> scope_;  // resources being walked that may hold contained resources
+  bool in_contained_ = false;
+  bool stopped_ = false;
+
+  void add(severity sev, std::string_view code, uint64_t offset, std::string details, std::string_view extra_path = {}) {
+    if (stopped_) return;
+    if (out_.issues.size() >= opts_.max_issues) {
+      stopped_ = true;
+      out_.truncated = true;
+      issue cut;
+      cut.severity = severity::information;
+      cut.code = TOO_COSTLY;
+      cut.details = "more issues were found; stopped after max_issues (" + std::to_string(opts_.max_issues) + ")";
+      cut.expression = path_;
+      cut.offset = offset;
+      lines_.locate(offset, cut.line, cut.column);
+      out_.issues.push_back(std::move(cut));
+      return;
+    }
+    issue i;
+    i.severity = sev;
+    i.code = code;
+    i.details = std::move(details);
+    i.expression.reserve(path_.size() + extra_path.size());
+    i.expression.append(path_).append(extra_path);
+    i.offset = offset;
+    lines_.locate(offset, i.line, i.column);
+    if (sev == severity::error) ++out_.errors;
+    if (sev == severity::warning) ++out_.warnings;
+    out_.issues.push_back(std::move(i));
+  }
+
+  void push_index(size_t i) {
+    char buf[24];
+    buf[0] = '[';
+    auto r = std::to_chars(buf + 1, buf + sizeof buf - 1, i);
+    *r.ptr++ = ']';
+    path_.append(buf, static_cast<size_t>(r.ptr - buf));
+  }
+
+  // A resource inside another (contained, Bundle.entry.resource, Parameters.parameter.resource).
+  void walk_resource(json::value v, bool contained) {
+    if (v.type() != json::kind::object) {
+      add(severity::error, STRUCTURE, v.offset(), "a resource must be a JSON object, found " + std::string(json::kind_name(v.type())));
+      return;
+    }
+    auto obj = v.get_object().value();
+    auto rt = obj.find("resourceType");
+    if (!rt) {
+      add(severity::error, INVALID, v.offset(), "a resource needs a resourceType");
+      return;
+    }
+    if (rt->type() != json::kind::string) {
+      add(severity::error, STRUCTURE, rt->offset(), "resourceType must be a string", ".resourceType");
+      return;
+    }
+    uint16_t type = find_resource_type(rt->get_string().value());
+    if (type == NO_TYPE) {
+      add(severity::error, NOT_SUPPORTED, rt->offset(), "unknown resourceType " + quoted_excerpt(rt->get_string().value()), ".resourceType");
+      return;
+    }
+    bool was_contained = in_contained_;
+    in_contained_ = contained;
+    walk_resource_body(v, type, contained);
+    in_contained_ = was_contained;
+  }
+
+  void walk_resource_body(json::value v, uint16_t type, bool contained) {
+    // A contained resource's `#id` references resolve against its container's contained list.
+    bool own_scope = !contained;
+    if (own_scope) {
+      scope s;
+      if (auto c = v.get_object().value().find("contained"); c && c->type() == json::kind::array) {
+        auto arr = c->get_array().value();
+        if (arr.size() > opts_.max_contained) {
+          if (!contained_limit_hit) {
+            contained_limit_hit = true;
+            contained_limit_offset = c->offset();
+            contained_limit_path = path_ + ".contained";
+          }
+          add(severity::error, TOO_COSTLY, c->offset(),
+              std::to_string(arr.size()) + " contained resources exceed max_contained (" + std::to_string(opts_.max_contained) + ")",
+              ".contained");
+          return;
+        }
+        for (auto item : arr) {
+          if (item.type() != json::kind::object) continue;
+          auto id = item.get_object().value().find("id");
+          if (id && id->type() == json::kind::string) s.contained_ids.push_back(id->get_string().value());
+        }
+        std::sort(s.contained_ids.begin(), s.contained_ids.end());
+      }
+      scope_.push_back(std::move(s));
+    }
+    walk_object(v, type);
+    if (own_scope) scope_.pop_back();
+  }
+
+  void walk_object(json::value v, uint16_t type) {
+    auto obj = v.get_object().value();
+    if (obj.size() == 0) {
+      add(severity::error, INVALID, v.offset(), "an object must have at least one property (FHIR JSON has no empty objects)");
+      return;
+    }
+    const type_def &t = TYPES[type];
+    const size_t base = slots_.size();
+    uint32_t member = 0;
+    for (auto m : obj) {
+      if (stopped_) break;
+      ++member;
+      if (m.key == "resourceType" && (t.kind == type_kind::resource || t.kind == type_kind::any_resource)) continue;
+      bool underscore = m.key.size() > 1 && m.key[0] == '_';
+      std::string_view name = underscore ? m.key.substr(1) : m.key;
+      const key_def *k = find_key(type, name);
+      if (k && underscore && TYPES[k->type].kind != type_kind::primitive) k = nullptr;
+      if (!k) {
+        size_t mark = path_.size();
+        path_ += '.';
+        path_ += m.key;
+        if (first_unknown == SIZE_MAX) first_unknown = out_.issues.size();
+        ++unknown_count;
+        add(severity::error, STRUCTURE, m.val.offset(), "unknown element " + quoted_excerpt(m.key) + " in " + std::string(type_display_name(type)));
+        path_.resize(mark);
+        continue;
+      }
+      slots_.push_back(slot{k->element, k->type, underscore, member, m.key, m.val});
+    }
+    std::sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const slot &a, const slot &b) {
+      if (a.element != b.element) return a.element < b.element;
+      if (a.underscore != b.underscore) return !a.underscore;
+      return a.member < b.member;
+    });
+
+    // Merge the definition's elements with the sorted members: required ones that are missing,
+    // then each present element once.
+    size_t s = base;
+    const size_t end = slots_.size();
+    for (uint32_t e = t.first_element; e < t.first_element + t.element_count && !stopped_; ++e) {
+      const element_def &def = ELEMENTS[e];
+      size_t group = s;
+      while (s < end && slots_[s].element == e) ++s;
+      if (group == s) {
+        if (def.min > 0) {
+          std::string key(def.name.view());
+          if (def.is_choice) key += "[x]";
+          add(severity::error, REQUIRED, v.offset(), "missing required element '" + key + "' (minimum " + std::to_string(def.min) + ")",
+              "");
+        }
+        continue;
+      }
+      walk_group(def, group, s);
+    }
+    slots_.resize(base);
+    if (type == reference_type() && opts_.check_references && !stopped_) check_reference(obj);
+  }
+
+  // The members of one element: its value (`x`, or one choice `valueX`) and its `_x` companion.
+  void walk_group(const element_def &def, size_t first, size_t last) {
+    const slot *value = nullptr;
+    const slot *ext = nullptr;
+    for (size_t i = first; i < last; ++i) {
+      const slot cur = slots_[i];
+      const slot *&target = cur.underscore ? ext : value;
+      if (target) {
+        size_t mark = path_.size();
+        path_ += '.';
+        path_ += cur.key;
+        if (target->type == cur.type) {
+          add(severity::error, STRUCTURE, cur.val.offset(), "duplicate property " + quoted_excerpt(cur.key));
+        } else {
+          add(severity::error, STRUCTURE, cur.val.offset(),
+              "only one type of " + std::string(def.name.view()) + "[x] may be present, found " + quoted_excerpt(target->key) + " and " + quoted_excerpt(cur.key));
+        }
+        path_.resize(mark);
+        continue;
+      }
+      target = &slots_[i];
+    }
+    // Copies: walking values below pushes onto slots_, which may move it.
+    slot value_copy{}, ext_copy{};
+    if (value) value_copy = *value;
+    if (ext) ext_copy = *ext;
+    if (value && ext && value_copy.type != ext_copy.type) {
+      add(severity::error, STRUCTURE, ext_copy.val.offset(), quoted_excerpt(ext_copy.key) + " does not match " + quoted_excerpt(value_copy.key),
+          "." + std::string(ext_copy.key));
+      ext = nullptr;
+    }
+    const slot &any = value ? value_copy : ext_copy;
+    size_t mark = path_.size();
+    path_ += '.';
+    path_ += def.name.view();
+    if (def.is_choice) {
+      path_ += ".ofType(";
+      path_ += TYPES[any.type].name.view();
+      path_ += ')';
+    }
+    if (def.is_array) {
+      walk_array(def, any.type, value ? &value_copy : nullptr, ext ? &ext_copy : nullptr);
+    } else {
+      if (value) {
+        if (value_copy.val.type() == json::kind::array) {
+          add(severity::error, STRUCTURE, value_copy.val.offset(), "'" + std::string(value_copy.key) + "' has at most one value: it must not be an array");
+        } else {
+          walk_item(def, value_copy.type, value_copy.val, ext != nullptr);
+        }
+      }
+      if (ext) {
+        if (ext_copy.val.type() != json::kind::object) {
+          add(severity::error, STRUCTURE, ext_copy.val.offset(), "'" + std::string(ext_copy.key) + "' must be an object");
+        } else {
+          walk_object(ext_copy.val, ext_copy.type);
+        }
+      }
+    }
+    path_.resize(mark);
+  }
+
+  void walk_array(const element_def &def, uint16_t type, const slot *value, const slot *ext) {
+    std::optional<json::array> values, exts;
+    if (value) {
+      if (value->val.type() != json::kind::array) {
+        add(severity::error, STRUCTURE, value->val.offset(), "'" + std::string(value->key) + "' repeats: it must be an array");
+        return;
+      }
+      values = value->val.get_array().value();
+    }
+    if (ext) {
+      if (ext->val.type() != json::kind::array) {
+        add(severity::error, STRUCTURE, ext->val.offset(), "'" + std::string(ext->key) + "' repeats: it must be an array");
+        return;
+      }
+      exts = ext->val.get_array().value();
+    }
+    size_t n = values ? values->size() : exts->size();
+    uint64_t where = values ? values->offset() : exts->offset();
+    if (n == 0) {
+      add(severity::error, INVALID, where, "an array must have at least one element (FHIR JSON has no empty arrays)");
+      return;
+    }
+    if (values && exts && values->size() != exts->size()) {
+      add(severity::error, STRUCTURE, exts->offset(),
+          "'" + std::string(ext->key) + "' has " + std::to_string(exts->size()) + " elements but '" + std::string(value->key) + "' has " +
+              std::to_string(values->size()));
+      exts.reset();
+    }
+    if (n < def.min) add(severity::error, REQUIRED, where, "at least " + std::to_string(def.min) + " elements required, found " + std::to_string(n));
+    if (def.max != UNBOUNDED && n > def.max) {
+      add(severity::error, STRUCTURE, where, "at most " + std::to_string(def.max) + " elements allowed, found " + std::to_string(n));
+    }
+    std::optional<json::array::iterator> vi, ei;
+    if (values) vi = values->begin();
+    if (exts) ei = exts->begin();
+    for (size_t i = 0; i < n && !stopped_; ++i) {
+      size_t mark = path_.size();
+      push_index(i);
+      bool has_ext = false;
+      if (exts) {
+        json::value e = **ei;
+        ++*ei;
+        if (e.type() == json::kind::object) {
+          has_ext = true;
+          walk_object(e, type);
+        } else if (e.type() != json::kind::null_value) {
+          add(severity::error, STRUCTURE, e.offset(), "elements of '" + std::string(ext->key) + "' must be objects or null");
+        }
+      }
+      if (values) {
+        json::value v = **vi;
+        ++*vi;
+        walk_item(def, type, v, has_ext);
+      } else if (!has_ext && exts) {
+        add(severity::error, INVALID, exts->offset(), "null in '" + std::string(ext->key) + "' with no value beside it");
+      }
+      path_.resize(mark);
+    }
+  }
+
+  // One value of an element of type `type`; `has_ext` says whether a `_x` object stands beside it.
+  void walk_item(const element_def &def, uint16_t type, json::value v, bool has_ext) {
+    const type_def &t = TYPES[type];
+    if (v.type() == json::kind::null_value) {
+      if (!has_ext || !def.is_array) {
+        add(severity::error, INVALID, v.offset(),
+            def.is_array ? "null is allowed in a primitive array only where the '_' array has an extension at the same place"
+                         : "null is not a FHIR value");
+      }
+      return;
+    }
+    switch (t.kind) {
+      case type_kind::primitive:
+        walk_primitive(def, t.prim, v);
+        return;
+      case type_kind::complex:
+      case type_kind::backbone:
+        if (v.type() != json::kind::object) {
+          add(severity::error, STRUCTURE, v.offset(), "expected an object (" + std::string(type_display_name(type)) + "), found " + std::string(json::kind_name(v.type())));
+          return;
+        }
+        walk_object(v, type);
+        return;
+      case type_kind::resource:
+      case type_kind::any_resource: {
+        bool contained = def.name.view() == "contained";
+        if (contained && in_contained_) {
+          add(severity::error, INVALID, v.offset(), "a contained resource must not contain resources (dom-2)");
+          return;
+        }
+        walk_resource(v, contained);
+        return;
+      }
+    }
+  }
+
+  void walk_primitive(const element_def &def, primitive p, json::value v) {
+    std::string_view type_name = TYPES[primitive_type(p)].name.view();
+    if (is_string_primitive(p)) {
+      if (v.type() != json::kind::string) {
+        add(severity::error, STRUCTURE, v.offset(), "a " + std::string(type_name) + " is a JSON string, found " + std::string(json::kind_name(v.type())));
+        return;
+      }
+      std::string_view s = v.get_string().value();
+      if (s.empty()) {
+        add(severity::error, INVALID, v.offset(), "a string must not be empty (FHIR JSON has no empty strings)");
+        return;
+      }
+      if (const char *why = check_string_format(p, s)) {
+        add(severity::error, VALUE, v.offset(), "invalid " + std::string(type_name) + " " + quoted_excerpt(s) + ": " + why);
+        return;
+      }
+      if (def.code_set >= 0 && opts_.check_codes && !code_in_set(def.code_set, s)) {
+        add(severity::error, CODE_INVALID, v.offset(),
+            "code " + quoted_excerpt(s) + " is not in the required value set " + std::string(CODE_SETS[def.code_set].value_set.view()));
+      }
+      return;
+    }
+    if (p == primitive::boolean) {
+      if (v.type() != json::kind::boolean) {
+        add(severity::error, STRUCTURE, v.offset(), "a boolean is JSON true or false, found " + std::string(json::kind_name(v.type())));
+      }
+      return;
+    }
+    if (v.type() != json::kind::number) {
+      add(severity::error, STRUCTURE, v.offset(), "a " + std::string(type_name) + " is a JSON number, found " + std::string(json::kind_name(v.type())));
+      return;
+    }
+    std::string_view text = v.get_number_text().value();
+    bool is_integer = text.find_first_of(".eE") == std::string_view::npos;
+    if (const char *why = check_number_format(p, text, is_integer)) {
+      add(severity::error, VALUE, v.offset(), "invalid " + std::string(type_name) + " " + std::string(text.substr(0, 40)) + ": " + why);
+    }
+  }
+
+  void check_reference(json::object obj) {
+    auto r = obj.find("reference");
+    if (!r || r->type() != json::kind::string) return;
+    std::string_view s = r->get_string().value();
+    if (s.empty()) return;  // reported as an empty string already
+    const char *why = nullptr;
+    if (s[0] == '#') {
+      std::string_view id = s.substr(1);
+      if (!id.empty()) {
+        bool found = !scope_.empty() && std::binary_search(scope_.back().contained_ids.begin(), scope_.back().contained_ids.end(), id);
+        if (!found) {
+          add(severity::error, NOT_FOUND, r->offset(), "no contained resource has id " + quoted_excerpt(id), ".reference");
+        }
+      }
+      return;
+    }
+    if (s.substr(0, 9) == "urn:uuid:") {
+      if (!is_valid_uuid(s)) why = "not a valid urn:uuid";
+    } else if (s.substr(0, 8) == "urn:oid:") {
+      if (!is_valid_oid(s)) why = "not a valid urn:oid";
+    } else {
+      size_t colon = s.find(':');
+      size_t slash = s.find('/');
+      bool absolute = colon != std::string_view::npos && (slash == std::string_view::npos || colon < slash);
+      if (!absolute) {
+        // Relative: Type/id, Type/id/_history/version, or a conditional Type?search (transactions).
+        size_t question = s.find('?');
+        std::string_view path = s.substr(0, question);
+        size_t cut = path.find('/');
+        std::string_view type = path.substr(0, cut);
+        if (find_resource_type(type) == NO_TYPE) {
+          why = "a relative reference starts with a resource type (Patient/123)";
+        } else if (question == std::string_view::npos) {
+          if (cut == std::string_view::npos) {
+            why = "a relative reference is Type/id";
+          } else {
+            std::string_view rest = path.substr(cut + 1);
+            size_t hist = rest.find('/');
+            std::string_view id = rest.substr(0, hist);
+            if (!is_valid_id(id)) {
+              why = "the id of a relative reference is 1 to 64 of A-Z a-z 0-9 - .";
+            } else if (hist != std::string_view::npos) {
+              std::string_view tail = rest.substr(hist);
+              if (tail.substr(0, 10) != "/_history/" || !is_valid_id(tail.substr(10))) why = "expected Type/id/_history/version";
+            }
+          }
+        } else if (cut != std::string_view::npos) {
+          why = "a conditional reference is Type?search";
+        }
+      }
+    }
+    if (why) add(severity::error, VALUE, r->offset(), "invalid reference " + quoted_excerpt(s) + ": " + why, ".reference");
+  }
+};
+
+quire::error read_error(error_code code, std::string message, uint64_t offset, std::string path, std::string_view input) {
+  quire::error e(code, std::move(message), offset);
+  e.path = std::move(path);
+  locate(e, input);
+  return e;
+}
+
+json::limits json_limits(const options &opts) {
+  json::limits lim;
+  lim.max_depth = opts.max_depth < HARD_MAX_DEPTH ? opts.max_depth : HARD_MAX_DEPTH;
+  lim.max_document_bytes = opts.max_bytes;
+  return lim;
+}
+
+result<resource> read_document(json::document doc, const options &opts) {
+  std::string_view input = doc.input();
+  json::value root = doc.root();
+  if (root.type() != json::kind::object) {
+    return read_error(error_code::INVALID_RESOURCE, "a FHIR resource is a JSON object, found " + std::string(json::kind_name(root.type())),
+                      root.offset(), "", input);
+  }
+  auto rt = root.get_object().value().find("resourceType");
+  if (!rt) return read_error(error_code::INVALID_RESOURCE, "the object has no resourceType", root.offset(), "", input);
+  if (rt->type() != json::kind::string) {
+    return read_error(error_code::INVALID_RESOURCE, "resourceType must be a string", rt->offset(), "resourceType", input);
+  }
+  uint16_t type = find_resource_type(rt->get_string().value());
+  if (type == NO_TYPE) {
+    return read_error(error_code::INVALID_RESOURCE, "unknown resourceType " + quoted_excerpt(rt->get_string().value()), rt->offset(),
+                      "resourceType", input);
+  }
+  resource r;
+  resource_access::set_type(r, type);
+  outcome &out = resource_access::outcome(r);
+  walker w(opts, input, out);
+  w.walk_root(root, type);
+  if (w.contained_limit_hit) {
+    return read_error(error_code::TOO_MANY_CONTAINED, out.issues.empty() ? "too many contained resources" : out.issues.back().details,
+                      w.contained_limit_offset, w.contained_limit_path, input);
+  }
+  if (opts.strict && w.unknown_count > 0) {
+    const issue &first = out.issues[w.first_unknown];
+    quire::error e(error_code::UNKNOWN_ELEMENT, first.details, first.offset);
+    e.line = first.line;
+    e.column = first.column;
+    e.path = first.expression;
+    return e;
+  }
+  resource_access::doc(r) = std::move(doc);
+  return r;
+}
+
+outcome outcome_of_error(const quire::error &e) {
+  outcome o;
+  issue i;
+  i.severity = severity::error;
+  switch (e.code) {
+    case error_code::MAX_DEPTH_EXCEEDED:
+    case error_code::DOCUMENT_TOO_LARGE:
+    case error_code::TOO_MANY_CONTAINED:
+    case error_code::OUT_OF_MEMORY: i.code = TOO_COSTLY; break;
+    case error_code::INVALID_RESOURCE:
+    case error_code::EMPTY_INPUT: i.code = INVALID; break;
+    default: i.code = STRUCTURE; break;
+  }
+  i.details = e.message;
+  i.expression = e.path;
+  i.offset = e.offset == quire::error::NO_OFFSET ? 0 : e.offset;
+  i.line = e.line;
+  i.column = e.column;
+  i.error = e.code;
+  o.issues.push_back(std::move(i));
+  o.errors = 1;
+  return o;
+}
+
+}  // namespace
+
+std::string_view severity_name(severity s) noexcept {
+  switch (s) {
+    case severity::error: return "error";
+    case severity::warning: return "warning";
+    case severity::information: return "information";
+  }
+  return "error";
+}
+
+std::string_view resource::resource_type() const noexcept { return detail::TYPES[type_].name.view(); }
+
+std::string_view definitions_version() noexcept { return detail::DEFINITIONS_VERSION.view(); }
+
+result<resource> read(std::string_view input, const options &opts) {
+  auto doc = json::parse(input, json_limits(opts));
+  if (!doc) return std::move(doc).error();
+  return read_document(std::move(doc).value(), opts);
+}
+
+result<resource> read(const byte_source &source, const options &opts) {
+  auto doc = json::parse(source, json_limits(opts));
+  if (!doc) return std::move(doc).error();
+  return read_document(std::move(doc).value(), opts);
+}
+
+outcome validate(std::string_view input, const options &opts) {
+  options lenient = opts;
+  lenient.strict = false;
+  auto r = read(input, lenient);
+  if (!r) return outcome_of_error(r.error());
+  return std::move(resource_access::outcome(r.value()));
+}
+
+outcome validate(const byte_source &source, const options &opts) {
+  options lenient = opts;
+  lenient.strict = false;
+  auto r = read(source, lenient);
+  if (!r) return outcome_of_error(r.error());
+  return std::move(resource_access::outcome(r.value()));
+}
+
+}  // namespace quire::fhir

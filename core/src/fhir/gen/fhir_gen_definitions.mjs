@@ -1,0 +1,262 @@
+#!/usr/bin/env node
+// Generates fhir_definitions_generated.cpp — the tables declared in ../fhir_tables.h — from the R4
+// base StructureDefinitions copied into ../definitions (see its SOURCES.md).
+//
+//   node fhir_gen_definitions.mjs DEFINITIONS_DIR OUTPUT.cpp
+//
+// Runs at build time (module.cmake). Uses only Node's standard library (zlib for the .gz files).
+// The output depends only on the input files: everything is emitted in a sorted or snapshot order,
+// with no timestamps, so two runs give identical bytes.
+import { readFileSync, readdirSync, writeFileSync, renameSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import path from 'node:path';
+
+const [definitionsDir, outputFile] = process.argv.slice(2);
+if (!definitionsDir || !outputFile) {
+  console.error('usage: fhir_gen_definitions.mjs DEFINITIONS_DIR OUTPUT.cpp');
+  process.exit(2);
+}
+
+function readJson(file) {
+  let bytes = readFileSync(file);
+  if (file.endsWith('.gz')) bytes = gunzipSync(bytes);
+  return JSON.parse(bytes.toString('utf8'));
+}
+
+// The order of fhir_tables.h's `primitive` enum.
+const PRIMITIVES = ['base64Binary', 'boolean', 'canonical', 'code', 'date', 'dateTime', 'decimal', 'id', 'instant', 'integer',
+  'markdown', 'oid', 'positiveInt', 'string', 'time', 'unsignedInt', 'uri', 'url', 'uuid', 'xhtml'];
+const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
+const EXPLICIT_NAME_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-explicit-type-name';
+// Above this many codes a value set is not "small": its codes are not checked.
+const MAX_CODES = 400;
+
+const byteCompare = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+const version = readJson(path.join(definitionsDir, 'package.json')).version;
+const typesBundle = readJson(path.join(definitionsDir, 'profiles-types.json.gz'));
+const resourceDir = path.join(definitionsDir, 'resources');
+const resourceFiles = readdirSync(resourceDir).filter((f) => f.endsWith('.json.gz')).sort(byteCompare);
+const schema = readJson(path.join(definitionsDir, 'fhir.schema.json.gz'));
+
+const structureDefinitions = [
+  ...typesBundle.entry.map((e) => e.resource).filter((r) => r.resourceType === 'StructureDefinition'),
+  ...resourceFiles.map((f) => readJson(path.join(resourceDir, f))),
+];
+
+// --- types -------------------------------------------------------------------------------------
+// A type: { name, kind, prim, elements: [{ name, min, max, isArray, isChoice, typeNames, contentRef, codes }] }
+const types = new Map();
+
+function typeCodeName(t) {
+  if (t.code.startsWith('http://hl7.org/fhirpath/System.')) {
+    const ext = (t.extension || []).find((x) => x.url === FHIR_TYPE_EXT);
+    if (ext) return ext.valueUrl ?? ext.valueUri;
+    const sys = t.code.slice('http://hl7.org/fhirpath/System.'.length);
+    return { String: 'string', Boolean: 'boolean', Integer: 'integer', Decimal: 'decimal', Date: 'date', DateTime: 'dateTime', Time: 'time' }[sys] ?? 'string';
+  }
+  return t.code;
+}
+
+function segments(p) {
+  return p.split('.');
+}
+
+const pendingCodes = []; // { element, sd, parentPath, valueSet }
+
+function buildType(sd) {
+  const name = sd.id;
+  const kind = sd.kind === 'primitive-type' ? 'primitive' : sd.kind === 'resource' ? (name === 'Resource' ? 'any_resource' : 'resource') : 'complex';
+  if (sd.kind === 'resource' && sd.abstract && name !== 'Resource') return; // DomainResource: never a type code
+  const elements = sd.snapshot.element;
+  const rootPath = elements[0].path;
+  const addType = (typeName, typeKind, parentPath, schemaName) => {
+    const depth = segments(parentPath).length;
+    const t = { name: typeName, kind: typeKind, prim: typeKind === 'primitive' ? typeName : 'none', elements: [], schemaName };
+    types.set(typeName, t);
+    for (let i = 0; i < elements.length; ++i) {
+      const e = elements[i];
+      const segs = segments(e.path);
+      if (segs.length !== depth + 1 || !e.path.startsWith(parentPath + '.')) continue;
+      if (e.max === '0') continue;
+      let elemName = segs[segs.length - 1];
+      if (typeKind === 'primitive' && elemName === 'value') continue; // the JSON value itself
+      const isChoice = elemName.endsWith('[x]');
+      if (isChoice) elemName = elemName.slice(0, -3);
+      const baseMax = e.base?.max ?? e.max;
+      const el = {
+        name: elemName,
+        min: e.min ?? 0,
+        max: e.max === '*' ? 'UNBOUNDED' : Number(e.max),
+        isArray: baseMax !== '1',
+        isChoice,
+        typeNames: [],
+      };
+      if (e.contentReference) {
+        el.typeNames = [e.contentReference.replace(/^.*#/, '')];
+      } else {
+        const codes = [...new Set((e.type || []).map(typeCodeName))];
+        const hasChildren = i + 1 < elements.length && elements[i + 1].path.startsWith(e.path + '.');
+        if (!isChoice && hasChildren && (codes[0] === 'BackboneElement' || codes[0] === 'Element')) {
+          // R4's JSON schema names a backbone element Resource_Name (Bundle_Request for Bundle.entry.request).
+          const explicit = (e.extension || []).find((x) => x.url === EXPLICIT_NAME_EXT);
+          el.typeNames = [`${rootPath}.${segs.slice(1).join('.')}`];
+          addType(el.typeNames[0], 'backbone', e.path, `${rootPath}_${explicit ? explicit.valueString : cap(segs[segs.length - 1])}`);
+        } else {
+          el.typeNames = codes;
+        }
+        // Resource.id is `id`, although R4's snapshots give it the type of Element.id (a string).
+        if (typeKind === 'resource' || typeKind === 'any_resource') {
+          if (segs.length === 2 && elemName === 'id') el.typeNames = ['id'];
+        }
+      }
+      if (e.binding?.strength === 'required' && el.typeNames.length === 1 && el.typeNames[0] === 'code' && e.binding.valueSet) {
+        pendingCodes.push({ el, schemaName: t.schemaName, valueSet: e.binding.valueSet.replace(/\|.*$/, ''), short: e.short });
+      }
+      t.elements.push(el);
+    }
+    return t;
+  };
+  addType(name, kind, rootPath, rootPath === name ? name : null);
+}
+
+for (const sd of structureDefinitions) {
+  if (!sd.snapshot) continue;
+  buildType(sd);
+}
+for (const p of PRIMITIVES) {
+  if (!types.has(p) || types.get(p).kind !== 'primitive') throw new Error(`primitive type ${p} missing from the definitions`);
+}
+
+// --- code sets (required bindings to small closed value sets) -----------------------------------
+// The StructureDefinitions name the value set but do not hold its codes; R4's JSON schema (built by
+// HL7 from the same sources) lists the codes of every required binding it can enumerate.
+const codesByValueSet = new Map();
+for (const p of pendingCodes) {
+  const def = p.schemaName && schema.definitions[p.schemaName];
+  const prop = def?.properties?.[p.el.name];
+  const list = prop?.enum ?? prop?.items?.enum;
+  if (list && list.length <= MAX_CODES) {
+    const codes = [...list].sort(byteCompare);
+    const known = codesByValueSet.get(p.valueSet);
+    // Two elements bound to one value set must see the same codes; keep the larger list if not.
+    if (!known || known.length < codes.length) codesByValueSet.set(p.valueSet, codes);
+  }
+}
+// The schema leaves out value sets that take part of a code system (immunization-status takes three
+// codes of event-status). For those the element's short definition, which the specification's
+// build writes as the value set's codes ("completed | entered-in-error | not-done"), is used.
+const SHORT_CODES = /^[A-Za-z0-9][A-Za-z0-9\-.]*( \| [A-Za-z0-9][A-Za-z0-9\-.]*)+$/;
+for (const p of pendingCodes) {
+  if (codesByValueSet.has(p.valueSet) || !p.short || !SHORT_CODES.test(p.short)) continue;
+  codesByValueSet.set(p.valueSet, p.short.split(' | ').sort(byteCompare));
+}
+let unenumerated = 0;
+for (const p of pendingCodes) {
+  if (codesByValueSet.has(p.valueSet)) p.el.codeSet = p.valueSet;
+  else { ++unenumerated; if (process.env.FHIR_GEN_DEBUG) console.error("no codes:", p.schemaName, p.el.name, p.valueSet); }
+}
+const codeSetNames = [...codesByValueSet.keys()].sort(byteCompare);
+const codeSetIndex = new Map(codeSetNames.map((n, i) => [n, i]));
+
+// --- ordering and indices ----------------------------------------------------------------------
+const ordered = [];
+for (const p of PRIMITIVES) ordered.push(types.get(p));
+const named = [...types.values()].filter((t) => t.kind !== 'backbone' && t.kind !== 'primitive');
+ordered.push(...named.filter((t) => t.kind === 'complex').sort((a, b) => byteCompare(a.name, b.name)));
+ordered.push(...named.filter((t) => t.kind !== 'complex').sort((a, b) => byteCompare(a.name, b.name)));
+ordered.push(...[...types.values()].filter((t) => t.kind === 'backbone').sort((a, b) => byteCompare(a.name, b.name)));
+const typeIndex = new Map(ordered.map((t, i) => [t.name, i]));
+if (ordered.length >= 0xffff) throw new Error('too many types for uint16_t');
+
+function resolveType(typeName, context) {
+  if (typeName === 'BackboneElement' || typeName === 'Element') return typeIndex.get(typeName) ?? fail();
+  const i = typeIndex.get(typeName);
+  if (i === undefined) fail();
+  return i;
+  function fail() {
+    throw new Error(`unknown type ${typeName} in ${context}`);
+  }
+}
+
+const lines = [];
+// Strings go into one blob (TEXT); each distinct string once.
+const textParts = [];
+const textOffsets = new Map();
+let textLength = 0;
+const q = (s) => {
+  let off = textOffsets.get(s);
+  if (off === undefined) {
+    off = textLength;
+    textOffsets.set(s, off);
+    textParts.push(s);
+    textLength += Buffer.byteLength(s, 'utf8');
+  }
+  return `{${off}, ${Buffer.byteLength(s, 'utf8')}}`;
+};
+lines.push('// GENERATED by core/src/fhir/gen/fhir_gen_definitions.mjs from core/src/fhir/definitions. Do not edit.');
+lines.push('#include "fhir_tables.h"', '', 'namespace quire::fhir::detail {', '');
+lines.push(`const text_ref DEFINITIONS_VERSION = ${q(version)};`, '');
+
+const elementRows = [];
+const keyRows = [];
+const typeRows = [];
+for (const t of ordered) {
+  const firstElement = elementRows.length;
+  const keys = [];
+  for (const el of t.elements) {
+    const elementIndex = elementRows.length;
+    const context = `${t.name}.${el.name}`;
+    const typeIdx = el.isChoice ? 'NO_TYPE' : resolveType(el.typeNames[0], context);
+    const codeSet = el.codeSet !== undefined ? codeSetIndex.get(el.codeSet) : -1;
+    elementRows.push(`  {${q(el.name)}, ${el.min}, ${el.max}, ${el.isArray}, ${el.isChoice}, ${typeIdx}, ${codeSet}},  // ${t.name}`);
+    if (el.isChoice) {
+      for (const tn of el.typeNames) keys.push([el.name + cap(tn), elementIndex, resolveType(tn, context)]);
+    } else {
+      keys.push([el.name, elementIndex, typeIdx]);
+    }
+  }
+  keys.sort((a, b) => byteCompare(a[0], b[0]));
+  for (let i = 1; i < keys.length; ++i) if (keys[i][0] === keys[i - 1][0]) throw new Error(`duplicate key ${keys[i][0]} in ${t.name}`);
+  const firstKey = keyRows.length;
+  for (const k of keys) keyRows.push(`  {${q(k[0])}, ${k[1]}, ${k[2]}},`);
+  typeRows.push(`  {${q(t.name)}, type_kind::${t.kind}, primitive::${t.prim}, ${firstElement}, ${t.elements.length}, ${firstKey}, ${keys.length}},`);
+}
+
+lines.push('const type_def TYPES[] = {', ...typeRows, '};', `const size_t TYPE_COUNT = ${typeRows.length};`, '');
+lines.push('const element_def ELEMENTS[] = {', ...elementRows, '};', `const size_t ELEMENT_COUNT = ${elementRows.length};`, '');
+lines.push('const key_def KEYS[] = {', ...keyRows, '};', `const size_t KEY_COUNT = ${keyRows.length};`, '');
+
+const codeRows = [];
+const setRows = [];
+for (const name of codeSetNames) {
+  const codes = codesByValueSet.get(name);
+  setRows.push(`  {${q(name)}, ${codeRows.length}, ${codes.length}},`);
+  for (const c of codes) codeRows.push(`  ${q(c)},`);
+}
+lines.push('const text_ref CODES[] = {', ...codeRows, '};', '');
+lines.push('const code_set_def CODE_SETS[] = {', ...setRows, '};', `const size_t CODE_SET_COUNT = ${setRows.length};`, '');
+
+const resources = ordered.map((t, i) => [t, i]).filter(([t]) => t.kind === 'resource');
+lines.push('const uint16_t RESOURCE_TYPES[] = {', ...resources.map(([t, i]) => `  ${i},  // ${t.name}`), '};');
+lines.push(`const size_t RESOURCE_TYPE_COUNT = ${resources.length};`);
+lines.push(`const uint16_t ANY_RESOURCE_TYPE = ${typeIndex.get('Resource')};`, '');
+// The blob, as string literals of at most ~100 bytes each (adjacent literals concatenate).
+lines.push('const char TEXT[] =');
+let chunk = '';
+for (const part of textParts) {
+  chunk += part;
+  if (chunk.length > 100) {
+    lines.push(`  ${JSON.stringify(chunk)}`);
+    chunk = '';
+  }
+}
+lines.push(`  ${JSON.stringify(chunk)};`, '');
+lines.push('}  // namespace quire::fhir::detail', '');
+
+// Write to a temporary name and rename, so an interrupted run never leaves a half file behind.
+const text = lines.join('\n');
+writeFileSync(outputFile + '.tmp', text);
+renameSync(outputFile + '.tmp', outputFile);
+console.log(`fhir_gen_definitions: ${ordered.length} types (${resources.length} resources), ${elementRows.length} elements, ${keyRows.length} keys, ${codeSetNames.length} code sets (${codeRows.length} codes) for ${pendingCodes.length - unenumerated} of ${pendingCodes.length} required code bindings`);

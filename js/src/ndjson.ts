@@ -1,0 +1,162 @@
+// NDJSON (FHIR Bulk Data) streaming: bytes go to a wasm-side stream handle chunk by chunk; each
+// chunk's results come back as one JSON text. Memory stays bounded by the chunk size plus the
+// longest line (maxLineBytes).
+import type { EmbindHandle } from './quire.mjs';
+import { QuireError } from './errors.js';
+import { Handle } from './handles.js';
+import { wasm, withInput } from './module.js';
+import type { FhirIssue, FhirResource } from './fhir.js';
+
+/** Options of ndjson.stream(). */
+export interface NdjsonOptions {
+  /** Longest line in bytes (default 16 MiB); a longer one is a LINE_TOO_LONG error. */
+  maxLineBytes?: number;
+  /** Yield `{ line, error }` for a line that cannot be read and go on (default false: throw QuireError). */
+  continueOnError?: boolean;
+  /** Fail a line with UNKNOWN_ELEMENT when its resource has elements R4 does not define. */
+  strict?: boolean;
+  /** Per-resource JSON nesting bound (default 256). */
+  maxDepth?: number;
+  /** Issues kept per resource (default 1000). */
+  maxIssues?: number;
+}
+
+/** What the stream yields, in line order: a resource, one of its validation issues, or (with continueOnError) a line that could not be read. */
+export type NdjsonItem =
+  | { line: number; offset: number; resource: FhirResource }
+  | { line: number; issue: FhirIssue }
+  | { line: number; error: QuireError };
+
+/** Counts over the stream so far. */
+export interface NdjsonStats {
+  bytes: number;
+  lines: number;
+  blankLines: number;
+  resources: number;
+  badLines: number;
+  invalidResources: number;
+  issues: number;
+  longestLine: number;
+  byType: Record<string, number>;
+}
+
+/** What ndjson.stream() reads: bytes or text whole, a Node Readable (any async iterable of chunks), or a WHATWG ReadableStream. */
+export type NdjsonSource = Uint8Array | ArrayBuffer | string | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
+
+interface NdjsonStreamHandle extends EmbindHandle {
+  feed(pointer: number, length: number): string;
+  finish(): string;
+  stats(): string;
+}
+
+interface NdjsonBindings {
+  NdjsonStream: new (maxLineBytes: number, continueOnError: boolean, strict: boolean, maxDepth: number, maxIssues: number) => NdjsonStreamHandle;
+}
+
+interface ErrorJson {
+  code: string;
+  message: string;
+  offset: number;
+  line: number;
+  column: number;
+  path: string;
+}
+
+interface FeedJson {
+  items: Array<{ line: number; offset?: number; resource?: FhirResource; issue?: FhirIssue; error?: ErrorJson }>;
+  error: ErrorJson | null;
+}
+
+/** Bytes fed to the wasm side at once when the source is one big buffer. */
+const SLICE = 1 << 20;
+const encoder = new TextEncoder();
+
+async function* chunks(source: NdjsonSource): AsyncGenerator<Uint8Array> {
+  if (typeof source === 'string') source = encoder.encode(source);
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) {
+    for (let at = 0; at < source.length; at += SLICE) yield source.subarray(at, at + SLICE);
+    return;
+  }
+  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
+    // Not every browser makes ReadableStream async-iterable: read it through its reader.
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield typeof value === 'string' ? encoder.encode(value) : value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (Symbol.asyncIterator in (source as object)) {
+    for await (const chunk of source as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+    return;
+  }
+  throw new TypeError('quire: ndjson.stream() reads a Uint8Array, an ArrayBuffer, a string, a Node Readable or a ReadableStream');
+}
+
+function toError(e: ErrorJson): QuireError {
+  return QuireError.fromRecord({ ...e });
+}
+
+/** A stream being read: iterate it with `for await`; `stats` counts what has been read so far. */
+export class NdjsonStream extends Handle<NdjsonStreamHandle> implements AsyncIterable<NdjsonItem> {
+  readonly #source: NdjsonSource;
+  #stats: NdjsonStats | undefined;
+  #started = false;
+
+  /** @internal */
+  constructor(handle: NdjsonStreamHandle, source: NdjsonSource) {
+    super(handle, 'NdjsonStream');
+    this.#source = source;
+  }
+
+  /** Counts so far (final once iteration ends). */
+  get stats(): NdjsonStats {
+    if (!this.closed) this.#stats = JSON.parse(this.handle.stats()) as NdjsonStats;
+    return this.#stats ?? { bytes: 0, lines: 0, blankLines: 0, resources: 0, badLines: 0, invalidResources: 0, issues: 0, longestLine: 0, byType: {} };
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<NdjsonItem> {
+    if (this.#started) throw new Error('quire: an NdjsonStream can be iterated once');
+    this.#started = true;
+    try {
+      for await (const chunk of chunks(this.#source)) {
+        const text = withInput(chunk, (pointer, length) => this.handle.feed(pointer, length));
+        yield* this.#decode(text);
+      }
+      yield* this.#decode(this.handle.finish());
+    } finally {
+      if (!this.closed) this.#stats = JSON.parse(this.handle.stats()) as NdjsonStats;
+      this.close();
+    }
+  }
+
+  *#decode(text: string): Generator<NdjsonItem> {
+    const r = JSON.parse(text) as FeedJson;
+    for (const item of r.items) {
+      if (item.resource) yield { line: item.line, offset: item.offset ?? 0, resource: item.resource };
+      else if (item.issue) yield { line: item.line, issue: item.issue };
+      else if (item.error && !r.error) yield { line: item.line, error: toError(item.error) };
+    }
+    if (r.error) throw toError(r.error);
+  }
+}
+
+/** The NDJSON module. */
+export const ndjson = {
+  /**
+   * Streams FHIR NDJSON (Bulk Data): `for await (const item of ndjson.stream(source)) ...` yields
+   * `{ line, resource }` for each resource, `{ line, issue }` for each of its validation issues, and,
+   * with continueOnError, `{ line, error }` for a line that cannot be read (else that throws a
+   * QuireError with the line number). Blank lines are skipped.
+   */
+  stream(source: NdjsonSource, options?: NdjsonOptions): NdjsonStream {
+    const m = wasm() as unknown as NdjsonBindings;
+    const handle = new m.NdjsonStream(options?.maxLineBytes ?? 0, options?.continueOnError ?? false, options?.strict ?? false, options?.maxDepth ?? 0, options?.maxIssues ?? 0);
+    return new NdjsonStream(handle, source);
+  },
+};

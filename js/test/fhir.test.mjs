@@ -1,0 +1,83 @@
+// The FHIR module through the npm package: the corpus examples give the same outcome as native
+// (compared with the checked-in summary the C++ conformance test also compares with), the
+// broken-resource suite gives the expected issues, and parse/format behave.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { loadQuire, corpusDir, dataDir } from './helpers.mjs';
+
+const quire = await loadQuire();
+const { fhir, QuireError } = quire;
+
+function tsv(file) {
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
+}
+
+// FNV-1a 64 of the UTF-8 bytes, as tests/fhir_conformance_test.cpp computes it.
+function fnv1a(text) {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) {
+    h ^= BigInt(b);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+test('fhir: every corpus example gives the outcome native quire gives (examples_summary.tsv)', (t) => {
+  const corpus = corpusDir();
+  if (!corpus) return t.skip('../shared/corpus is absent');
+  const dir = path.join(corpus, 'fhir-r4', 'examples');
+  const golden = new Map(tsv(path.join(dataDir, 'fhir', 'examples_summary.tsv')).map((r) => [r[0], r.slice(1).join('\t')]));
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  assert.equal(files.length, golden.size);
+  let valid = 0;
+  for (const file of files) {
+    const bytes = readFileSync(path.join(dir, file));
+    const o = fhir.validate(bytes);
+    const compact = fhir.format(bytes);
+    const pretty = fhir.format(bytes, { pretty: true });
+    assert.equal([o.errors, o.warnings, o.issues.length, fnv1a(compact), fnv1a(pretty)].join('\t'), golden.get(file), file);
+    assert.equal(fhir.format(compact), compact, `${file}: writing again gives the same bytes`);
+    if (o.ok) ++valid;
+  }
+  console.log(`fhir conformance (wasm): ${files.length} examples, ${valid} valid, all outcomes identical to native`);
+});
+
+test('fhir: the broken-resource suite gives exactly the expected issue', () => {
+  const dir = path.join(dataDir, 'fhir', 'broken');
+  for (const [file, severity, code, expression, line, column] of tsv(path.join(dir, 'expected.tsv'))) {
+    const o = fhir.validate(readFileSync(path.join(dir, file)));
+    assert.equal(o.issues.length, 1, file);
+    const i = o.issues[0];
+    assert.deepEqual([i.severity, i.code, i.expression, String(i.line), String(i.column)], [severity, code, expression, line, column], file);
+  }
+});
+
+test('fhir: parse gives a plain object, format keeps decimals and orders keys', () => {
+  const text = '{"valueQuantity":{"unit":"mg","value":0.700},"code":{"text":"x"},"status":"final","resourceType":"Observation"}';
+  assert.equal(fhir.format(text), '{"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}}');
+  assert.equal(fhir.format(text, { pretty: true }).split('\n')[1], '  "resourceType": "Observation",');
+  const obj = fhir.parse(text);
+  assert.equal(obj.resourceType, 'Observation');
+  assert.deepEqual(Object.keys(obj), ['resourceType', 'status', 'code', 'valueQuantity']);
+});
+
+test('fhir: strict mode and unreadable input throw QuireError; validate never throws', () => {
+  const text = '{"resourceType":"Patient","foo":1}';
+  assert.equal(fhir.validate(text).issues[0].expression, 'Patient.foo');
+  assert.throws(() => fhir.parse(text, { strict: true }), (e) => e instanceof QuireError && e.code === 'UNKNOWN_ELEMENT' && e.path === 'Patient.foo');
+  assert.throws(() => fhir.format('{"resourceType":"Nope"}'), (e) => e instanceof QuireError && e.code === 'INVALID_RESOURCE');
+  const o = fhir.validate('{"resourceType":"Patient",');
+  assert.equal(o.ok, false);
+  assert.equal(o.issues[0].error, 'INVALID_JSON');
+  const deep = fhir.validate('{"resourceType":"Patient","extension":' + '[{"url":"http://x","extension":'.repeat(200) + '[]' + '}]'.repeat(200) + '}', { maxDepth: 64 });
+  assert.equal(deep.issues[0].error, 'MAX_DEPTH_EXCEEDED');
+});
+
+test('fhir: entries of a Bundle one by one', () => {
+  const bundle = JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: [{ fullUrl: 'urn:uuid:1', resource: { resourceType: 'Patient' } }, { resource: { resourceType: 'Practitioner' } }] });
+  const seen = [...fhir.entries(bundle)].map((e) => `${e.index}:${e.resource.resourceType}`);
+  assert.deepEqual(seen, ['0:Patient', '1:Practitioner']);
+  assert.equal(fhir.definitionsVersion, '4.0.1');
+});

@@ -1,0 +1,87 @@
+// NDJSON streaming through the npm package: from a string, a Node Readable and a WHATWG
+// ReadableStream; blank lines, per-line errors, continueOnError; the corpus's Bulk Data export with
+// zero issues; close() and the finalizer free the wasm-side stream.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createReadStream, readFileSync, readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import path from 'node:path';
+import { loadQuire, corpusDir, dataDir } from './helpers.mjs';
+
+const quire = await loadQuire();
+const { ndjson, QuireError } = quire;
+const mixed = readFileSync(path.join(dataDir, 'ndjson', 'mixed.ndjson'));
+
+async function collect(stream) {
+  const items = [];
+  for await (const item of stream) items.push(item);
+  return items;
+}
+
+test('ndjson: blank lines skipped, issues and bad lines with their line numbers (continueOnError)', async () => {
+  for (const source of [mixed, mixed.toString('utf8'), Readable.from([mixed.subarray(0, 7), mixed.subarray(7, 100), mixed.subarray(100)]), Readable.toWeb(Readable.from([mixed]))]) {
+    const s = ndjson.stream(source, { continueOnError: true });
+    const items = await collect(s);
+    assert.deepEqual(items.filter((i) => i.resource).map((i) => i.line), [1, 4, 6, 9]);
+    assert.deepEqual(items.filter((i) => i.error).map((i) => [i.line, i.error.code]), [[7, 'INVALID_JSON'], [8, 'INVALID_RESOURCE']]);
+    const issues = items.filter((i) => i.issue);
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0].line, 6);
+    assert.equal(issues[0].issue.expression, 'Patient.gender');
+    assert.equal(s.stats.resources, 4);
+    assert.equal(s.stats.blankLines, 3);
+    assert.deepEqual(s.stats.byType, { Observation: 1, Patient: 3 });
+    assert.equal(s.closed, true);
+  }
+});
+
+test('ndjson: a bad line throws QuireError with its line number by default', async () => {
+  const lines = [];
+  await assert.rejects(
+    (async () => {
+      for await (const item of ndjson.stream(mixed)) if (item.resource) lines.push(item.line);
+    })(),
+    (e) => e instanceof QuireError && e.code === 'INVALID_JSON' && e.line === 7,
+  );
+  assert.deepEqual(lines, [1, 4, 6]);
+});
+
+test('ndjson: a line longer than maxLineBytes', async () => {
+  const text = '{"resourceType":"Patient"}\n' + '{"resourceType":"Binary","data":"' + 'A'.repeat(10000) + '"}\n{"resourceType":"Patient"}\n';
+  const items = await collect(ndjson.stream(text, { maxLineBytes: 1000, continueOnError: true }));
+  assert.deepEqual(items.map((i) => (i.error ? `${i.line}:${i.error.code}` : `${i.line}`)), ['1', '2:LINE_TOO_LONG', '3']);
+});
+
+test('ndjson: the Bulk Data export streams with zero issues', async (t) => {
+  const corpus = corpusDir();
+  if (!corpus) return t.skip('../shared/corpus is absent');
+  const dir = path.join(corpus, 'bulk-ndjson-synthea');
+  let total = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.000.ndjson')).sort()) {
+    const s = ndjson.stream(createReadStream(path.join(dir, file), { highWaterMark: 64 * 1024 }));
+    let issues = 0;
+    for await (const item of s) if (!item.resource) ++issues;
+    assert.equal(issues, 0, file);
+    assert.deepEqual(Object.keys(s.stats.byType), [file.replace('.000.ndjson', '')]);
+    total += s.stats.resources;
+  }
+  assert.equal(total, 3889);
+});
+
+test('ndjson: close() and the finalizer free the stream', async () => {
+  const before = quire.memory().heapBytes;
+  const s = ndjson.stream(mixed);
+  s.close();
+  s.close();
+  assert.equal(s.closed, true);
+  assert.ok(quire.memory().heapBytes <= before + 64);
+  if (globalThis.gc) {
+    for (let i = 0; i < 50; ++i) ndjson.stream(mixed);
+    await new Promise((r) => setTimeout(r, 10));
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 10));
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(quire.memory().heapBytes <= before + 4096, 'the finalizer freed forgotten streams');
+  }
+});

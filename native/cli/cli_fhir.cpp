@@ -1,0 +1,110 @@
+// `quire fhir validate` and `quire fhir format`.
+#include <charconv>
+#include <cstdio>
+#include <string>
+
+#include "cli.h"
+#include "quire/fhir.h"
+#include "quire/file_source.h"
+
+namespace quire::cli {
+namespace {
+
+bool parse_count(const std::optional<std::string> &text, size_t &out) {
+  if (!text) return true;
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || p != text->data() + text->size()) return false;
+  out = static_cast<size_t>(v);
+  return true;
+}
+
+int run_validate(arguments &args) {
+  bool as_json = args.flag("--json");
+  bool quiet = args.flag("--quiet");
+  fhir::options opts;
+  if (!parse_count(args.option("--max-issues"), opts.max_issues) || !parse_count(args.option("--max-depth"), opts.max_depth)) {
+    return usage_error("fhir validate", "--max-issues and --max-depth take a whole number");
+  }
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("fhir validate", args.error());
+  if (files.empty()) return usage_error("fhir validate", "needs at least one FILE");
+
+  size_t failed = 0, total_errors = 0, total_warnings = 0;
+  for (const auto &file : files) {
+    auto source = native::open_file(file);
+    if (!source) {
+      print_error(file, source.error());
+      ++failed;
+      continue;
+    }
+    auto o = fhir::validate(*source.value(), opts);
+    total_errors += o.errors;
+    total_warnings += o.warnings;
+    if (o.errors) ++failed;
+    if (as_json) {
+      std::string line = "{\"file\":";
+      json::append_quoted(line, file);
+      line += ",\"errors\":" + std::to_string(o.errors) + ",\"warnings\":" + std::to_string(o.warnings) + ",\"issues\":" + fhir::issues_to_json(o.issues) + "}";
+      std::printf("%s\n", line.c_str());
+      continue;
+    }
+    for (const auto &i : o.issues) {
+      // FILE:LINE:COLUMN: severity [code] expression: details — the shape compilers use, so editors jump to it.
+      std::printf("%s:%u:%u: %s [%.*s] %s: %s\n", file.c_str(), i.line, i.column, std::string(fhir::severity_name(i.severity)).c_str(),
+                  static_cast<int>(i.code.size()), i.code.data(), i.expression.c_str(), i.details.c_str());
+    }
+    if (!quiet && o.issues.empty()) std::printf("%s: ok\n", file.c_str());
+  }
+  if (!as_json && !quiet && files.size() > 1) {
+    std::printf("%zu files, %zu with errors; %zu errors, %zu warnings\n", files.size(), failed, total_errors, total_warnings);
+  }
+  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+}
+
+int run_format(arguments &args) {
+  bool compact = args.flag("--compact");
+  bool strict = args.flag("--strict");
+  auto output = args.option("--output");
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("fhir format", args.error());
+  if (files.size() != 1) return usage_error("fhir format", "needs exactly one FILE");
+  auto source = native::open_file(files[0]);
+  if (!source) {
+    print_error(files[0], source.error());
+    return EXIT_BAD_INPUT;
+  }
+  fhir::options opts;
+  opts.strict = strict;
+  auto r = fhir::read(*source.value(), opts);
+  if (!r) {
+    print_error(files[0], r.error());
+    return EXIT_BAD_INPUT;
+  }
+  std::string text = fhir::write(r.value(), {.pretty = !compact});
+  text += '\n';
+  if (!output) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return EXIT_OK;
+  }
+  // Never leave a half-written file: write beside it, then rename.
+  std::string temporary = *output + ".tmp";
+  FILE *f = std::fopen(temporary.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f && std::fclose(f) != 0) ok = false;
+  if (!ok || std::rename(temporary.c_str(), output->c_str()) != 0) {
+    std::remove(temporary.c_str());
+    print_error(*output, quire::error(error_code::IO_ERROR, "cannot write the output"));
+    return EXIT_BAD_INPUT;
+  }
+  return EXIT_OK;
+}
+
+registration fhir_validate{{"fhir", "validate", "FILE... [--json] [--quiet] [--max-issues N] [--max-depth N]",
+                            "Validate FHIR R4 resources against the base definitions; print every issue (exit 1 when any error).",
+                            run_validate}};
+registration fhir_format{{"fhir", "format", "FILE [--compact] [--strict] [--output FILE]",
+                          "Write a FHIR R4 resource as canonical JSON (pretty unless --compact).", run_format}};
+
+}  // namespace
+}  // namespace quire::cli

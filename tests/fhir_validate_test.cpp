@@ -1,0 +1,126 @@
+// fhir::validate: the broken-resource suite (tests/data/fhir/broken: one file per rule, each must
+// give exactly the expected issue at the expected place), and the shape of issues.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "quire/fhir.h"
+#include "test_support.h"
+
+using namespace quire;
+
+namespace {
+
+std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path &p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(quire_test::read_text(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    size_t start = 0;
+    while (true) {
+      size_t tab = line.find('\t', start);
+      cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("fhir validate: every broken resource gives exactly the expected issue", "[fhir][validate]") {
+  auto dir = quire_test::data_dir() / "fhir" / "broken";
+  auto rows = read_tsv(dir / "expected.tsv");
+  REQUIRE(rows.size() >= 40);
+  size_t files = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".json";
+  CHECK(files == rows.size());  // every file has its expectation
+  for (const auto &row : rows) {
+    REQUIRE(row.size() == 6);
+    INFO(row[0]);
+    auto o = fhir::validate(quire_test::read_text(dir / row[0]));
+    REQUIRE(o.issues.size() == 1);
+    const auto &i = o.issues[0];
+    CHECK(fhir::severity_name(i.severity) == row[1]);
+    CHECK(i.code == row[2]);
+    CHECK(i.expression == row[3]);
+    CHECK(std::to_string(i.line) == row[4]);
+    CHECK(std::to_string(i.column) == row[5]);
+    CHECK(o.errors == 1);
+  }
+}
+
+TEST_CASE("fhir validate: all issues are reported, not only the first", "[fhir][validate]") {
+  auto o = fhir::validate(R"({"resourceType":"Patient","gender":"boy","birthDate":"1970-13-01","active":"yes","foo":1,"name":[]})");
+  REQUIRE(o.issues.size() == 5);
+  CHECK(o.errors == 5);
+  // In document order of the definitions: unknown keys first (found while reading members), then elements.
+  CHECK(o.issues[0].expression == "Patient.foo");
+  CHECK(o.issues[1].expression == "Patient.active");
+  CHECK(o.issues[2].expression == "Patient.name");
+  CHECK(o.issues[3].expression == "Patient.gender");
+  CHECK(o.issues[4].expression == "Patient.birthDate");
+}
+
+TEST_CASE("fhir validate: max_issues cuts the list with a too-costly issue", "[fhir][validate]") {
+  std::string text = R"({"resourceType":"Patient","name":[)";
+  for (int i = 0; i < 50; ++i) text += std::string(i ? "," : "") + R"({"family":""})";
+  text += "]}";
+  fhir::options opts;
+  opts.max_issues = 10;
+  auto o = fhir::validate(text, opts);
+  REQUIRE(o.issues.size() == 11);
+  CHECK(o.truncated);
+  CHECK(o.issues.back().code == "too-costly");
+  CHECK(o.errors == 10);
+}
+
+TEST_CASE("fhir validate: unreadable input is one issue with its error code", "[fhir][validate]") {
+  auto o = fhir::validate("{\"resourceType\": \"Patient\",\n  \"active\": tru }");
+  REQUIRE(o.issues.size() == 1);
+  CHECK(o.issues[0].error == error_code::INVALID_JSON);
+  CHECK(o.issues[0].line == 2);
+  CHECK(o.issues[0].code == "structure");
+  auto n = fhir::validate(R"({"resourceType":"Nope"})");
+  REQUIRE(n.issues.size() == 1);
+  CHECK(n.issues[0].error == error_code::INVALID_RESOURCE);
+  CHECK(n.issues[0].code == "invalid");
+}
+
+TEST_CASE("fhir validate: primitive extensions alone, and with nulls, are valid", "[fhir][validate]") {
+  CHECK(fhir::validate(R"({"resourceType":"Patient","_birthDate":{"extension":[{"url":"http://x","valueString":"y"}]}})").issues.empty());
+  CHECK(fhir::validate(R"({"resourceType":"Patient","name":[{"_given":[{"id":"a"},null],"given":[null,"b"]}]})").issues.empty());
+  CHECK(fhir::validate(R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"}})")
+            .issues.empty());
+}
+
+TEST_CASE("fhir validate: issues as JSON and as an OperationOutcome", "[fhir][validate]") {
+  auto o = fhir::validate(R"({"resourceType":"Patient","gender":"boy"})");
+  CHECK(fhir::issues_to_json(o.issues) ==
+        R"([{"severity":"error","code":"code-invalid","details":"code 'boy' is not in the required value set http://hl7.org/fhir/ValueSet/administrative-gender","expression":"Patient.gender","line":1,"column":36,"offset":35}])");
+  auto oo = fhir::to_operation_outcome(o);
+  auto r = fhir::read(oo);
+  REQUIRE(r);
+  CHECK(r->issues().empty());
+  CHECK(fhir::to_operation_outcome(fhir::outcome{}).find("informational") != std::string::npos);
+}
+
+TEST_CASE("fhir validate: cost grows linearly with Bundle size (references are not rescanned)", "[fhir][validate]") {
+  // Not a timing test: a Bundle of 20,000 entries that all reference each other's contained
+  // resources must simply finish (a quadratic validator takes minutes here).
+  std::string text = R"({"resourceType":"Bundle","type":"collection","entry":[)";
+  for (int i = 0; i < 20000; ++i) {
+    if (i) text += ',';
+    text += R"({"fullUrl":"urn:uuid:00000000-0000-0000-0000-)" + std::string(12 - std::to_string(i).size(), '0') + std::to_string(i) +
+            R"(","resource":{"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"},"link":[{"other":{"reference":"Patient/p)" +
+            std::to_string(i) + R"("},"type":"seealso"}]}})";
+  }
+  text += "]}";
+  auto o = fhir::validate(text);
+  CHECK(o.issues.empty());
+}

@@ -1,0 +1,69 @@
+// The JSON shape of a message (docs/hl7v2.md): inline cases for each rule, and golden files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "quire/hl7v2.h"
+#include "test_support.h"
+
+using namespace quire::hl7v2;
+
+namespace {
+std::string json_of(const std::string &text) {
+  auto r = parse(text);
+  REQUIRE(r.ok());
+  return r->to_json();
+}
+std::string segments_of(const std::string &body) {
+  const std::string msh = "MSH|^~\\&\r";
+  const std::string json = json_of(msh + body);
+  const std::string prefix = R"({"delimiters":"|^~\\&","segments":[{"id":"MSH","fields":["|","^~\\&"]},)";
+  REQUIRE(json.substr(0, prefix.size()) == prefix);
+  return json.substr(prefix.size(), json.size() - prefix.size() - 2);
+}
+}  // namespace
+
+TEST_CASE("hl7v2 JSON: strings, repetitions, components, subcomponents", "[hl7v2][json]") {
+  CHECK(segments_of("PID|a") == R"({"id":"PID","fields":["a"]})");
+  CHECK(segments_of("PID|a~b") == R"({"id":"PID","fields":[["a","b"]]})");
+  CHECK(segments_of("PID|a^b") == R"({"id":"PID","fields":[[["a","b"]]]})");
+  CHECK(segments_of("PID|a&b") == R"({"id":"PID","fields":[[[["a","b"]]]]})");
+  CHECK(segments_of("PID|a^b~c") == R"({"id":"PID","fields":[[["a","b"],"c"]]})");
+  CHECK(segments_of("PID|a^b&c~") == R"({"id":"PID","fields":[[["a",["b","c"]]]]})");
+}
+
+TEST_CASE("hl7v2 JSON: empty trailing parts are dropped, inner ones kept", "[hl7v2][json]") {
+  CHECK(segments_of("PID|a^|b~|c&^~") == R"({"id":"PID","fields":["a","b","c"]})");
+  CHECK(segments_of("PID||x|||") == R"({"id":"PID","fields":["","x"]})");
+  CHECK(segments_of("PID|^b") == R"({"id":"PID","fields":[[["","b"]]]})");
+  CHECK(segments_of("PID|~b") == R"({"id":"PID","fields":[["","b"]]})");
+  CHECK(segments_of("PID|^^~^") == R"({"id":"PID","fields":[]})");
+  CHECK(segments_of("PID") == R"({"id":"PID","fields":[]})");
+}
+
+TEST_CASE("hl7v2 JSON: explicit null, escapes, control characters, non-ASCII", "[hl7v2][json]") {
+  CHECK(segments_of("PID|\"\"|a\\S\\b") == R"({"id":"PID","fields":[null,"a^b"]})");
+  CHECK(segments_of("NTE|x\\X01\\\\X1F\\\\.br\\\"q\"\\E\\") == R"({"id":"NTE","fields":["x\u0001\u001f\n\"q\"\\"]})");
+  CHECK(segments_of("NTE|caf\xC3\xA9 \xFF") == "{\"id\":\"NTE\",\"fields\":[\"caf\xC3\xA9 \xEF\xBF\xBD\"]}");
+}
+
+TEST_CASE("hl7v2 JSON golden files", "[hl7v2][json][golden]") {
+  const auto dir = quire_test::data_dir() / "hl7v2";
+  size_t compared = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".hl7") continue;
+    auto golden = entry.path();
+    golden.replace_extension(".json");
+    if (!std::filesystem::exists(golden)) continue;
+    const std::string text = quire_test::read_text(entry.path());
+    std::string expected = quire_test::read_text(golden);
+    while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r')) expected.pop_back();
+    auto r = parse(text);
+    INFO(entry.path().string());
+    REQUIRE(r.ok());
+    CHECK(r->to_json() == expected);
+    ++compared;
+  }
+  CHECK(compared >= 2);
+}

@@ -1,0 +1,92 @@
+// Embind bindings of the FHIR module. Input bytes arrive as one copy in the wasm heap (pointer and
+// length, padded by the wrapper); results leave as one record of JSON texts, never value by value.
+#include <emscripten/bind.h>
+
+#include "bind_support.h"
+#include "quire/fhir.h"
+
+namespace {
+
+using quire::wasm::error_record;
+
+/// fhir::options as the wrapper passes them (0 for a limit means its default).
+struct fhir_options_record {
+  bool strict = false;
+  double max_depth = 0, max_bytes = 0, max_issues = 0, max_contained = 0;
+  bool check_codes = true, check_references = true;
+};
+
+/// A result: an error, or JSON texts (`text`: the resource or formatted output; `issues`: an array).
+struct fhir_text_record {
+  error_record error;
+  std::string text;
+  std::string issues;
+  double errors = 0, warnings = 0;
+  bool truncated = false;
+};
+
+quire::fhir::options make_options(const fhir_options_record &r) {
+  quire::fhir::options o;
+  o.strict = r.strict;
+  if (r.max_depth > 0) o.max_depth = static_cast<size_t>(r.max_depth);
+  if (r.max_bytes > 0) o.max_bytes = static_cast<uint64_t>(r.max_bytes);
+  if (r.max_issues > 0) o.max_issues = static_cast<size_t>(r.max_issues);
+  if (r.max_contained > 0) o.max_contained = static_cast<size_t>(r.max_contained);
+  o.check_codes = r.check_codes;
+  o.check_references = r.check_references;
+  return o;
+}
+
+void fill_outcome(fhir_text_record &out, const quire::fhir::outcome &o) {
+  out.issues = quire::fhir::issues_to_json(o.issues);
+  out.errors = static_cast<double>(o.errors);
+  out.warnings = static_cast<double>(o.warnings);
+  out.truncated = o.truncated;
+}
+
+fhir_text_record fhir_validate(uintptr_t pointer, size_t length, const fhir_options_record &opts) {
+  auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
+  fhir_text_record out;
+  fill_outcome(out, quire::fhir::validate(*source, make_options(opts)));
+  return out;
+}
+
+// read() then write(): the canonical text, with the read's issues.
+fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, const fhir_options_record &opts) {
+  auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
+  fhir_text_record out;
+  auto r = quire::fhir::read(*source, make_options(opts));
+  if (!r) {
+    out.error = quire::wasm::to_record(r.error());
+    return out;
+  }
+  out.text = quire::fhir::write(r.value(), {.pretty = pretty});
+  fill_outcome(out, r->outcome());
+  return out;
+}
+
+std::string fhir_definitions_version() { return std::string(quire::fhir::definitions_version()); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_fhir) {
+  using namespace emscripten;
+  value_object<fhir_options_record>("FhirOptionsRecord")
+      .field("strict", &fhir_options_record::strict)
+      .field("maxDepth", &fhir_options_record::max_depth)
+      .field("maxBytes", &fhir_options_record::max_bytes)
+      .field("maxIssues", &fhir_options_record::max_issues)
+      .field("maxContained", &fhir_options_record::max_contained)
+      .field("checkCodes", &fhir_options_record::check_codes)
+      .field("checkReferences", &fhir_options_record::check_references);
+  value_object<fhir_text_record>("FhirTextRecord")
+      .field("error", &fhir_text_record::error)
+      .field("text", &fhir_text_record::text)
+      .field("issues", &fhir_text_record::issues)
+      .field("errors", &fhir_text_record::errors)
+      .field("warnings", &fhir_text_record::warnings)
+      .field("truncated", &fhir_text_record::truncated);
+  function("fhirValidate", &fhir_validate);
+  function("fhirWrite", &fhir_write);
+  function("fhirDefinitionsVersion", &fhir_definitions_version);
+}
