@@ -72,22 +72,24 @@ struct register_all {
   }
 } registered;
 
-// The quadratic twin: the same parse, then each element looked up by index (array::at is linear
-// in the index, so n lookups cost n²/2 steps).
+// The quadratic twin: the same parse, then every 8th element looked up by index (array::at is
+// linear in the index, so that costs n²/16 steps).
 result<uint64_t> parse_quadratic(std::string_view input) {
   auto doc = json::parse(input);
   if (!doc) return doc.error();
   auto arr = doc->root().get_array();
   if (!arr) return arr.error();
   uint64_t d = 0;
-  for (size_t i = 0; i < arr->size(); ++i) d = mix(d, arr->at(i)->offset());
+  for (size_t i = 0; i < arr->size(); i += 8) d = mix(d, arr->at(i)->offset());
   return d;
 }
 
-gate_registration check_gate{{"json.check/records", [](uint64_t scale) { return shapes::json_records(6000 * scale); },
-                              check_op, parse_quadratic}};
-gate_registration parse_gate{{"json.parse/records", [](uint64_t scale) { return shapes::json_records(6000 * scale); },
-                              parse_op, parse_quadratic}};
+// The base size (24,000 records, 3.7 MB) is already larger than this machine's caches, so the 4x
+// input measures the algorithm, not the step from cache to memory (at 0.8 MB the step alone cost
+// 1.7x in wasm).
+std::string gate_records(uint64_t scale) { return shapes::json_records(24000 * scale); }
+gate_registration check_gate{{"json.check/records", gate_records, check_op, parse_quadratic}};
+gate_registration parse_gate{{"json.parse/records", gate_records, parse_op, parse_quadratic}};
 
 }  // namespace
 }  // namespace quire::bench

@@ -129,7 +129,7 @@ struct gate_result {
 /// Runs the gates that match `filter` (substring; empty = all).
 std::vector<gate_result> run_gates(const std::string &filter, const std::function<void(const std::string &)> &progress);
 
-/// A 64-bit FNV-1a digest, for checksums.
+/// A 64-bit digest for checksums: FNV-1a's algorithm with quire's own default seed (not FNV's offset basis).
 uint64_t digest(std::string_view bytes, uint64_t seed = 1469598103934665603ull) noexcept;
 /// Mixes a value into a digest.
 uint64_t mix(uint64_t digest, uint64_t value) noexcept;
