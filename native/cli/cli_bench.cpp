@@ -1,4 +1,5 @@
 // `quire bench` (the native runner), `quire compare` and the native scaling gates.
+#include <malloc.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -89,7 +90,19 @@ std::string meta_json(const std::string &exe) {
   return m.str();
 }
 
+// Large blocks stay with the process between calls, as in a long-running service: by default
+// glibc maps every block above its (dynamic, at most 32 MiB) threshold afresh and trims freed heap,
+// so each call faults in new zeroed pages — in this project's virtual machines about 10 us a page,
+// which made a 4x input cost 15-25x. wasm never returns memory, so its readings need no such step.
+// Set QUIRE_BENCH_GLIBC_DEFAULTS=1 to measure with glibc's defaults.
+void keep_freed_memory() {
+  if (std::getenv("QUIRE_BENCH_GLIBC_DEFAULTS")) return;
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 int run_bench(arguments &args) {
+  keep_freed_memory();
   bench::run_options opts;
   opts.quick = args.flag("--quick");
   opts.large = args.flag("--large");
