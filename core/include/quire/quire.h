@@ -1,8 +1,10 @@
 // quire/quire.h — the whole public C++ API.
 #pragma once
 
+#include "quire/csv.h"
 #include "quire/error.h"
 #include "quire/fhir.h"
+#include "quire/format.h"
 #include "quire/hl7v2.h"
 #include "quire/json.h"
 #include "quire/ndjson.h"

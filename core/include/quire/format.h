@@ -1,0 +1,430 @@
+// quire/format.h — the .quire file format, version 1: write tables of records into an indexed,
+// column-compressed file, open it from any byte source reading only its footer, and query it.
+//
+//   quire::format::vector_sink out;
+//   auto w = quire::format::writer::create(schema, options, out);      // or write_ndjson / write_csv
+//   w.value()->append_row(cells); ...; w.value()->finish();
+//
+//   auto f = quire::format::file::open(quire::borrow_bytes(out.bytes));  // reads the footer only
+//   auto rows = f->query({.where = quire::format::parse_expression("age > 80").value()});
+//
+// docs/format.md describes the byte layout precisely enough for a second implementation, the
+// encodings, the indexes, the expression grammar and every limit.
+//
+// IMPORTANT: lifetime. A file keeps the byte source it was opened from (owned, or borrowed when
+// opened with a reference: the source must then outlive the file). Everything a file returns is
+// an owned copy (strings, vectors): nothing points into the file or its cache. A file is not safe
+// to use from two threads at once (its page cache and counters change on every read). There is no
+// global state: files and writers are independent objects, usable in a loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quire/csv.h"
+#include "quire/json.h"
+#include "quire/platform.h"
+#include "quire/result.h"
+
+namespace quire::format {
+
+/// The format version this build writes and the newest it reads.
+inline constexpr uint16_t FORMAT_VERSION = 1;
+
+// --- limits and defaults ------------------------------------------------------------------------
+
+/// Rows per chunk (write_options::chunk_rows). Chunks are the unit of statistics and skipping.
+inline constexpr uint32_t DEFAULT_CHUNK_ROWS = 65536;
+/// Largest chunk_rows a writer accepts and a reader believes (2^24).
+inline constexpr uint32_t MAX_CHUNK_ROWS = uint32_t{1} << 24;
+/// Target size of one data page before compression (write_options::page_bytes).
+inline constexpr uint32_t DEFAULT_PAGE_BYTES = 8192;
+/// zstd level of write_options::compression_level.
+inline constexpr int DEFAULT_COMPRESSION_LEVEL = 3;
+/// Memory the writer may hold for sorting (sorted_by and the indexes) before it compresses a
+/// sorted run and starts the next (write_options::sort_memory_bytes).
+inline constexpr size_t DEFAULT_SORT_MEMORY_BYTES = size_t{64} << 20;
+/// Largest footer a reader reads (open_options::max_footer_bytes). CORRUPT_FILE beyond.
+inline constexpr uint32_t DEFAULT_MAX_FOOTER_BYTES = uint32_t{64} << 20;
+/// Largest page, once decompressed, a reader accepts (open_options::max_page_bytes). A page that
+/// declares more, or decompresses to more, is CORRUPT_BLOCK: a decompression bomb costs nothing.
+inline constexpr uint32_t DEFAULT_MAX_PAGE_BYTES = uint32_t{64} << 20;
+/// Decoded pages a file keeps in its cache (open_options::cache_pages).
+inline constexpr size_t DEFAULT_CACHE_PAGES = 64;
+/// Most columns in a schema.
+inline constexpr size_t MAX_COLUMNS = 4096;
+/// Deepest nesting of a filter expression (parse_expression, parse_filter_json).
+inline constexpr size_t DEFAULT_MAX_EXPRESSION_DEPTH = 64;
+/// Longest NDJSON line write_ndjson reads (input_options::max_line_bytes). LINE_TOO_LONG beyond.
+inline constexpr size_t DEFAULT_MAX_LINE_BYTES = size_t{64} << 20;
+
+// --- schema -------------------------------------------------------------------------------------
+
+/// The type of a column. Every column accepts nulls.
+enum class column_type : uint8_t {
+  integer = 1,    ///< signed 64-bit integer
+  float64 = 2,    ///< IEEE double
+  decimal = 3,    ///< a decimal number kept as its exact text (`0.700`, 30 digits); compared as a double
+  string = 4,     ///< UTF-8 text
+  boolean = 5,    ///< true or false
+  date = 6,       ///< a calendar date, `YYYY-MM-DD`; stored as days since 1970-01-01
+  timestamp = 7,  ///< an instant, ISO 8601; stored as microseconds since 1970-01-01T00:00:00Z
+  json = 8,       ///< a nested JSON value (object or array) kept as compact text
+};
+
+/// "integer", "float", "decimal", "string", "boolean", "date", "timestamp", "json".
+std::string_view type_name(column_type type) noexcept;
+/// The type named by `name` (as type_name() spells it), or nullopt.
+std::optional<column_type> parse_type_name(std::string_view name) noexcept;
+
+struct column_def {
+  std::string name;
+  column_type type = column_type::string;
+};
+
+struct schema {
+  std::vector<column_def> columns;
+  /// The position of the column named `name`, or nullopt.
+  std::optional<size_t> find(std::string_view name) const noexcept;
+};
+
+/// The kinds of index a column may have (several per column).
+enum class index_kind : uint8_t {
+  sorted = 1,  ///< keys in order: =, in, <, <=, >, >=, between
+  hash = 2,    ///< hashes of keys in order, plus a Bloom filter per chunk: = and in
+  text = 3,    ///< trigrams of the text: contains and startsWith (patterns of 3 bytes or more)
+};
+/// "sorted", "hash", "text".
+std::string_view index_kind_name(index_kind kind) noexcept;
+std::optional<index_kind> parse_index_kind(std::string_view name) noexcept;
+
+struct index_def {
+  std::string column;
+  index_kind kind = index_kind::sorted;
+};
+
+// --- writing ------------------------------------------------------------------------------------
+
+/// One value handed to the writer. Text is borrowed for the duration of append_row() only.
+/// What each column type accepts: integer ← integer (and a real with no fraction); float ←
+/// integer, real; decimal ← text (a JSON number's text), integer, real; string ← text; boolean ←
+/// boolean; date ← text `YYYY-MM-DD`, integer (days); timestamp ← ISO 8601 text, integer
+/// (microseconds); json ← text (validated as JSON). Anything else is SCHEMA_MISMATCH.
+struct cell {
+  enum class kind : uint8_t { null_value, integer, real, boolean, text };
+  kind k = kind::null_value;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  std::string_view s;
+
+  static cell null() { return {}; }
+  static cell of(int64_t v) { cell c; c.k = kind::integer; c.i = v; return c; }
+  static cell of(double v) { cell c; c.k = kind::real; c.d = v; return c; }
+  static cell of(bool v) { cell c; c.k = kind::boolean; c.b = v; return c; }
+  static cell text(std::string_view v) { cell c; c.k = kind::text; c.s = v; return c; }
+};
+
+struct write_options {
+  uint32_t chunk_rows = DEFAULT_CHUNK_ROWS;          ///< rows per chunk, 1..MAX_CHUNK_ROWS
+  uint32_t page_bytes = DEFAULT_PAGE_BYTES;          ///< target page size before compression, 512..16 MiB
+  int compression_level = DEFAULT_COMPRESSION_LEVEL; ///< zstd level 1..19
+  std::string sorted_by;                             ///< a column to sort the rows by (stable; nulls last); "" keeps input order
+  std::vector<index_def> indexes;                    ///< indexes to build
+  size_t sort_memory_bytes = DEFAULT_SORT_MEMORY_BYTES;  ///< see DEFAULT_SORT_MEMORY_BYTES; at least 1 MiB is used
+};
+
+/// Where a writer's bytes go, in order. Implementations return IO_ERROR when they cannot write.
+class byte_sink {
+ public:
+  virtual ~byte_sink() = default;
+  virtual result<void> write(std::span<const uint8_t> bytes) = 0;
+};
+
+/// A sink that appends to a vector in memory.
+class vector_sink final : public byte_sink {
+ public:
+  std::vector<uint8_t> bytes;
+  result<void> write(std::span<const uint8_t> b) override {
+    bytes.insert(bytes.end(), b.begin(), b.end());
+    return {};
+  }
+};
+
+/// Writes a table: rows go in one at a time; each full chunk is encoded, compressed and written
+/// at once, so memory holds one chunk (plus the sort runs of sorted_by and the indexes, bounded
+/// by sort_memory_bytes and then kept compressed). Nothing is valid until finish() returns.
+class writer {
+ public:
+  /// Errors: INVALID_ARGUMENT (no columns, more than MAX_COLUMNS, an empty or repeated column
+  /// name, options out of range), WRONG_KEY (sorted_by or an index names no column, or an index
+  /// kind the column's type cannot have: text needs string, json or decimal...).
+  static result<std::unique_ptr<writer>> create(const format::schema &schema, const write_options &options, byte_sink &sink);
+  ~writer();
+  writer(const writer &) = delete;
+  writer &operator=(const writer &) = delete;
+
+  /// Appends one row (one cell per column, in schema order). Errors: INVALID_ARGUMENT (wrong
+  /// number of cells), SCHEMA_MISMATCH (a value the column cannot hold; path = column name,
+  /// message names the row), IO_ERROR from the sink. After an error the writer is unusable.
+  result<void> append_row(std::span<const cell> row);
+  /// Writes what is left, the indexes and the footer. Returns the number of bytes written.
+  result<uint64_t> finish();
+  uint64_t rows() const noexcept;
+
+ private:
+  struct impl;
+  explicit writer(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+/// How write_ndjson and write_csv read their input.
+struct input_options {
+  std::optional<format::schema> schema;  ///< given: values are checked against it; absent: inferred
+  csv::options csv;                       ///< CSV dialect and limits
+  json::limits json;                      ///< limits of each NDJSON line
+  size_t max_line_bytes = DEFAULT_MAX_LINE_BYTES;
+};
+
+/// Infers a schema from NDJSON (one JSON object per line; blank lines skipped). Columns appear in
+/// the order their keys are first seen. Types: integers → integer; numbers with a fraction or
+/// exponent → float, or decimal when the text would not survive a double (`0.700`, more than 15
+/// significant digits, an integer beyond 64 bits); true/false → boolean; `YYYY-MM-DD` strings →
+/// date; ISO 8601 date-time strings → timestamp; other strings → string; objects and arrays →
+/// json; null → (any). Mixing: integer+float → float; integer|float+decimal → decimal;
+/// date+timestamp → timestamp; date|timestamp+string → string; any other mix is SCHEMA_MISMATCH
+/// (line and column name). A column with only nulls is string. Errors of the JSON layer keep
+/// their code with the line; a line that is not an object is WRONG_TYPE.
+result<format::schema> infer_ndjson_schema(std::string_view ndjson, const input_options &options = {});
+/// Infers a schema from CSV with a header row. An empty field is null. Each field is tried as
+/// integer, float/decimal (as in NDJSON), boolean (`true`/`false`), date, timestamp, else string;
+/// in CSV every mix that is not listed above becomes string (all CSV fields are text).
+/// Errors: INVALID_CSV (ragged rows, bad quotes: line and column), EMPTY_INPUT (no header).
+result<format::schema> infer_csv_schema(std::string_view csv_text, const input_options &options = {});
+
+/// Writes NDJSON as a table (schema given or inferred, which reads the input twice). Keys not in a
+/// given schema are SCHEMA_MISMATCH. Returns the number of rows.
+result<uint64_t> write_ndjson(std::string_view ndjson, const write_options &options, byte_sink &sink,
+                              const input_options &input = {});
+/// Writes CSV (header row first) as a table. Returns the number of rows.
+result<uint64_t> write_csv(std::string_view csv_text, const write_options &options, byte_sink &sink,
+                           const input_options &input = {});
+
+// --- values and filters -------------------------------------------------------------------------
+
+/// A value in a filter or a lookup (owned).
+struct value {
+  enum class kind : uint8_t { null_value, integer, real, boolean, text };
+  kind k = kind::null_value;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  std::string s;
+
+  static value null() { return {}; }
+  static value of(int64_t v) { value x; x.k = kind::integer; x.i = v; return x; }
+  static value of(double v) { value x; x.k = kind::real; x.d = v; return x; }
+  static value of(bool v) { value x; x.k = kind::boolean; x.b = v; return x; }
+  static value text(std::string v) { value x; x.k = kind::text; x.s = std::move(v); return x; }
+};
+
+/// A filter: a comparison of a column with values, or and/or/not of filters. Comparisons are
+/// false on null (also `!=`); `not` negates the result (two-valued: `not age > 80` keeps rows
+/// whose age is null). Dates and timestamps compare with ISO 8601 text.
+struct filter {
+  enum class op : uint8_t {
+    eq, ne, lt, le, gt, ge,  ///< column OP values[0]
+    in,                      ///< column in values
+    between,                 ///< values[0] <= column <= values[1]
+    is_null, is_not_null,
+    contains, starts_with,   ///< text columns; values[0] is the text (case-sensitive, bytes)
+    and_, or_, not_,         ///< children
+  };
+  op o = op::and_;
+  std::string column;
+  std::vector<value> values;
+  std::vector<filter> children;
+};
+
+/// Parses the expression syntax of `quire query --where` (grammar in docs/format.md):
+///   country = 'NA' and age > 80          name contains 'Okafor'       not (a is null or b != 2)
+///   age between 18 and 65                id in (1, 2, 3)              email startsWith 'ana.'
+/// Errors: INVALID_QUERY with the byte offset; MAX_DEPTH_EXCEEDED past max_depth.
+result<filter> parse_expression(std::string_view text, size_t max_depth = DEFAULT_MAX_EXPRESSION_DEPTH);
+
+/// Parses a filter written as JSON (the npm package's object form):
+///   {"country": "NA", "age": {">": 80}}   {"or": [{...}, {...}]}   {"not": {...}}   {"name": {"contains": "Ok"}}
+/// Operators: = != < <= > >= in between contains startsWith isNull. A bare value means `=`; null
+/// means `is null`. Several keys mean `and`. Errors: INVALID_QUERY, MAX_DEPTH_EXCEEDED.
+result<filter> parse_filter_json(std::string_view json_text, size_t max_depth = DEFAULT_MAX_EXPRESSION_DEPTH);
+
+/// What to read.
+struct query {
+  std::optional<filter> where;       ///< absent: every row
+  std::vector<std::string> columns;  ///< projection; empty: every column, in schema order
+  std::string order_by;              ///< "" keeps file order; else a column (cheap when it is the sorted_by column)
+  bool descending = false;           ///< newest N: order_by a timestamp, descending, with a limit
+  uint64_t offset = 0;
+  uint64_t limit = UINT64_MAX;
+};
+
+/// Parses a query written as JSON: {"where": EXPR-string or filter object, "columns": [...],
+/// "orderBy": "col", "descending": true, "offset": N, "limit": N}. Errors: INVALID_QUERY.
+result<query> parse_query_json(std::string_view json_text);
+
+// --- reading ------------------------------------------------------------------------------------
+
+struct open_options {
+  uint32_t max_footer_bytes = DEFAULT_MAX_FOOTER_BYTES;
+  uint32_t max_page_bytes = DEFAULT_MAX_PAGE_BYTES;
+  size_t cache_pages = DEFAULT_CACHE_PAGES;
+  /// Fuzzing only: false skips the CRC checks so that damaged bytes reach the decoders (a hostile
+  /// file can carry valid checksums, so the decoders must stand on their own).
+  bool verify_checksums = true;
+};
+
+/// What a file has read from its source (since it was opened, or during one analyzed explain).
+struct read_counters {
+  uint64_t bytes = 0;             ///< bytes fetched from the source (or touched in place)
+  uint64_t reads = 0;             ///< fetches (one per page, directory or footer)
+  uint64_t data_pages = 0;        ///< data and dictionary pages decoded
+  uint64_t index_pages = 0;       ///< index roots, leaves and Bloom filters read
+  uint64_t directory_pages = 0;   ///< column statistics and page directories read
+  uint64_t cache_hits = 0;        ///< pages found decoded in the cache
+  uint64_t blocks = 0;            ///< distinct column chunks (blocks) whose pages were decoded
+  uint64_t chunks = 0;            ///< distinct chunks any of whose pages were decoded
+  uint64_t columns = 0;           ///< distinct columns any of whose pages or statistics were read
+};
+
+/// count and sum/min/max/avg of one column over the rows a filter matches.
+struct aggregate_result {
+  uint64_t rows = 0;        ///< rows matched
+  uint64_t count = 0;       ///< non-null values of the column among them
+  double sum = 0;           ///< numeric columns (booleans count true as 1); 0 when count is 0
+  int64_t integer_sum = 0;  ///< integer columns: the exact sum when integer_sum_exact
+  bool integer_sum_exact = false;
+  std::string min_json;     ///< the least value as JSON text ("null" when count is 0)
+  std::string max_json;
+  double avg = 0;           ///< sum / count (0 when count is 0)
+};
+
+/// A whole column (or its values in the matching rows) in bulk.
+struct column_array {
+  std::string name;
+  column_type type = column_type::string;
+  std::vector<uint8_t> valid;    ///< 1 per row with a value, 0 per null
+  std::vector<int64_t> ints;     ///< integer, date (days), timestamp (µs), boolean (0/1); 0 at nulls
+  std::vector<double> reals;     ///< float64; decimal (parsed); 0 at nulls
+  std::string text;              ///< string, json, decimal: the values one after another (UTF-8)
+  std::vector<uint32_t> text_offsets;  ///< size rows+1: value r is text[offsets[r], offsets[r+1])
+};
+
+/// Result rows, as JSON objects (keys in projection order; null values kept as null).
+struct row_set {
+  std::string json;    ///< NDJSON (one object a line, each ending in \n), or a JSON array
+  uint64_t count = 0;  ///< rows in it
+};
+
+/// An open .quire file. Movable, not copyable.
+class file {
+ public:
+  /// Opens a file: reads its fixed-size tail and its footer, nothing else. Errors:
+  /// NOT_A_QUIRE_FILE (wrong magic, or too short to hold header and tail), UNSUPPORTED_VERSION,
+  /// CORRUPT_BLOCK (the footer's checksum fails; path "footer"), CORRUPT_FILE (a footer pointing
+  /// past the end, absurd counts or sizes: all bounded before any allocation), IO_ERROR and
+  /// OUT_OF_RANGE from the source.
+  static result<file> open(std::unique_ptr<byte_source> source, const open_options &options = {});
+  /// As above, borrowing the source: it must outlive the file.
+  static result<file> open(const byte_source &source, const open_options &options = {});
+
+  file(file &&) noexcept;
+  file &operator=(file &&) noexcept;
+  ~file();
+
+  const format::schema &schema() const noexcept;
+  uint64_t row_count() const noexcept;
+  uint32_t chunk_rows() const noexcept;
+  uint64_t chunk_count() const noexcept;
+  /// The column the rows are sorted by; "" when none.
+  std::string_view sorted_by() const noexcept;
+  const std::vector<index_def> &indexes() const noexcept;
+  /// Size of the source in bytes.
+  uint64_t size() const noexcept;
+
+  /// The first row (in file order) whose `column` equals `key`, as a JSON object of the asked
+  /// columns (all when empty); nullopt when there is none. Uses a hash or sorted index of the
+  /// column when there is one, else chunk statistics and a scan. Errors: WRONG_KEY (no such
+  /// column, or a key that cannot be compared with it), CORRUPT_BLOCK, CORRUPT_FILE, IO_ERROR.
+  result<std::optional<std::string>> find(std::string_view column, const value &key, const std::vector<std::string> &columns = {});
+
+  /// Rows matching a query. `as_array`: one JSON array instead of NDJSON. Errors: WRONG_KEY (an
+  /// unknown column), INVALID_QUERY (a value that cannot be compared with its column, contains on
+  /// a non-text column...), and the read errors of find().
+  result<row_set> query(const format::query &q, bool as_array = false);
+  /// Rows matching a filter (every row when absent); no rows are built.
+  result<uint64_t> count(const std::optional<filter> &where = std::nullopt);
+  /// count and sum/min/max/avg of a column over matching rows; only that column and the filter's
+  /// columns are read (min/max with no filter come from statistics alone).
+  result<aggregate_result> aggregate(std::string_view column, const std::optional<filter> &where = std::nullopt);
+  /// Whole columns (every row, or the rows a filter matches) as arrays.
+  result<std::vector<column_array>> columns(const std::vector<std::string> &names, const std::optional<filter> &where = std::nullopt);
+  /// The plan of a query as a JSON object; with `analyze` the query runs and the report adds what
+  /// it read (read_counters) and the rows it matched. docs/format.md lists the fields.
+  result<std::string> explain(const format::query &q, bool analyze);
+  /// Schema, chunks, indexes and bytes by column and by index, as a JSON object (reads every
+  /// column's statistics and every index root).
+  result<std::string> storage();
+  /// Statistics of one column in each chunk as a JSON array ({chunk, rows, nulls, min, max}).
+  result<std::string> chunk_statistics(std::string_view column);
+
+  /// Reads every page of the file (directories, dictionaries, data, index roots, leaves, Bloom
+  /// filters) and checks its checksum and structure: CORRUPT_BLOCK or CORRUPT_FILE naming the
+  /// first bad page. Returns the number of pages checked.
+  result<uint64_t> verify();
+
+  /// What the file has read since it was opened.
+  read_counters counters() const noexcept;
+
+  struct impl;
+
+ private:
+  explicit file(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+// --- sample data (benchmarks and the demo) ------------------------------------------------------
+
+inline constexpr uint64_t DEFAULT_SAMPLE_SEED = 20240601;
+
+/// One synthetic customer record.
+struct customer {
+  int64_t id = 0;           ///< 1, 2, 3... in order
+  std::string name;         ///< "Ana Okafor"
+  std::string email;        ///< "ana.okafor17@example.org"
+  std::string country;      ///< ISO 3166 alpha-2 ("NA" is Namibia), skewed towards a few
+  std::string city;         ///< a city of that country
+  int64_t age = 0;          ///< 18..95
+  double balance = 0;       ///< 0..100000 with cents (a double)
+  int64_t created_at = 0;   ///< microseconds since 1970 (2015..2024), increasing with id
+};
+
+/// `count` customers from a seeded generator: the same seed gives the same records on every
+/// target and every run (no global state, no std:: distributions).
+std::vector<customer> generate_customers(size_t count, uint64_t seed = DEFAULT_SAMPLE_SEED);
+/// The customers' schema: id integer, name, email, country, city string, age integer, balance
+/// float, created_at timestamp.
+format::schema customer_schema();
+/// The customers as NDJSON (created_at as ISO 8601 text), one object a line.
+std::string customers_ndjson(const std::vector<customer> &customers);
+/// The customers as CSV with a header row.
+std::string customers_csv(const std::vector<customer> &customers);
+/// Appends the cells of one customer in customer_schema() order (text borrows from `c`).
+void customer_cells(const customer &c, std::vector<cell> &out);
+
+}  // namespace quire::format

@@ -1,0 +1,269 @@
+// Shared inside core/src/format only: byte helpers, checksums, the page codec, the stored-page
+// reference, value conversions and the bounded sorter. docs/format.md is the reference for every
+// byte these helpers write.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zstd.h>
+
+#include "quire/format.h"
+
+namespace quire::format::detail {
+
+static_assert(std::endian::native == std::endian::little, "quire's format code assumes a little-endian host (x86-64, wasm)");
+
+// --- constants of the layout (docs/format.md) ---------------------------------------------------
+
+inline constexpr char MAGIC[6] = {'Q', 'U', 'I', 'R', 'E', '\0'};
+inline constexpr size_t HEADER_SIZE = 8;   // magic + u16 version
+inline constexpr size_t TAIL_SIZE = 24;    // u64 footer offset, u32 footer length, u32 crc, magic, u16 version
+/// Padding kept after every decoded buffer so bit unpacking may load 8 bytes at a time.
+inline constexpr size_t DECODE_PADDING = 16;
+/// Strings longer than this keep a truncated minimum and no maximum in statistics.
+inline constexpr size_t STAT_TEXT_BYTES = 64;
+
+enum compression : uint8_t { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 };
+enum validity_kind : uint8_t { VALID_ALL = 0, VALID_NONE = 1, VALID_BITMAP = 2, VALID_RUNS = 3 };
+enum int_encoding : uint8_t { INT_PLAIN = 0, INT_FOR = 1, INT_DELTA = 2, INT_RLE = 3, INT_CONSTANT = 4 };
+enum value_encoding : uint8_t { VALUES_INTS = 0, VALUES_F64 = 1, VALUES_TEXT_PLAIN = 2, VALUES_TEXT_DICT = 3 };
+/// Names of encodings as storage reports print them: "ints/DELTA", "text/DICT+FOR"...
+std::string encoding_name(uint8_t encoding);
+
+// --- little-endian and varint writing -----------------------------------------------------------
+
+inline void put_u8(std::string &o, uint8_t v) { o.push_back(static_cast<char>(v)); }
+inline void put_u16(std::string &o, uint16_t v) { o.append(reinterpret_cast<const char *>(&v), 2); }
+inline void put_u32(std::string &o, uint32_t v) { o.append(reinterpret_cast<const char *>(&v), 4); }
+inline void put_u64(std::string &o, uint64_t v) { o.append(reinterpret_cast<const char *>(&v), 8); }
+inline void put_varint(std::string &o, uint64_t v) {
+  while (v >= 0x80) {
+    o.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  o.push_back(static_cast<char>(v));
+}
+inline uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+inline int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+inline void put_svarint(std::string &o, int64_t v) { put_varint(o, zigzag(v)); }
+inline void put_bytes(std::string &o, std::string_view s) {
+  put_varint(o, s.size());
+  o.append(s);
+}
+inline uint64_t load_u64(const uint8_t *p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint32_t load_u32(const uint8_t *p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+/// Reads what put_* wrote, with bounds: a read past the end sets `failed` and returns zeros, so a
+/// parser checks once at the end (or before it allocates).
+class byte_reader {
+ public:
+  byte_reader() = default;
+  explicit byte_reader(std::span<const uint8_t> b) : p_(b.data()), n_(b.size()) {}
+  bool failed() const noexcept { return failed_; }
+  size_t remaining() const noexcept { return n_ - pos_; }
+  size_t position() const noexcept { return pos_; }
+  const uint8_t *here() const noexcept { return p_ + pos_; }
+  void fail() noexcept { failed_ = true; pos_ = n_; }
+  uint8_t u8() {
+    if (pos_ >= n_) { fail(); return 0; }
+    return p_[pos_++];
+  }
+  uint16_t u16() { uint16_t v = 0; copy(&v, 2); return v; }
+  uint32_t u32() { uint32_t v = 0; copy(&v, 4); return v; }
+  uint64_t u64() { uint64_t v = 0; copy(&v, 8); return v; }
+  double f64() { double v = 0; copy(&v, 8); return v; }
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= n_) { fail(); return 0; }
+      uint8_t b = p_[pos_++];
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail();
+    return 0;
+  }
+  int64_t svarint() { return unzigzag(varint()); }
+  std::span<const uint8_t> take(uint64_t count) {
+    if (count > n_ - pos_) { fail(); return {}; }
+    auto s = std::span<const uint8_t>(p_ + pos_, static_cast<size_t>(count));
+    pos_ += static_cast<size_t>(count);
+    return s;
+  }
+  std::string_view bytes() {
+    auto s = take(varint());
+    return {reinterpret_cast<const char *>(s.data()), s.size()};
+  }
+
+ private:
+  void copy(void *out, size_t k) {
+    if (k > n_ - pos_) { fail(); return; }
+    std::memcpy(out, p_ + pos_, k);
+    pos_ += k;
+  }
+  const uint8_t *p_ = nullptr;
+  size_t n_ = 0;
+  size_t pos_ = 0;
+  bool failed_ = false;
+};
+
+// --- checksums and hashes -----------------------------------------------------------------------
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI and ext4.
+uint32_t crc32c(std::span<const uint8_t> bytes) noexcept;
+inline uint32_t crc32c(std::string_view s) noexcept { return crc32c({reinterpret_cast<const uint8_t *>(s.data()), s.size()}); }
+/// 64-bit hash of bytes: FNV-1a, then the SplitMix64 finaliser to spread the bits.
+uint64_t hash64(std::string_view bytes) noexcept;
+
+// --- stored pages -------------------------------------------------------------------------------
+
+/// Where a stored page is and how to read it back. Every object in a file after the header —
+/// data, dictionary, directory, statistics, index pages and Bloom filters — is a stored page.
+struct page_ref {
+  uint64_t offset = 0;
+  uint32_t stored_length = 0;
+  uint32_t raw_length = 0;
+  uint32_t crc = 0;  // CRC-32C of the stored bytes
+  uint8_t compression = COMPRESSION_NONE;
+};
+void put_ref(std::string &o, const page_ref &r);
+page_ref read_ref(byte_reader &r);
+
+/// Compresses `raw` with zstd at `level` (reusing `cctx`) when that saves at least 1/16 of it;
+/// else stores it raw. Returns the bytes to store and fills every field of `ref` but offset.
+std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
+
+// --- values -------------------------------------------------------------------------------------
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (the well-known days-from-civil formula).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept;
+/// Parses `YYYY-MM-DD`; nullopt otherwise (also for impossible dates like 2023-02-30).
+std::optional<int64_t> parse_date(std::string_view s) noexcept;
+/// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,6}](Z|±HH:MM)` (or a bare date, at midnight UTC when
+/// `allow_date`) into microseconds since the epoch, UTC.
+std::optional<int64_t> parse_timestamp(std::string_view s, bool allow_date = false) noexcept;
+void append_date(std::string &out, int64_t days);
+/// `YYYY-MM-DDTHH:MM:SS[.mmm|.uuuuuu]Z`: the fraction only when it is not zero, 3 digits when
+/// they suffice.
+void append_timestamp(std::string &out, int64_t micros);
+/// The shortest of %.15g, %.16g, %.17g that reads back as the same double: identical text on
+/// every target (standard libraries differ in std::to_chars support for doubles).
+void append_double(std::string &out, double v);
+/// strtod on a bounded copy.
+double parse_double(std::string_view s) noexcept;
+
+/// How a piece of number text classifies, for inference.
+enum class number_class : uint8_t { not_a_number, integer, real, decimal };
+/// Classifies text by JSON's number grammar: integer (fits int64), real (survives a double:
+/// at most 15 significant digits and no trailing zero after the point), decimal (otherwise).
+number_class classify_number(std::string_view text) noexcept;
+
+/// How a column's values compare: as 64-bit integers, doubles, or bytes.
+enum class domain : uint8_t { ints, reals, text };
+domain domain_of(column_type t) noexcept;
+/// True for column types stored as text (string, decimal, json).
+inline bool stored_as_text(column_type t) noexcept { return t == column_type::string || t == column_type::decimal || t == column_type::json; }
+
+/// Appends an order-preserving key: ints flip the sign bit (big-endian); doubles flip the sign bit
+/// or all bits; text escapes 0x00 as 00 FF and ends with 00 00, so a key followed by more bytes
+/// still sorts by the key first.
+void append_int_key(std::string &out, int64_t v);
+void append_real_key(std::string &out, double v);
+void append_text_key(std::string &out, std::string_view v);
+
+// --- statistics ---------------------------------------------------------------------------------
+
+/// min/max/nulls of a chunk or a page. For text, min may be a truncated prefix (still a lower
+/// bound) and max is absent when it would need truncating.
+struct stats {
+  uint64_t rows = 0;
+  uint64_t nulls = 0;
+  bool has_min = false, has_max = false;
+  int64_t imin = 0, imax = 0;
+  double rmin = 0, rmax = 0;
+  std::string tmin, tmax;
+};
+void put_stats(std::string &o, domain d, const stats &s);
+stats read_stats(byte_reader &r, domain d);
+
+// --- the page codec -----------------------------------------------------------------------------
+
+/// Values of one column for some rows, decoded. Nulls are expanded: every vector has one entry
+/// per row (0 / empty at nulls) so row r of a page is index r.
+struct column_values {
+  uint32_t rows = 0;
+  std::vector<uint8_t> valid;      // empty: every row valid
+  std::vector<int64_t> ints;       // ints domain
+  std::vector<double> reals;       // float64 (decimal keeps text)
+  std::vector<uint32_t> ids;       // dictionary pages: ids into the chunk's dictionary
+  std::string text;                // plain text pages
+  std::vector<uint32_t> offsets;   // plain text: rows+1 offsets into text
+  bool dictionary = false;
+  bool is_valid(uint32_t r) const { return valid.empty() || valid[r]; }
+};
+
+/// A chunk's dictionary of distinct strings.
+struct dictionary {
+  std::string text;
+  std::vector<uint32_t> offsets;  // size()+1
+  size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  std::string_view at(uint32_t i) const { return std::string_view(text).substr(offsets[i], offsets[i + 1] - offsets[i]); }
+};
+
+/// Appends the best of PLAIN, CONSTANT, FOR, DELTA and RLE for these integers (tag byte first).
+void encode_ints(std::string &out, std::span<const int64_t> v);
+/// Decodes `count` integers. False on malformed input.
+bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out);
+
+/// Encodes the validity of `rows` rows (valid[i] != 0) as VALID_* (tag byte first).
+void encode_validity(std::string &out, std::span<const uint8_t> valid, uint64_t nulls);
+bool decode_validity(byte_reader &r, uint32_t rows, std::vector<uint8_t> &valid, uint64_t &nulls);
+
+void encode_dictionary(std::string &out, const dictionary &d);
+bool decode_dictionary(std::span<const uint8_t> raw, uint64_t max_entries, dictionary &d);
+
+/// Decodes one data page of a column of `type` holding `rows` rows.
+bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size, column_values &out);
+
+// --- bounded sorting ----------------------------------------------------------------------------
+
+/// Sorts (key, payload) entries by key bytes, holding at most `memory_bytes` unsorted in memory:
+/// beyond that the sorted run is zstd-compressed and kept, and finish() merges the runs with
+/// streaming decompression (memory: the budget plus the compressed runs plus 128 KiB per run).
+class run_sorter {
+ public:
+  explicit run_sorter(size_t memory_bytes);
+  ~run_sorter();
+  run_sorter(const run_sorter &) = delete;
+  run_sorter &operator=(const run_sorter &) = delete;
+  void add(std::string_view key, std::string_view payload);
+  /// Ends adding; next() then yields the entries in key order (equal keys: in the order added).
+  result<void> finish();
+  /// The next entry; false at the end. Views are valid until the next call.
+  result<bool> next(std::string_view &key, std::string_view &payload);
+  uint64_t size() const noexcept { return count_; }
+  size_t spilled_runs() const noexcept;
+
+ private:
+  struct state;
+  std::unique_ptr<state> s_;
+  uint64_t count_ = 0;
+};
+
+}  // namespace quire::format::detail

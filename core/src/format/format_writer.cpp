@@ -1,0 +1,725 @@
+// The writer: rows → typed values → (optionally sorted through the bounded sorter) → one chunk of
+// column buffers → encoded, compressed, checksummed pages → the sink. Indexes collect (key, row)
+// entries in their own bounded sorters and are written after the last chunk, then the column
+// directories, the footer and the tail (docs/format.md, "Layout").
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "format_internal.h"
+#include "quire/version.h"
+
+namespace quire::format {
+
+using namespace detail;
+
+std::string_view type_name(column_type type) noexcept {
+  switch (type) {
+    case column_type::integer: return "integer";
+    case column_type::float64: return "float";
+    case column_type::decimal: return "decimal";
+    case column_type::string: return "string";
+    case column_type::boolean: return "boolean";
+    case column_type::date: return "date";
+    case column_type::timestamp: return "timestamp";
+    case column_type::json: return "json";
+  }
+  return "unknown";
+}
+
+std::optional<column_type> parse_type_name(std::string_view name) noexcept {
+  for (auto t : {column_type::integer, column_type::float64, column_type::decimal, column_type::string, column_type::boolean,
+                 column_type::date, column_type::timestamp, column_type::json}) {
+    if (type_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+std::string_view index_kind_name(index_kind kind) noexcept {
+  switch (kind) {
+    case index_kind::sorted: return "sorted";
+    case index_kind::hash: return "hash";
+    case index_kind::text: return "text";
+  }
+  return "unknown";
+}
+
+std::optional<index_kind> parse_index_kind(std::string_view name) noexcept {
+  for (auto k : {index_kind::sorted, index_kind::hash, index_kind::text}) {
+    if (index_kind_name(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> schema::find(std::string_view name) const noexcept {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// A value converted to its column's storage: ints, a double, or text.
+struct typed {
+  bool null = true;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view s;
+};
+
+constexpr uint32_t BLOOM_HASHES = 7;
+constexpr uint32_t BLOOM_BITS_PER_KEY = 10;
+
+void put_be64(std::string &o, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) o.push_back(static_cast<char>((v >> s) & 0xFF));
+}
+
+}  // namespace
+
+struct writer::impl {
+  format::schema sch;
+  write_options opt;
+  byte_sink &sink;
+  ZSTD_CCtx *cctx = nullptr;
+  uint64_t offset = 0;
+  bool failed = false;
+  bool finished = false;
+  uint64_t rows_in = 0;
+  uint64_t rows_out = 0;
+  int sort_column = -1;
+  std::unique_ptr<run_sorter> row_sorter;
+  std::string scratch, key_scratch, owned_text;
+
+  struct column_buffer {
+    std::vector<uint8_t> valid;
+    std::vector<int64_t> ints;
+    std::vector<double> reals;
+    std::string text;
+    std::vector<uint32_t> offsets{0};
+    uint64_t nulls = 0;
+  };
+  std::vector<column_buffer> buffers;
+  uint32_t buffered = 0;
+  std::vector<std::string> column_dirs;  // per column: serialised chunk entries
+  uint64_t chunks = 0;
+
+  struct index_state {
+    index_def def;
+    size_t column;
+    std::unique_ptr<run_sorter> sorter;
+    std::vector<uint64_t> chunk_hashes;     // hash: the keys of the current chunk
+    std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
+  };
+  std::vector<index_state> indexes;
+
+  impl(const format::schema &s, const write_options &o, byte_sink &k) : sch(s), opt(o), sink(k) {}
+  ~impl() { ZSTD_freeCCtx(cctx); }
+
+  result<void> emit(std::string_view bytes) {
+    auto r = sink.write({reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()});
+    if (!r) return r;
+    offset += bytes.size();
+    return {};
+  }
+
+  result<page_ref> write_page(std::string_view raw) {
+    page_ref ref;
+    std::string stored = seal_page(raw, opt.compression_level, cctx, ref);
+    ref.offset = offset;
+    auto r = emit(stored);
+    if (!r) return std::move(r).error();
+    return ref;
+  }
+
+  quire::error mismatch(size_t col, const cell &c, std::string_view why) const {
+    static constexpr std::string_view KIND[] = {"null", "an integer", "a number", "a boolean", "text"};
+    quire::error e(error_code::SCHEMA_MISMATCH,
+                   "row " + std::to_string(rows_in + 1) + ": column '" + sch.columns[col].name + "' (" +
+                       std::string(type_name(sch.columns[col].type)) + ") cannot hold " + std::string(KIND[static_cast<int>(c.k)]) +
+                       (why.empty() ? "" : ": " + std::string(why)));
+    e.path = sch.columns[col].name;
+    return e;
+  }
+
+  /// Converts a cell to the column's storage. `text_store` keeps text made here (decimals from numbers).
+  result<typed> convert(size_t col, const cell &c, std::string &text_store) {
+    typed t;
+    if (c.k == cell::kind::null_value) return t;
+    t.null = false;
+    switch (sch.columns[col].type) {
+      case column_type::integer:
+        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
+        if (c.k == cell::kind::real && std::floor(c.d) == c.d && std::fabs(c.d) < 9.2e18) { t.i = static_cast<int64_t>(c.d); return t; }
+        return mismatch(col, c, "");
+      case column_type::float64:
+        if (c.k == cell::kind::integer) { t.d = static_cast<double>(c.i); return t; }
+        if (c.k == cell::kind::real && std::isfinite(c.d)) { t.d = c.d; return t; }
+        return mismatch(col, c, "");
+      case column_type::decimal:
+        if (c.k == cell::kind::text) {
+          if (classify_number(c.s) == number_class::not_a_number) return mismatch(col, c, "not a number");
+          t.s = c.s;
+          return t;
+        }
+        if (c.k == cell::kind::integer) { text_store = std::to_string(c.i); t.s = text_store; return t; }
+        if (c.k == cell::kind::real && std::isfinite(c.d)) { text_store.clear(); append_double(text_store, c.d); t.s = text_store; return t; }
+        return mismatch(col, c, "");
+      case column_type::string:
+        if (c.k == cell::kind::text) { t.s = c.s; return t; }
+        return mismatch(col, c, "");
+      case column_type::boolean:
+        if (c.k == cell::kind::boolean) { t.i = c.b ? 1 : 0; return t; }
+        return mismatch(col, c, "");
+      case column_type::date:
+        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
+        if (c.k == cell::kind::text) {
+          auto d = parse_date(c.s);
+          if (!d) return mismatch(col, c, "not a YYYY-MM-DD date");
+          t.i = *d;
+          return t;
+        }
+        return mismatch(col, c, "");
+      case column_type::timestamp:
+        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
+        if (c.k == cell::kind::text) {
+          auto ts = parse_timestamp(c.s, true);
+          if (!ts) return mismatch(col, c, "not an ISO 8601 timestamp");
+          t.i = *ts;
+          return t;
+        }
+        return mismatch(col, c, "");
+      case column_type::json:
+        if (c.k == cell::kind::text) {
+          if (auto ok = json::check(c.s); !ok) return mismatch(col, c, "not JSON: " + ok.error().message);
+          t.s = c.s;
+          return t;
+        }
+        return mismatch(col, c, "");
+    }
+    return mismatch(col, c, "");
+  }
+
+  void append_key(std::string &out, size_t col, const typed &t) const {
+    switch (domain_of(sch.columns[col].type)) {
+      case domain::ints: append_int_key(out, t.i); break;
+      case domain::reals:
+        append_real_key(out, sch.columns[col].type == column_type::decimal ? parse_double(t.s) : t.d);
+        break;
+      case domain::text: append_text_key(out, t.s); break;
+    }
+  }
+
+  // --- stage 2: rows in final order -------------------------------------------------------------
+
+  result<void> add_row(const std::vector<typed> &row) {
+    const uint64_t row_number = rows_out;
+    for (size_t c = 0; c < row.size(); ++c) {
+      auto &b = buffers[c];
+      const typed &t = row[c];
+      b.valid.push_back(t.null ? 0 : 1);
+      b.nulls += t.null;
+      switch (sch.columns[c].type) {
+        case column_type::float64: b.reals.push_back(t.null ? 0 : t.d); break;
+        case column_type::string:
+        case column_type::decimal:
+        case column_type::json:
+          if (!t.null) b.text.append(t.s);
+          b.offsets.push_back(static_cast<uint32_t>(b.text.size()));
+          break;
+        default: b.ints.push_back(t.null ? 0 : t.i); break;
+      }
+    }
+    for (auto &ix : indexes) {
+      const typed &t = row[ix.column];
+      if (t.null) continue;
+      key_scratch.clear();
+      switch (ix.def.kind) {
+        case index_kind::sorted:
+          append_key(key_scratch, ix.column, t);
+          put_be64(key_scratch, row_number);
+          ix.sorter->add(key_scratch, {});
+          break;
+        case index_kind::hash: {
+          append_key(key_scratch, ix.column, t);
+          uint64_t h = hash64(key_scratch);
+          key_scratch.clear();
+          put_be64(key_scratch, h);
+          put_be64(key_scratch, row_number);
+          ix.sorter->add(key_scratch, {});
+          ix.chunk_hashes.push_back(h);
+          break;
+        }
+        case index_kind::text: {
+          std::string_view s = t.s;
+          if (s.size() < 3) break;
+          std::vector<uint32_t> grams;
+          grams.reserve(s.size() - 2);
+          for (size_t i = 0; i + 3 <= s.size(); ++i) {
+            grams.push_back((uint32_t{static_cast<uint8_t>(s[i])} << 16) | (uint32_t{static_cast<uint8_t>(s[i + 1])} << 8) |
+                            static_cast<uint8_t>(s[i + 2]));
+          }
+          std::sort(grams.begin(), grams.end());
+          grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+          for (uint32_t g : grams) {
+            key_scratch.clear();
+            key_scratch.push_back(static_cast<char>(g >> 16));
+            key_scratch.push_back(static_cast<char>((g >> 8) & 0xFF));
+            key_scratch.push_back(static_cast<char>(g & 0xFF));
+            put_be64(key_scratch, row_number);
+            ix.sorter->add(key_scratch, {});
+          }
+          break;
+        }
+      }
+    }
+    ++rows_out;
+    if (++buffered == opt.chunk_rows) return flush_chunk();
+    return {};
+  }
+
+  /// Rows per page so that a page holds about page_bytes once encoded.
+  uint32_t rows_per_page(double bytes_per_row) const {
+    double rows = static_cast<double>(opt.page_bytes) / std::max(bytes_per_row, 0.01);
+    return static_cast<uint32_t>(std::clamp(rows, 1.0, static_cast<double>(MAX_CHUNK_ROWS)));
+  }
+
+  result<void> flush_column(size_t c) {
+    auto &b = buffers[c];
+    const column_type type = sch.columns[c].type;
+    const domain dom = domain_of(type);
+    const uint32_t rows = buffered;
+    stats chunk_stats;
+    chunk_stats.rows = rows;
+    chunk_stats.nulls = b.nulls;
+
+    auto text_at = [&](uint32_t r) { return std::string_view(b.text).substr(b.offsets[r], b.offsets[r + 1] - b.offsets[r]); };
+    auto page_stats = [&](uint32_t from, uint32_t to) {
+      stats s;
+      s.rows = to - from;
+      for (uint32_t r = from; r < to; ++r) {
+        if (!b.valid[r]) { ++s.nulls; continue; }
+        bool first = !s.has_min;
+        switch (dom) {
+          case domain::ints:
+            if (first || b.ints[r] < s.imin) s.imin = b.ints[r];
+            if (first || b.ints[r] > s.imax) s.imax = b.ints[r];
+            break;
+          case domain::reals: {
+            double v = type == column_type::decimal ? parse_double(text_at(r)) : b.reals[r];
+            if (first || v < s.rmin) s.rmin = v;
+            if (first || v > s.rmax) s.rmax = v;
+            break;
+          }
+          case domain::text: {
+            std::string_view v = text_at(r);
+            if (first || v < s.tmin) s.tmin = std::string(v);
+            if (first || v > s.tmax) s.tmax = std::string(v);
+            break;
+          }
+        }
+        s.has_min = true;
+      }
+      s.has_max = s.has_min;
+      if (dom == domain::text && s.has_min) {
+        if (s.tmin.size() > STAT_TEXT_BYTES) s.tmin.resize(STAT_TEXT_BYTES);
+        if (s.tmax.size() > STAT_TEXT_BYTES) {
+          s.tmax.clear();
+          s.has_max = false;
+        }
+      }
+      return s;
+    };
+    chunk_stats = page_stats(0, rows);
+
+    // Dictionary for text when values repeat enough.
+    bool use_dict = false;
+    dictionary dict;
+    std::vector<uint32_t> ids;
+    if (stored_as_text(type)) {
+      std::unordered_map<std::string_view, uint32_t> seen;
+      ids.assign(rows, 0);
+      dict.offsets.assign(1, 0);
+      bool give_up = false;
+      const uint64_t present = rows - b.nulls;
+      for (uint32_t r = 0; r < rows && !give_up; ++r) {
+        if (!b.valid[r]) continue;
+        auto [it, inserted] = seen.try_emplace(text_at(r), static_cast<uint32_t>(seen.size()));
+        if (inserted) {
+          dict.text.append(it->first);
+          dict.offsets.push_back(static_cast<uint32_t>(dict.text.size()));
+          if (seen.size() > present / 2 + 1 || dict.text.size() > (size_t{1} << 20)) give_up = true;
+        }
+        ids[r] = it->second;
+      }
+      use_dict = !give_up && present > 0;
+    }
+
+    // Bytes per row once encoded, to size the pages.
+    double per_row = 8;
+    std::vector<int64_t> dense;
+    switch (dom) {
+      case domain::ints: {
+        dense.reserve(rows);
+        for (uint32_t r = 0; r < rows; ++r) if (b.valid[r]) dense.push_back(b.ints[r]);
+        scratch.clear();
+        encode_ints(scratch, dense);
+        per_row = static_cast<double>(scratch.size()) / std::max<uint32_t>(rows, 1);
+        break;
+      }
+      default:
+        if (type == column_type::float64) per_row = 8;
+        else if (use_dict) per_row = std::max(1.0, static_cast<double>(std::bit_width(dict.size()))) / 8.0;
+        else per_row = static_cast<double>(b.text.size()) / std::max<uint32_t>(rows, 1) + 1;
+        break;
+    }
+    const uint32_t page_rows = rows_per_page(per_row);
+
+    std::string dir;
+    uint64_t data_bytes = 0;
+    uint32_t page_count = (rows + page_rows - 1) / page_rows;
+    put_varint(dir, page_count);
+    put_u8(dir, use_dict ? 1 : 0);
+    if (use_dict) {
+      scratch.clear();
+      encode_dictionary(scratch, dict);
+      put_varint(dir, dict.size());
+      auto ref = write_page(scratch);
+      if (!ref) return std::move(ref).error();
+      put_ref(dir, *ref);
+      data_bytes += ref->stored_length;
+    }
+    std::string raw;
+    std::vector<int64_t> values;
+    for (uint32_t from = 0; from < rows; from += page_rows) {
+      uint32_t to = std::min(rows, from + page_rows);
+      stats ps = page_stats(from, to);
+      raw.clear();
+      encode_validity(raw, std::span<const uint8_t>(b.valid).subspan(from, to - from), ps.nulls);
+      values.clear();
+      uint8_t value_tag, int_tag = 0;
+      size_t tag_at = 0;
+      if (dom == domain::ints) {
+        value_tag = VALUES_INTS;
+        put_u8(raw, value_tag);
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(b.ints[r]);
+        tag_at = raw.size();
+        encode_ints(raw, values);
+      } else if (type == column_type::float64) {
+        value_tag = VALUES_F64;
+        put_u8(raw, value_tag);
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) raw.append(reinterpret_cast<const char *>(&b.reals[r]), 8);
+      } else if (use_dict) {
+        value_tag = VALUES_TEXT_DICT;
+        put_u8(raw, value_tag);
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(ids[r]);
+        tag_at = raw.size();
+        encode_ints(raw, values);
+      } else {
+        value_tag = VALUES_TEXT_PLAIN;
+        put_u8(raw, value_tag);
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(b.offsets[r + 1] - b.offsets[r]);
+        tag_at = raw.size();
+        encode_ints(raw, values);
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) raw.append(text_at(r));
+      }
+      if (tag_at) int_tag = static_cast<uint8_t>(raw[tag_at]);
+      auto ref = write_page(raw);
+      if (!ref) return std::move(ref).error();
+      data_bytes += ref->stored_length;
+      put_ref(dir, *ref);
+      put_varint(dir, to - from);
+      put_u8(dir, static_cast<uint8_t>(value_tag << 4 | int_tag));
+      put_stats(dir, dom, ps);
+    }
+    auto dir_ref = write_page(dir);
+    if (!dir_ref) return std::move(dir_ref).error();
+    auto &cd = column_dirs[c];
+    put_ref(cd, *dir_ref);
+    put_varint(cd, data_bytes);
+    put_stats(cd, dom, chunk_stats);
+    return {};
+  }
+
+  result<void> flush_chunk() {
+    if (buffered == 0) return {};
+    for (size_t c = 0; c < buffers.size(); ++c) {
+      auto r = flush_column(c);
+      if (!r) return r;
+      auto &b = buffers[c];
+      b.valid.clear();
+      b.ints.clear();
+      b.reals.clear();
+      b.text.clear();
+      b.offsets.assign(1, 0);
+      b.nulls = 0;
+    }
+    for (auto &ix : indexes) {
+      if (ix.def.kind != index_kind::hash) continue;
+      uint64_t bits = std::max<uint64_t>(64, (ix.chunk_hashes.size() * BLOOM_BITS_PER_KEY + 63) / 64 * 64);
+      std::string filter(bits / 8, '\0');
+      for (uint64_t h : ix.chunk_hashes) {
+        uint64_t h2 = (h >> 33) | (h << 31) | 1;
+        for (uint32_t k = 0; k < BLOOM_HASHES; ++k) {
+          uint64_t bit = (h + k * h2) % bits;
+          filter[bit >> 3] = static_cast<char>(filter[bit >> 3] | (1 << (bit & 7)));
+        }
+      }
+      auto ref = write_page(filter);
+      if (!ref) return std::move(ref).error();
+      std::string entry;
+      put_ref(entry, *ref);
+      put_varint(entry, bits);
+      put_u8(entry, BLOOM_HASHES);
+      ix.bloom_entries.push_back(std::move(entry));
+      ix.chunk_hashes.clear();
+    }
+    ++chunks;
+    buffered = 0;
+    return {};
+  }
+
+  // --- indexes ------------------------------------------------------------------------------------
+
+  /// Leaves of (key, row) entries and a root listing each leaf's first key: shared by all kinds.
+  result<page_ref> write_index(index_state &ix, uint64_t &entries) {
+    auto fin = ix.sorter->finish();
+    if (!fin) return std::move(fin).error();
+    std::string root_leaves, leaf, prev_key, first_key;
+    uint64_t leaf_count = 0, leaf_entries = 0;
+    uint64_t prev_row = 0;
+    entries = 0;
+    auto close_leaf = [&]() -> result<void> {
+      if (leaf_entries == 0) return {};
+      std::string raw;
+      put_varint(raw, leaf_entries);
+      raw.append(leaf);
+      auto ref = write_page(raw);
+      if (!ref) return std::move(ref).error();
+      put_bytes(root_leaves, first_key);
+      put_varint(root_leaves, leaf_entries);
+      put_ref(root_leaves, *ref);
+      ++leaf_count;
+      leaf.clear();
+      leaf_entries = 0;
+      return {};
+    };
+    std::string_view key, payload;
+    while (true) {
+      auto more = ix.sorter->next(key, payload);
+      if (!more) return std::move(more).error();
+      if (!*more) break;
+      std::string_view k = key.substr(0, key.size() - 8);
+      uint64_t row = 0;
+      for (size_t i = key.size() - 8; i < key.size(); ++i) row = (row << 8) | static_cast<uint8_t>(key[i]);
+      if (leaf.size() >= opt.page_bytes && k != prev_key) {
+        auto r = close_leaf();
+        if (!r) return std::move(r).error();
+      }
+      if (leaf_entries == 0) {
+        first_key.assign(k);
+        prev_key.clear();
+      }
+      size_t shared = 0;
+      bool same = leaf_entries > 0 && k == prev_key;
+      if (leaf_entries > 0) {
+        while (shared < k.size() && shared < prev_key.size() && k[shared] == prev_key[shared]) ++shared;
+      }
+      put_varint(leaf, shared);
+      put_bytes(leaf, k.substr(shared));
+      put_varint(leaf, same ? row - prev_row : row);
+      prev_key.assign(k);
+      prev_row = row;
+      ++leaf_entries;
+      ++entries;
+    }
+    auto r = close_leaf();
+    if (!r) return std::move(r).error();
+    std::string root;
+    put_varint(root, leaf_count);
+    root.append(root_leaves);
+    put_varint(root, ix.bloom_entries.size());
+    for (const auto &e : ix.bloom_entries) root.append(e);
+    ix.sorter.reset();
+    return write_page(root);
+  }
+
+  result<uint64_t> finish() {
+    if (row_sorter) {
+      auto fin = row_sorter->finish();
+      if (!fin) return std::move(fin).error();
+      std::vector<typed> row(sch.columns.size());
+      std::string_view key, payload;
+      while (true) {
+        auto more = row_sorter->next(key, payload);
+        if (!more) return std::move(more).error();
+        if (!*more) break;
+        byte_reader r({reinterpret_cast<const uint8_t *>(payload.data()), payload.size()});
+        for (auto &t : row) {
+          uint8_t tag = r.u8();
+          t = typed();
+          t.null = tag == 0;
+          if (tag == 1) t.i = r.svarint();
+          else if (tag == 2) t.d = r.f64();
+          else if (tag == 3) t.s = r.bytes();
+        }
+        auto a = add_row(row);
+        if (!a) return std::move(a).error();
+      }
+      row_sorter.reset();
+    }
+    auto f = flush_chunk();
+    if (!f) return std::move(f).error();
+
+    std::string footer;
+    put_varint(footer, rows_out);
+    put_varint(footer, opt.chunk_rows);
+    std::vector<page_ref> index_roots;
+    std::vector<uint64_t> index_entries;
+    for (auto &ix : indexes) {
+      uint64_t entries = 0;
+      auto root = write_index(ix, entries);
+      if (!root) return std::move(root).error();
+      index_roots.push_back(*root);
+      index_entries.push_back(entries);
+    }
+    put_varint(footer, sch.columns.size());
+    for (size_t c = 0; c < sch.columns.size(); ++c) {
+      std::string cd;
+      put_varint(cd, chunks);
+      cd.append(column_dirs[c]);
+      auto ref = write_page(cd);
+      if (!ref) return std::move(ref).error();
+      put_bytes(footer, sch.columns[c].name);
+      put_u8(footer, static_cast<uint8_t>(sch.columns[c].type));
+      put_ref(footer, *ref);
+    }
+    put_varint(footer, static_cast<uint64_t>(sort_column + 1));
+    put_varint(footer, indexes.size());
+    for (size_t i = 0; i < indexes.size(); ++i) {
+      put_varint(footer, indexes[i].column);
+      put_u8(footer, static_cast<uint8_t>(indexes[i].def.kind));
+      put_ref(footer, index_roots[i]);
+      put_varint(footer, index_entries[i]);
+    }
+    put_bytes(footer, "quire " + std::string(quire::version().version));
+    uint64_t footer_offset = offset;
+    auto e = emit(footer);
+    if (!e) return std::move(e).error();
+    std::string tail;
+    put_u64(tail, footer_offset);
+    put_u32(tail, static_cast<uint32_t>(footer.size()));
+    put_u32(tail, crc32c(footer));
+    tail.append(MAGIC, sizeof MAGIC);
+    put_u16(tail, FORMAT_VERSION);
+    e = emit(tail);
+    if (!e) return std::move(e).error();
+    return offset;
+  }
+};
+
+writer::writer(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+writer::~writer() = default;
+uint64_t writer::rows() const noexcept { return impl_->rows_in; }
+
+result<std::unique_ptr<writer>> writer::create(const format::schema &s, const write_options &o, byte_sink &sink) {
+  if (s.columns.empty()) return quire::error(error_code::INVALID_ARGUMENT, "a table needs at least one column");
+  if (s.columns.size() > MAX_COLUMNS) return quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns");
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    if (s.columns[i].name.empty()) return quire::error(error_code::INVALID_ARGUMENT, "column " + std::to_string(i + 1) + " has no name");
+    if (s.find(s.columns[i].name) != i) return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' appears twice");
+    if (!parse_type_name(type_name(s.columns[i].type))) return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' has an unknown type");
+  }
+  if (o.chunk_rows < 1 || o.chunk_rows > MAX_CHUNK_ROWS) return quire::error(error_code::INVALID_ARGUMENT, "chunk_rows must be 1.." + std::to_string(MAX_CHUNK_ROWS));
+  if (o.page_bytes < 512 || o.page_bytes > (16u << 20)) return quire::error(error_code::INVALID_ARGUMENT, "page_bytes must be 512..16 MiB");
+  if (o.compression_level < 1 || o.compression_level > 19) return quire::error(error_code::INVALID_ARGUMENT, "compression_level must be 1..19");
+  auto p = std::make_unique<impl>(s, o, sink);
+  p->cctx = ZSTD_createCCtx();
+  if (!p->cctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
+  p->buffers.resize(s.columns.size());
+  p->column_dirs.resize(s.columns.size());
+  size_t sorters = o.indexes.size() + (o.sorted_by.empty() ? 0 : 1);
+  size_t share = sorters ? o.sort_memory_bytes / sorters : o.sort_memory_bytes;
+  if (!o.sorted_by.empty()) {
+    auto c = s.find(o.sorted_by);
+    if (!c) return quire::error(error_code::WRONG_KEY, "sorted_by names no column: '" + o.sorted_by + "'");
+    p->sort_column = static_cast<int>(*c);
+    p->row_sorter = std::make_unique<run_sorter>(share);
+  }
+  for (const auto &d : o.indexes) {
+    auto c = s.find(d.column);
+    if (!c) return quire::error(error_code::WRONG_KEY, "an index names no column: '" + d.column + "'");
+    column_type t = s.columns[*c].type;
+    if (d.kind == index_kind::text && t != column_type::string && t != column_type::json) {
+      return quire::error(error_code::WRONG_KEY, "a text index needs a string or json column; '" + d.column + "' is " + std::string(type_name(t)));
+    }
+    if (!parse_index_kind(index_kind_name(d.kind))) return quire::error(error_code::INVALID_ARGUMENT, "unknown index kind");
+    for (const auto &other : p->indexes) {
+      if (other.column == *c && other.def.kind == d.kind) return quire::error(error_code::INVALID_ARGUMENT, "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
+    }
+    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share), {}, {}});
+  }
+  std::string header(MAGIC, sizeof MAGIC);
+  put_u16(header, FORMAT_VERSION);
+  auto e = p->emit(header);
+  if (!e) return std::move(e).error();
+  return std::unique_ptr<writer>(new writer(std::move(p)));
+}
+
+result<void> writer::append_row(std::span<const cell> row) {
+  auto &w = *impl_;
+  if (w.failed || w.finished) return quire::error(error_code::INVALID_ARGUMENT, "the writer has failed or finished");
+  if (row.size() != w.sch.columns.size()) {
+    w.failed = true;
+    return quire::error(error_code::INVALID_ARGUMENT, "row " + std::to_string(w.rows_in + 1) + " has " + std::to_string(row.size()) +
+                                                          " cells; the schema has " + std::to_string(w.sch.columns.size()) + " columns");
+  }
+  std::vector<typed> typed_row(row.size());
+  std::vector<std::string> stores(row.size());
+  for (size_t c = 0; c < row.size(); ++c) {
+    auto t = w.convert(c, row[c], stores[c]);
+    if (!t) {
+      w.failed = true;
+      return std::move(t).error();
+    }
+    typed_row[c] = *t;
+  }
+  if (w.row_sorter) {
+    w.key_scratch.clear();
+    const typed &k = typed_row[static_cast<size_t>(w.sort_column)];
+    w.key_scratch.push_back(k.null ? 1 : 0);
+    if (!k.null) w.append_key(w.key_scratch, static_cast<size_t>(w.sort_column), k);
+    put_be64(w.key_scratch, w.rows_in);
+    w.scratch.clear();
+    for (size_t c = 0; c < row.size(); ++c) {
+      const typed &t = typed_row[c];
+      if (t.null) { put_u8(w.scratch, 0); continue; }
+      switch (w.sch.columns[c].type) {
+        case column_type::float64: put_u8(w.scratch, 2); w.scratch.append(reinterpret_cast<const char *>(&t.d), 8); break;
+        case column_type::string:
+        case column_type::decimal:
+        case column_type::json: put_u8(w.scratch, 3); put_bytes(w.scratch, t.s); break;
+        default: put_u8(w.scratch, 1); put_svarint(w.scratch, t.i); break;
+      }
+    }
+    w.row_sorter->add(w.key_scratch, w.scratch);
+    ++w.rows_in;
+    return {};
+  }
+  auto r = w.add_row(typed_row);
+  if (!r) {
+    w.failed = true;
+    return r;
+  }
+  ++w.rows_in;
+  return {};
+}
+
+result<uint64_t> writer::finish() {
+  auto &w = *impl_;
+  if (w.failed || w.finished) return quire::error(error_code::INVALID_ARGUMENT, "the writer has failed or finished");
+  w.finished = true;
+  return w.finish();
+}
+
+}  // namespace quire::format

@@ -1,0 +1,476 @@
+// The .quire format: write tables (rows, CSV, NDJSON) into indexed, column-compressed bytes, open
+// them from memory or by ranges (a Node file, a Blob in a Worker), and query them with the same
+// core as native quire.
+import type { EmbindHandle, ErrorRecord } from './quire.mjs';
+import { QuireError } from './errors.js';
+import { Handle } from './handles.js';
+import { wasm, withInput, type Input } from './module.js';
+
+// --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
+
+interface TextResult {
+  error: ErrorRecord;
+  text: string;
+  present: boolean;
+}
+interface NumberResult {
+  error: ErrorRecord;
+  value: number;
+}
+interface ColumnRecord {
+  name: string;
+  type: string;
+  rows: number;
+  valid: number;
+  numbers: number;
+  text: number;
+  textLength: number;
+  offsets: number;
+}
+interface FormatFileHandle extends EmbindHandle {
+  error(): ErrorRecord;
+  info(): string;
+  query(queryJson: string): TextResult;
+  find(column: string, keyJson: string, columnsJson: string): TextResult;
+  count(where: string): NumberResult;
+  aggregate(column: string, where: string): TextResult;
+  explain(queryJson: string, analyze: boolean): TextResult;
+  storage(): TextResult;
+  verify(): NumberResult;
+  counters(): string;
+  loadColumns(namesJson: string, where: string): NumberResult;
+  column(index: number): ColumnRecord;
+  releaseColumns(): void;
+}
+interface FormatBytesHandle extends EmbindHandle {
+  error(): ErrorRecord;
+  pointer(): number;
+  size(): number;
+  rows(): number;
+}
+interface FormatBindings {
+  HEAPU8: Uint8Array;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+  FormatFile: new (pointer: number, length: number) => FormatFileHandle;
+  formatOpenReader(size: number, reader: { read(offset: number, length: number, pointer: number): number }): FormatFileHandle;
+  formatWrite(pointer: number, length: number, from: string, optionsJson: string): FormatBytesHandle;
+}
+
+function bindings(): FormatBindings {
+  return wasm() as unknown as FormatBindings;
+}
+
+// --- public types ----------------------------------------------------------------------------------
+
+export type ColumnType = 'integer' | 'float' | 'decimal' | 'string' | 'boolean' | 'date' | 'timestamp' | 'json';
+export type IndexKind = 'sorted' | 'hash' | 'text';
+
+export interface ColumnDef {
+  name: string;
+  type: ColumnType;
+}
+
+export interface WriteOptions {
+  /** What the input is: objects (default for arrays), CSV or NDJSON (default for text). */
+  from?: 'rows' | 'csv' | 'ndjson';
+  /** Column types; inferred from the input when absent (docs/format.md lists the rules). */
+  schema?: ColumnDef[];
+  /** Sort the rows by this column (stable, nulls last). */
+  sortedBy?: string;
+  /** Indexes to build: `{ id: 'hash', name: ['text', 'sorted'] }` or `[{ column, kind }]`. */
+  indexes?: Record<string, IndexKind | IndexKind[]> | { column: string; kind: IndexKind }[];
+  /** Rows per chunk (default 65536). */
+  chunkRows?: number;
+  /** Target page size before compression (default 8192). */
+  pageBytes?: number;
+  /** zstd level 1..19 (default 3). */
+  compressionLevel?: number;
+  /** Memory for sorting before runs are compressed (default 64 MiB). */
+  sortMemoryBytes?: number;
+}
+
+/** A filter: an expression (`"country = 'NA' and age > 80"`) or the object form (`{ country: 'NA', age: { '>': 80 } }`). */
+export type Where = string | Record<string, unknown>;
+
+export interface Query {
+  where?: Where;
+  /** Columns to return, in this order (default: all). */
+  columns?: string[];
+  /** Order by a column (cheap when it is the file's sortedBy column). */
+  orderBy?: string;
+  descending?: boolean;
+  offset?: number;
+  limit?: number;
+}
+
+export interface Aggregate {
+  /** Rows the filter matched. */
+  rows: number;
+  /** Non-null values of the column among them. */
+  count: number;
+  sum: number;
+  min: unknown;
+  max: unknown;
+  avg: number;
+}
+
+/** A column in bulk: numbers (NaN at nulls), booleans as 0/1, text as strings (null at nulls). */
+export type ColumnArray = Float64Array | Uint8Array | (string | null)[];
+
+export interface ColumnsResult {
+  /** One array per asked column. Integers, floats, decimals and dates (days since 1970) are Float64Array; timestamps are milliseconds since 1970 (Float64Array); booleans Uint8Array (0/1); strings and json arrays of strings. */
+  columns: Record<string, ColumnArray>;
+  /** 1 where the column has a value, 0 where it is null. */
+  valid: Record<string, Uint8Array>;
+  rows: number;
+}
+
+export interface ReadCounters {
+  bytes: number;
+  reads: number;
+  dataPages: number;
+  indexPages: number;
+  directoryPages: number;
+  cacheHits: number;
+  blocks: number;
+  chunks: number;
+  columns: number;
+}
+
+export interface FileInfo {
+  rows: number;
+  chunks: number;
+  chunkRows: number;
+  bytes: number;
+  sortedBy: string | null;
+  columns: ColumnDef[];
+  indexes: { column: string; kind: IndexKind }[];
+}
+
+/** Reads ranges synchronously: copy `length` bytes at `offset` into `into` and return how many were copied. */
+export interface RangeReader {
+  size: number;
+  read(offset: number, length: number, into: Uint8Array): number;
+  close?(): void;
+}
+
+// --- helpers -----------------------------------------------------------------------------------------
+
+const decoder = new TextDecoder();
+
+function check(r: { error: ErrorRecord }): void {
+  if (r.error.code) throw QuireError.fromRecord(r.error);
+}
+
+function whereText(where: Where | undefined): string {
+  if (where === undefined || where === null) return '';
+  return typeof where === 'string' ? where : JSON.stringify(where);
+}
+
+function queryJson(q: Query): string {
+  return JSON.stringify({ ...q, where: q.where === undefined ? undefined : q.where });
+}
+
+function indexList(indexes: WriteOptions['indexes']): { column: string; kind: IndexKind }[] | undefined {
+  if (!indexes) return undefined;
+  if (Array.isArray(indexes)) return indexes;
+  const out: { column: string; kind: IndexKind }[] = [];
+  for (const [column, kinds] of Object.entries(indexes)) {
+    for (const kind of Array.isArray(kinds) ? kinds : [kinds]) out.push({ column, kind });
+  }
+  return out;
+}
+
+const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+type NodeFs = {
+  openSync(path: string, flags: string): number;
+  closeSync(fd: number): void;
+  fstatSync(fd: number): { size: number };
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  writeFileSync(path: string, data: Uint8Array): void;
+  renameSync(from: string, to: string): void;
+  rmSync(path: string, options?: { force?: boolean }): void;
+};
+
+function nodeFs(): NodeFs {
+  // process.getBuiltinModule (Node 20.16+) loads fs synchronously without a static import that
+  // browser bundlers would trip on.
+  const get = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  if (!isNode || !get) throw new Error('quire: opening a file by path needs Node.js 20.16 or newer');
+  return get('node:fs') as NodeFs;
+}
+
+// --- the file handle ------------------------------------------------------------------------------------
+
+/** An open .quire file. close() it when done (a finalizer frees it otherwise). */
+export class QuireFile extends Handle<FormatFileHandle> {
+  readonly #info: FileInfo;
+  readonly #onClose: (() => void) | undefined;
+
+  /** @internal */
+  constructor(handle: FormatFileHandle, onClose?: () => void) {
+    super(handle, 'QuireFile');
+    this.#info = JSON.parse(handle.info()) as FileInfo;
+    this.#onClose = onClose;
+  }
+
+  /** Columns and their types. */
+  get schema(): ColumnDef[] {
+    return this.#info.columns;
+  }
+  /** Rows, chunks, size, sortedBy and indexes. */
+  get info(): FileInfo {
+    return this.#info;
+  }
+  get rowCount(): number {
+    return this.#info.rows;
+  }
+
+  /** The first row whose `column` equals `key`, or undefined. */
+  find(column: string, key: string | number | boolean, options: { columns?: string[] } = {}): Record<string, unknown> | undefined {
+    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify(options.columns) : '');
+    check(r);
+    return r.present ? (JSON.parse(r.text) as Record<string, unknown>) : undefined;
+  }
+
+  /** Rows matching a query, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers). */
+  query(q: Query = {}): Record<string, unknown>[] {
+    const r = this.handle.query(queryJson(q));
+    check(r);
+    return JSON.parse(r.text) as Record<string, unknown>[];
+  }
+
+  /** Rows matching a filter (all rows when absent); no rows are built. */
+  count(where?: Where): number {
+    const r = this.handle.count(whereText(where));
+    check(r);
+    return r.value;
+  }
+
+  /** count, sum, min, max and avg of a column over the rows a filter matches. */
+  aggregate(column: string, where?: Where): Aggregate {
+    const r = this.handle.aggregate(column, whereText(where));
+    check(r);
+    return JSON.parse(r.text) as Aggregate;
+  }
+
+  /** Whole columns (or their values in matching rows) as typed arrays, copied out of wasm memory. */
+  columns(names: string[] = [], where?: Where): ColumnsResult {
+    const h = this.handle;
+    const n = h.loadColumns(JSON.stringify(names), whereText(where));
+    check(n);
+    const out: ColumnsResult = { columns: {}, valid: {}, rows: 0 };
+    try {
+      for (let i = 0; i < n.value; i++) {
+        const c = h.column(i);
+        // Views are made after the last call that may grow memory, and copied at once.
+        const heap = bindings().HEAPU8;
+        out.rows = c.rows;
+        const valid = heap.slice(c.valid, c.valid + c.rows);
+        out.valid[c.name] = valid;
+        if (c.type === 'string' || c.type === 'json') {
+          const text = decoder.decode(heap.subarray(c.text, c.text + c.textLength));
+          const offsets = new Uint32Array(heap.buffer, c.offsets, c.rows + 1).slice();
+          const values: (string | null)[] = new Array(c.rows);
+          for (let r = 0; r < c.rows; r++) values[r] = valid[r] ? text.slice(offsets[r], offsets[r + 1]) : null;
+          out.columns[c.name] = values;
+        } else if (c.type === 'boolean') {
+          const numbers = new Float64Array(heap.buffer, c.numbers, c.rows);
+          const flags = new Uint8Array(c.rows);
+          for (let r = 0; r < c.rows; r++) flags[r] = numbers[r] === 1 ? 1 : 0;
+          out.columns[c.name] = flags;
+        } else {
+          out.columns[c.name] = c.rows ? new Float64Array(heap.buffer, c.numbers, c.rows).slice() : new Float64Array(0);
+        }
+      }
+    } finally {
+      h.releaseColumns();
+    }
+    return out;
+  }
+
+  /** The plan of a query; with `analyze` the query runs and the report adds what it read. */
+  explain(q: Query = {}, options: { analyze?: boolean } = {}): Record<string, unknown> {
+    const r = this.handle.explain(queryJson(q), options.analyze ?? false);
+    check(r);
+    return JSON.parse(r.text) as Record<string, unknown>;
+  }
+
+  /** Bytes by column and by index, encodings, chunks. */
+  storage(): Record<string, unknown> {
+    const r = this.handle.storage();
+    check(r);
+    return JSON.parse(r.text) as Record<string, unknown>;
+  }
+
+  /** Reads every page and checks its checksum; returns the number of pages checked. */
+  verify(): number {
+    const r = this.handle.verify();
+    check(r);
+    return r.value;
+  }
+
+  /** What the file has read since it was opened. */
+  counters(): ReadCounters {
+    return JSON.parse(this.handle.counters()) as ReadCounters;
+  }
+
+  override close(): void {
+    if (this.closed) return;
+    super.close();
+    this.#onClose?.();
+  }
+}
+
+function openHandle(handle: FormatFileHandle, onClose?: () => void): QuireFile {
+  const err = handle.error();
+  if (err.code) {
+    handle.delete();
+    onClose?.();
+    throw QuireError.fromRecord(err);
+  }
+  return new QuireFile(handle, onClose);
+}
+
+function openBytes(bytes: Uint8Array | ArrayBuffer): QuireFile {
+  const m = bindings();
+  let handle: FormatFileHandle | undefined;
+  // The file keeps the heap copy and frees it with itself.
+  withInput(
+    bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes,
+    (pointer, length) => {
+      handle = new m.FormatFile(pointer, length);
+      return handle;
+    },
+    () => true,
+  );
+  return openHandle(handle!);
+}
+
+function openReader(reader: RangeReader): QuireFile {
+  const m = bindings();
+  const handle = m.formatOpenReader(reader.size, {
+    read(offset: number, length: number, pointer: number): number {
+      // HEAPU8 is taken inside the call: memory may have grown since the file was opened.
+      return reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length));
+    },
+  });
+  return openHandle(handle, () => reader.close?.());
+}
+
+/** A RangeReader over a Node file descriptor (fs.readSync): only the ranges asked for are read. */
+export function nodeFileReader(path: string): RangeReader {
+  const fs = nodeFs();
+  const fd = fs.openSync(path, 'r');
+  const size = fs.fstatSync(fd).size;
+  let open = true;
+  return {
+    size,
+    read(offset, length, into) {
+      let done = 0;
+      while (done < length) {
+        const n = fs.readSync(fd, into, done, length - done, offset + done);
+        if (n <= 0) break;
+        done += n;
+      }
+      return done;
+    },
+    close() {
+      if (open) fs.closeSync(fd);
+      open = false;
+    },
+  };
+}
+
+/** A RangeReader over a Blob or File with FileReaderSync: only in a Worker (it does not exist on the main thread). */
+export function blobReader(blob: Blob): RangeReader {
+  const Sync = (globalThis as unknown as { FileReaderSync?: new () => { readAsArrayBuffer(b: Blob): ArrayBuffer } }).FileReaderSync;
+  if (!Sync) throw new Error('quire: reading a Blob by ranges needs FileReaderSync, which exists only in a Worker; use `await format.openBlob(blob)`');
+  const sync = new Sync();
+  return {
+    size: blob.size,
+    read(offset, length, into) {
+      const part = new Uint8Array(sync.readAsArrayBuffer(blob.slice(offset, offset + length)));
+      into.set(part);
+      return part.length;
+    },
+  };
+}
+
+function toNdjson(rows: readonly object[]): string {
+  let out = '';
+  for (const r of rows) out += JSON.stringify(r) + '\n';
+  return out;
+}
+
+/** The .quire format. */
+export const format = {
+  /**
+   * Writes a table and returns the file's bytes. `input`: an array of plain objects, or CSV /
+   * NDJSON text (or its UTF-8 bytes). Throws QuireError (SCHEMA_MISMATCH, INVALID_CSV...).
+   */
+  write(input: readonly object[] | Input, options: WriteOptions = {}): Uint8Array {
+    const m = bindings();
+    let from = options.from;
+    let data: Input;
+    if (Array.isArray(input)) {
+      data = toNdjson(input);
+      from = 'ndjson';
+    } else {
+      data = input as Input;
+      from ??= 'ndjson';
+      if (from === 'rows') throw new TypeError('quire: from "rows" needs an array of objects');
+    }
+    const opts = JSON.stringify({
+      schema: options.schema,
+      sortedBy: options.sortedBy,
+      indexes: indexList(options.indexes),
+      chunkRows: options.chunkRows,
+      pageBytes: options.pageBytes,
+      compressionLevel: options.compressionLevel,
+      sortMemoryBytes: options.sortMemoryBytes,
+    });
+    const out = withInput(data, (pointer, length) => m.formatWrite(pointer, length, from === 'csv' ? 'csv' : 'ndjson', opts));
+    try {
+      const err = out.error();
+      if (err.code) throw QuireError.fromRecord(err);
+      const pointer = out.pointer();
+      return bindings().HEAPU8.slice(pointer, pointer + out.size());
+    } finally {
+      out.delete();
+    }
+  },
+
+  /** Node: writes a table to `path` through a temporary name renamed at the end. */
+  writeFile(path: string, input: readonly object[] | Input, options: WriteOptions = {}): void {
+    const fs = nodeFs();
+    const bytes = format.write(input, options);
+    const temp = `${path}.tmp-${process.pid}`;
+    try {
+      fs.writeFileSync(temp, bytes);
+      fs.renameSync(temp, path);
+    } catch (e) {
+      fs.rmSync(temp, { force: true });
+      throw e;
+    }
+  },
+
+  /**
+   * Opens a file, reading only its footer. `source`: bytes (copied into wasm memory once), a
+   * RangeReader (read synchronously, range by range), or in Node a path (read by ranges with
+   * fs.readSync; close() closes the descriptor).
+   */
+  open(source: Uint8Array | ArrayBuffer | RangeReader | string): QuireFile {
+    if (typeof source === 'string') return openReader(nodeFileReader(source));
+    if (source instanceof Uint8Array || source instanceof ArrayBuffer) return openBytes(source);
+    return openReader(source);
+  },
+
+  /** Opens a Blob or File: by ranges in a Worker (FileReaderSync); on the main thread it is read whole first. */
+  async openBlob(blob: Blob): Promise<QuireFile> {
+    if ((globalThis as { FileReaderSync?: unknown }).FileReaderSync) return openReader(blobReader(blob));
+    return openBytes(new Uint8Array(await blob.arrayBuffer()));
+  },
+};

@@ -1,0 +1,362 @@
+// `quire convert`, `quire query` and `quire inspect`: .quire files from the command line.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+
+#include "cli.h"
+#include "quire/file_source.h"
+#include "quire/format.h"
+#include "quire/json.h"
+
+namespace quire::cli {
+namespace {
+
+bool parse_number(const std::optional<std::string> &text, uint64_t &out) {
+  if (!text) return true;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), out);
+  return ec == std::errc() && p == text->data() + text->size();
+}
+
+std::vector<std::string> split_list(const std::string &s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// Writes to OUTPUT.tmp-<pid>, renamed to OUTPUT only when everything was written: a crash or an
+/// error never leaves a half file under the real name.
+class temp_file_sink final : public format::byte_sink {
+ public:
+  explicit temp_file_sink(std::string final_path)
+      : final_(std::move(final_path)), temp_(final_ + ".tmp-" + std::to_string(::getpid())), f_(std::fopen(temp_.c_str(), "wb")) {}
+  ~temp_file_sink() override {
+    if (f_) std::fclose(f_);
+    if (!committed_) std::remove(temp_.c_str());
+  }
+  temp_file_sink(const temp_file_sink &) = delete;
+  temp_file_sink &operator=(const temp_file_sink &) = delete;
+  bool opened() const { return f_ != nullptr; }
+  const std::string &temp_path() const { return temp_; }
+  result<void> write(std::span<const uint8_t> bytes) override {
+    if (bytes.empty()) return {};
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) return quire::error(error_code::IO_ERROR, "cannot write " + temp_);
+    return {};
+  }
+  result<void> commit() {
+    int closed = std::fclose(f_);
+    f_ = nullptr;
+    if (closed != 0) return quire::error(error_code::IO_ERROR, "cannot finish writing " + temp_);
+    if (std::rename(temp_.c_str(), final_.c_str()) != 0) return quire::error(error_code::IO_ERROR, "cannot rename " + temp_ + " to " + final_);
+    committed_ = true;
+    return {};
+  }
+
+ private:
+  std::string final_, temp_;
+  FILE *f_;
+  bool committed_ = false;
+};
+
+bool ends_with(const std::string &s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int run_convert(arguments &args) {
+  auto from = args.option("--from");
+  auto sort = args.option("--sort");
+  auto index_specs = args.options("--index");
+  uint64_t chunk_rows = format::DEFAULT_CHUNK_ROWS, page_bytes = format::DEFAULT_PAGE_BYTES, level = format::DEFAULT_COMPRESSION_LEVEL;
+  bool quiet = args.flag("--quiet");
+  if (!parse_number(args.option("--chunk-rows"), chunk_rows) || !parse_number(args.option("--page-bytes"), page_bytes) ||
+      !parse_number(args.option("--level"), level)) {
+    return usage_error("convert", "--chunk-rows, --page-bytes and --level take a whole number");
+  }
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("convert", args.error());
+  if (files.size() != 2) return usage_error("convert", "needs INPUT and OUTPUT.quire");
+  std::string kind = from.value_or("");
+  if (kind.empty()) {
+    if (ends_with(files[0], ".csv")) kind = "csv";
+    else if (ends_with(files[0], ".ndjson") || ends_with(files[0], ".jsonl") || ends_with(files[0], ".json")) kind = "ndjson";
+    else return usage_error("convert", "cannot tell the input's format from its name: add --from csv or --from ndjson");
+  }
+  if (kind != "csv" && kind != "ndjson") return usage_error("convert", "--from takes csv or ndjson");
+  format::write_options opts;
+  opts.chunk_rows = static_cast<uint32_t>(std::min<uint64_t>(chunk_rows, UINT32_MAX));
+  opts.page_bytes = static_cast<uint32_t>(std::min<uint64_t>(page_bytes, UINT32_MAX));
+  opts.compression_level = static_cast<int>(std::min<uint64_t>(level, 100));
+  if (sort) opts.sorted_by = *sort;
+  for (const auto &spec : index_specs) {
+    auto colon = spec.rfind(':');
+    auto k = colon == std::string::npos ? std::optional<format::index_kind>() : format::parse_index_kind(spec.substr(colon + 1));
+    if (!k) return usage_error("convert", "--index takes COLUMN:sorted, COLUMN:hash or COLUMN:text");
+    opts.indexes.push_back({spec.substr(0, colon), *k});
+  }
+  auto source = native::open_file(files[0]);
+  if (!source) {
+    print_error(files[0], source.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto bytes = source.value()->contiguous();
+  std::string_view text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  temp_file_sink sink(files[1]);
+  if (!sink.opened()) {
+    print_error(files[1], quire::error(error_code::IO_ERROR, "cannot create " + sink.temp_path()));
+    return EXIT_BAD_INPUT;
+  }
+  auto rows = kind == "csv" ? format::write_csv(text, opts, sink) : format::write_ndjson(text, opts, sink);
+  if (!rows) {
+    // Usage mistakes in options (a sort or index column that does not exist) are still the input's
+    // fault from the tool's view: the error says which.
+    print_error(files[0], rows.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto committed = sink.commit();
+  if (!committed) {
+    print_error(files[1], committed.error());
+    return EXIT_BAD_INPUT;
+  }
+  if (!quiet) {
+    auto out = native::open_file(files[1]);
+    uint64_t size = out ? out.value()->size() : 0;
+    std::printf("%s: %llu rows, %llu bytes (%s input: %llu bytes, %.1fx smaller)\n", files[1].c_str(), static_cast<unsigned long long>(*rows),
+                static_cast<unsigned long long>(size), kind.c_str(), static_cast<unsigned long long>(bytes.size()),
+                size ? static_cast<double>(bytes.size()) / static_cast<double>(size) : 0.0);
+  }
+  return EXIT_OK;
+}
+
+result<std::unique_ptr<byte_source>> open_source(const std::string &path, const std::optional<std::string> &load) {
+  native::open_options opts;
+  if (load) {
+    auto mode = native::parse_load_mode(*load);
+    if (!mode) return quire::error(error_code::INVALID_ARGUMENT, "--load takes read, mmap or prewarm");
+    opts.mode = *mode;
+  }
+  return native::open_file(path, opts);
+}
+
+/// The key of --find COLUMN=VALUE, read as the column's type.
+std::optional<format::value> key_for(const format::schema &s, const std::string &column, const std::string &text) {
+  auto c = s.find(column);
+  if (!c) return format::value::text(text);  // the lookup reports the unknown column
+  switch (s.columns[*c].type) {
+    case format::column_type::integer: {
+      int64_t v;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+      return format::value::of(v);
+    }
+    case format::column_type::float64:
+    case format::column_type::decimal: {
+      char *end = nullptr;
+      double d = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end) return std::nullopt;
+      return format::value::of(d);
+    }
+    case format::column_type::boolean:
+      if (text != "true" && text != "false") return std::nullopt;
+      return format::value::of(text == "true");
+    default: return format::value::text(text);
+  }
+}
+
+int run_query(arguments &args) {
+  auto find = args.option("--find");
+  auto where = args.option("--where");
+  auto columns = args.option("--columns");
+  auto sum = args.option("--sum");
+  auto order = args.option("--order");
+  auto load = args.option("--load");
+  bool count = args.flag("--count");
+  bool desc = args.flag("--desc");
+  bool explain = args.flag("--explain");
+  bool analyze = args.flag("--analyze");
+  uint64_t limit = UINT64_MAX, offset = 0;
+  if (!parse_number(args.option("--limit"), limit) || !parse_number(args.option("--offset"), offset)) {
+    return usage_error("query", "--limit and --offset take a whole number");
+  }
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("query", args.error());
+  if (files.size() != 1) return usage_error("query", "needs one FILE.quire");
+  if (find && where) return usage_error("query", "--find and --where cannot be combined");
+  if (find && find->find('=') == std::string::npos) return usage_error("query", "--find takes COLUMN=VALUE");
+  if (load && !native::parse_load_mode(*load)) return usage_error("query", "--load takes read, mmap or prewarm");
+  auto source = open_source(files[0], load);
+  if (!source) {
+    print_error(files[0], source.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto f = format::file::open(std::move(source).value());
+  if (!f) {
+    print_error(files[0], f.error());
+    return EXIT_BAD_INPUT;
+  }
+  format::query q;
+  if (where) {
+    auto flt = format::parse_expression(*where);
+    if (!flt) {
+      print_error("--where", flt.error());
+      return EXIT_USAGE;
+    }
+    q.where = std::move(flt).value();
+  }
+  if (find) {
+    size_t eq = find->find('=');
+    std::string column = find->substr(0, eq);
+    auto key = key_for(f->schema(), column, find->substr(eq + 1));
+    if (!key) return usage_error("query", "the value of --find does not fit column '" + column + "'");
+    format::filter flt;
+    flt.o = format::filter::op::eq;
+    flt.column = column;
+    flt.values.push_back(std::move(*key));
+    q.where = std::move(flt);
+    if (limit == UINT64_MAX) limit = 1;
+  }
+  if (columns) q.columns = split_list(*columns);
+  if (order) q.order_by = *order;
+  q.descending = desc;
+  q.limit = limit;
+  q.offset = offset;
+  if (explain) {
+    auto e = f->explain(q, analyze);
+    if (!e) {
+      print_error(files[0], e.error());
+      return EXIT_BAD_INPUT;
+    }
+    std::printf("%s\n", e->c_str());
+    return EXIT_OK;
+  }
+  if (count) {
+    auto n = f->count(q.where);
+    if (!n) {
+      print_error(files[0], n.error());
+      return EXIT_BAD_INPUT;
+    }
+    std::printf("%llu\n", static_cast<unsigned long long>(*n));
+    return EXIT_OK;
+  }
+  if (sum) {
+    auto a = f->aggregate(*sum, q.where);
+    if (!a) {
+      print_error(files[0], a.error());
+      return EXIT_BAD_INPUT;
+    }
+    std::string out = "{\"column\":";
+    json::append_quoted(out, *sum);
+    char avg[64], total[64];
+    std::snprintf(total, sizeof total, "%.17g", a->sum);
+    std::snprintf(avg, sizeof avg, "%.17g", a->avg);
+    out += ",\"rows\":" + std::to_string(a->rows) + ",\"count\":" + std::to_string(a->count) + ",\"sum\":" +
+           (a->integer_sum_exact ? std::to_string(a->integer_sum) : std::string(total)) + ",\"min\":" + a->min_json + ",\"max\":" + a->max_json +
+           ",\"avg\":" + avg + "}";
+    std::printf("%s\n", out.c_str());
+    return EXIT_OK;
+  }
+  auto rows = f->query(q);
+  if (!rows) {
+    print_error(files[0], rows.error());
+    return EXIT_BAD_INPUT;
+  }
+  std::fwrite(rows->json.data(), 1, rows->json.size(), stdout);
+  return EXIT_OK;
+}
+
+int run_inspect(arguments &args) {
+  auto load = args.option("--load");
+  auto chunks_of = args.option("--chunks");
+  bool as_json = args.flag("--json");
+  bool verify = args.flag("--verify");
+  auto files = args.positional();
+  if (!args.error().empty()) return usage_error("inspect", args.error());
+  if (files.size() != 1) return usage_error("inspect", "needs one FILE.quire");
+  if (load && !native::parse_load_mode(*load)) return usage_error("inspect", "--load takes read, mmap or prewarm");
+  auto source = open_source(files[0], load);
+  if (!source) {
+    print_error(files[0], source.error());
+    return EXIT_BAD_INPUT;
+  }
+  std::string kind(source.value()->kind());
+  auto f = format::file::open(std::move(source).value());
+  if (!f) {
+    print_error(files[0], f.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto st = f->storage();
+  if (!st) {
+    print_error(files[0], st.error());
+    return EXIT_BAD_INPUT;
+  }
+  if (verify) {
+    auto v = f->verify();
+    if (!v) {
+      print_error(files[0], v.error());
+      return EXIT_BAD_INPUT;
+    }
+    if (!as_json) std::printf("verified: %llu pages, every checksum matches\n", static_cast<unsigned long long>(*v));
+  }
+  if (chunks_of) {
+    auto c = f->chunk_statistics(*chunks_of);
+    if (!c) {
+      print_error(files[0], c.error());
+      return EXIT_BAD_INPUT;
+    }
+    std::printf("%s\n", c->c_str());
+    return EXIT_OK;
+  }
+  if (as_json) {
+    std::printf("%s\n", st->c_str());
+    return EXIT_OK;
+  }
+  auto doc = json::parse(*st);
+  if (!doc) {
+    print_error(files[0], doc.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto root = doc->root().get_object().value();
+  auto num = [](const json::object &o, std::string_view k) { return o.find(k)->get_int64().value(); };
+  std::printf("%s: .quire version %lld, %lld bytes (loaded by %s), %lld rows in %lld chunks of %lld, footer %lld bytes\n", files[0].c_str(),
+              static_cast<long long>(num(root, "version")), static_cast<long long>(num(root, "bytes")), kind.c_str(),
+              static_cast<long long>(num(root, "rows")), static_cast<long long>(num(root, "chunks")), static_cast<long long>(num(root, "chunk_rows")),
+              static_cast<long long>(num(root, "footer_bytes")));
+  std::printf("sorted by: %s\n", std::string(f->sorted_by().empty() ? "(input order)" : f->sorted_by()).c_str());
+  std::printf("columns:\n");
+  for (auto c : root.find("columns")->get_array().value()) {
+    auto o = c.get_object().value();
+    std::string enc = json::to_json(*o.find("encodings"));
+    std::printf("  %-20s %-10s data %10lld bytes (encoded %10lld), directories %7lld, pages %5lld, nulls %lld, encodings %s\n",
+                std::string(o.find("name")->get_string().value()).c_str(), std::string(o.find("type")->get_string().value()).c_str(),
+                static_cast<long long>(num(o, "data_bytes")), static_cast<long long>(num(o, "encoded_bytes")),
+                static_cast<long long>(num(o, "directory_bytes")), static_cast<long long>(num(o, "pages")), static_cast<long long>(num(o, "nulls")),
+                enc.c_str());
+  }
+  std::printf("indexes:%s\n", root.find("indexes")->get_array()->size() ? "" : " none");
+  for (auto c : root.find("indexes")->get_array().value()) {
+    auto o = c.get_object().value();
+    std::printf("  %-20s %-7s %10lld bytes, %lld entries in %lld leaves (Bloom filters %lld bytes)\n",
+                std::string(o.find("column")->get_string().value()).c_str(), std::string(o.find("kind")->get_string().value()).c_str(),
+                static_cast<long long>(num(o, "bytes")), static_cast<long long>(num(o, "entries")), static_cast<long long>(num(o, "leaves")),
+                static_cast<long long>(num(o, "bloom_bytes")));
+  }
+  return EXIT_OK;
+}
+
+registration format_convert{{"convert", "",
+                             "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] [--page-bytes N] [--level N] [--quiet]",
+                             "Write CSV or NDJSON as a .quire file (schema inferred; written to a temporary name, then renamed).", run_convert}};
+registration format_query{{"query", "",
+                           "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm]",
+                           "Query a .quire file; rows print as NDJSON. EXPR: country = 'NA' and age > 80, name contains 'Okafor' (docs/format.md).", run_query}};
+registration format_inspect{{"inspect", "", "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm]",
+                             "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
+
+}  // namespace
+}  // namespace quire::cli

@@ -1,0 +1,82 @@
+// Native and wasm write the same bytes and answer the same: a small file's size and checksum, and
+// the answers of a set of queries, are checked in (tests/data/format/golden.txt). Set
+// QUIRE_UPDATE_GOLDEN=1 to rewrite the file after a deliberate format change.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "quire/format.h"
+#include "test_support.h"
+
+using namespace quire;
+using namespace quire::format;
+
+namespace {
+
+uint32_t crc32c(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+std::string golden_report(std::vector<uint8_t> &file_bytes) {
+  auto customers = generate_customers(2000, 42);
+  write_options o;
+  o.chunk_rows = 512;
+  o.sorted_by = "country";
+  o.indexes = {{"id", index_kind::hash}, {"email", index_kind::sorted}, {"name", index_kind::text}, {"age", index_kind::sorted}};
+  vector_sink sink;
+  auto n = write_ndjson(customers_ndjson(customers), o, sink);
+  REQUIRE(n);
+  std::string report = "bytes " + std::to_string(sink.bytes.size()) + " crc32c " + std::to_string(crc32c(sink.bytes.data(), sink.bytes.size())) + "\n";
+  file_bytes = sink.bytes;
+  auto f = file::open(borrow_bytes(sink.bytes));
+  REQUIRE(f);
+  const char *wheres[] = {"id = 1234", "country = 'NA' and age > 80", "name contains 'Okafor' and balance < 20000",
+                          "email startsWith 'ana.' or city in ('Lagos', 'Lima')", "not (age between 20 and 90)",
+                          "created_at >= '2023-06-01T00:00:00Z' and country != 'US'"};
+  for (const char *w : wheres) {
+    query q;
+    q.where = parse_expression(w).value();
+    q.limit = 5;
+    auto rows = f->query(q);
+    REQUIRE(rows);
+    auto count = f->count(q.where);
+    REQUIRE(count);
+    auto agg = f->aggregate("balance", q.where);
+    REQUIRE(agg);
+    char sum[64];
+    std::snprintf(sum, sizeof sum, "%.17g", agg->sum);
+    report += std::string("where ") + w + "\ncount " + std::to_string(*count) + " sum " + sum + " min " + agg->min_json + " max " + agg->max_json + "\n" + rows->json;
+  }
+  query newest;
+  newest.order_by = "created_at";
+  newest.descending = true;
+  newest.limit = 3;
+  newest.columns = {"id", "created_at", "balance"};
+  report += "newest\n" + f->query(newest).value().json;
+  report += "storage " + f->storage().value() + "\n";
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("format golden: the same bytes and answers on every target", "[format][golden]") {
+  auto path = quire_test::data_dir() / "format" / "golden.txt";
+  auto sample = quire_test::data_dir() / "format" / "golden.quire";
+  std::vector<uint8_t> bytes;
+  std::string report = golden_report(bytes);
+  if (const char *update = std::getenv("QUIRE_UPDATE_GOLDEN"); update && *update == '1') {
+    std::ofstream(path, std::ios::binary) << report;
+    std::ofstream(sample, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::string expected = quire_test::read_text(path);
+  REQUIRE_FALSE(expected.empty());
+  CHECK(report == expected);
+  // The checked-in file (read by the npm package's tests) is what this writer makes.
+  CHECK(quire_test::read_bytes(sample) == bytes);
+}

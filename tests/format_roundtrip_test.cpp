@@ -1,0 +1,230 @@
+// The .quire writer and reader: every type with nulls round-trips; the encodings fit the data;
+// pages, chunks, sorting and the bounded sort behave.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "quire/format.h"
+
+using namespace quire;
+using namespace quire::format;
+
+namespace {
+
+std::vector<uint8_t> write_rows(const schema &s, const std::vector<std::vector<cell>> &rows, write_options o = {}) {
+  vector_sink sink;
+  auto w = writer::create(s, o, sink);
+  REQUIRE(w);
+  for (const auto &r : rows) REQUIRE(w.value()->append_row(r));
+  REQUIRE(w.value()->finish());
+  return std::move(sink.bytes);
+}
+
+std::string all_rows(file &f, query q = {}) {
+  auto r = f.query(q);
+  REQUIRE(r);
+  return r->json;
+}
+
+}  // namespace
+
+TEST_CASE("format: every type round-trips with nulls", "[format]") {
+  schema s{{{"i", column_type::integer}, {"f", column_type::float64}, {"d", column_type::decimal}, {"s", column_type::string},
+            {"b", column_type::boolean}, {"day", column_type::date}, {"ts", column_type::timestamp}, {"j", column_type::json}}};
+  std::vector<std::vector<cell>> rows = {
+      {cell::of(int64_t{-5}), cell::of(1.5), cell::text("0.700"), cell::text("héllo \"q\""), cell::of(true), cell::text("2024-02-29"),
+       cell::text("2021-03-04T05:06:07.123Z"), cell::text("{\"a\":[1,2]}")},
+      {cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null()},
+      {cell::of(INT64_MAX), cell::of(int64_t{3}), cell::of(int64_t{12}), cell::text(""), cell::of(false), cell::of(int64_t{0}),
+       cell::text("1999-12-31T23:00:00-01:30"), cell::text("[]")},
+      {cell::of(INT64_MIN), cell::of(-0.1), cell::text("123456789012345678901234567890"), cell::text("x"), cell::null(), cell::text("1969-07-20"),
+       cell::of(int64_t{-1}), cell::text("null")},
+  };
+  auto bytes = write_rows(s, rows);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  CHECK(f->row_count() == 4);
+  CHECK(f->schema().columns.size() == 8);
+  CHECK(f->schema().columns[2].type == column_type::decimal);
+  CHECK(all_rows(*f) ==
+        "{\"i\":-5,\"f\":1.5,\"d\":0.700,\"s\":\"h\xc3\xa9llo \\\"q\\\"\",\"b\":true,\"day\":\"2024-02-29\",\"ts\":\"2021-03-04T05:06:07.123Z\",\"j\":{\"a\":[1,2]}}\n"
+        "{\"i\":null,\"f\":null,\"d\":null,\"s\":null,\"b\":null,\"day\":null,\"ts\":null,\"j\":null}\n"
+        "{\"i\":9223372036854775807,\"f\":3,\"d\":12,\"s\":\"\",\"b\":false,\"day\":\"1970-01-01\",\"ts\":\"2000-01-01T00:30:00Z\",\"j\":[]}\n"
+        "{\"i\":-9223372036854775808,\"f\":-0.1,\"d\":123456789012345678901234567890,\"s\":\"x\",\"b\":null,\"day\":\"1969-07-20\",\"ts\":\"1969-12-31T23:59:59.999999Z\",\"j\":null}\n");
+  // Projection keeps the asked order.
+  query q;
+  q.columns = {"s", "i"};
+  q.limit = 1;
+  CHECK(all_rows(*f, q) == "{\"s\":\"h\xc3\xa9llo \\\"q\\\"\",\"i\":-5}\n");
+  // Columns in bulk.
+  auto cols = f->columns({"i", "s", "d"});
+  REQUIRE(cols);
+  CHECK((*cols)[0].ints == std::vector<int64_t>{-5, 0, INT64_MAX, INT64_MIN});
+  CHECK((*cols)[0].valid == std::vector<uint8_t>{1, 0, 1, 1});
+  CHECK((*cols)[1].text == "h\xc3\xa9llo \"q\"x");
+  CHECK((*cols)[1].text_offsets == std::vector<uint32_t>{0, 10, 10, 10, 11});
+  CHECK((*cols)[2].reals[0] == Approx(0.7));
+}
+
+TEST_CASE("format: a writer checks each value against its column", "[format]") {
+  schema s{{{"n", column_type::integer}, {"t", column_type::timestamp}, {"j", column_type::json}}};
+  vector_sink sink;
+  auto w = writer::create(s, {}, sink);
+  REQUIRE(w);
+  std::vector<cell> bad = {cell::text("12"), cell::null(), cell::null()};
+  auto r = w.value()->append_row(bad);
+  REQUIRE_FALSE(r);
+  CHECK(r.code() == error_code::SCHEMA_MISMATCH);
+  CHECK(r.error().path == "n");
+  auto w2 = writer::create(s, {}, sink);
+  std::vector<cell> bad_ts = {cell::null(), cell::text("yesterday"), cell::null()};
+  CHECK(w2.value()->append_row(bad_ts).code() == error_code::SCHEMA_MISMATCH);
+  auto w3 = writer::create(s, {}, sink);
+  std::vector<cell> bad_json = {cell::null(), cell::null(), cell::text("{nope")};
+  CHECK(w3.value()->append_row(bad_json).code() == error_code::SCHEMA_MISMATCH);
+  std::vector<cell> short_row = {cell::null()};
+  auto w4 = writer::create(s, {}, sink);
+  CHECK(w4.value()->append_row(short_row).code() == error_code::INVALID_ARGUMENT);
+  // Options and schemas that cannot be written.
+  CHECK(writer::create(schema{}, {}, sink).code() == error_code::INVALID_ARGUMENT);
+  CHECK(writer::create(schema{{{"a", column_type::integer}, {"a", column_type::string}}}, {}, sink).code() == error_code::INVALID_ARGUMENT);
+  write_options o;
+  o.sorted_by = "nope";
+  CHECK(writer::create(s, o, sink).code() == error_code::WRONG_KEY);
+  o = {};
+  o.indexes = {{"n", index_kind::text}};
+  CHECK(writer::create(s, o, sink).code() == error_code::WRONG_KEY);
+  o = {};
+  o.chunk_rows = 0;
+  CHECK(writer::create(s, o, sink).code() == error_code::INVALID_ARGUMENT);
+}
+
+TEST_CASE("format: encodings fit the data", "[format]") {
+  schema s{{{"seq", column_type::integer}, {"small", column_type::integer}, {"same", column_type::integer}, {"runs", column_type::integer},
+            {"city", column_type::string}, {"unique", column_type::string}, {"x", column_type::float64}}};
+  std::vector<std::vector<cell>> rows;
+  std::vector<std::string> texts;
+  const int n = 20000;
+  texts.reserve(n);
+  for (int i = 0; i < n; ++i) texts.push_back("user-" + std::to_string(i * 7919 % 100003));
+  static const char *CITIES[] = {"Paris", "Lagos", "Lima", "Oslo"};
+  for (int i = 0; i < n; ++i) {
+    rows.push_back({cell::of(int64_t{1000000} + i * 3), cell::of(int64_t{(i * 37) % 100}), cell::of(int64_t{42}), cell::of(int64_t{i / 5000}),
+                    cell::text(CITIES[(i * 13) % 4]), cell::text(texts[static_cast<size_t>(i)]), cell::of(i * 0.25)});
+  }
+  auto bytes = write_rows(s, rows);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  auto st = f->storage();
+  REQUIRE(st);
+  const std::string &j = *st;
+  auto encodings_of = [&](const std::string &col) {
+    auto at = j.find("{\"name\":\"" + col + "\"");
+    REQUIRE(at != std::string::npos);
+    auto e = j.find("\"encodings\":{", at);
+    return j.substr(e, j.find('}', e) - e);
+  };
+  CHECK(encodings_of("seq").find("DELTA") != std::string::npos);
+  CHECK(encodings_of("small").find("\"FOR\"") != std::string::npos);
+  CHECK(encodings_of("same").find("CONSTANT") != std::string::npos);
+  CHECK(encodings_of("runs").find("RLE") != std::string::npos);
+  CHECK(encodings_of("city").find("DICT+FOR") != std::string::npos);
+  CHECK(encodings_of("unique").find("PLAIN_TEXT") != std::string::npos);
+  CHECK(encodings_of("x").find("PLAIN_F64") != std::string::npos);
+  // Sequential ids delta-encode to almost nothing.
+  auto seq = j.find("{\"name\":\"seq\"");
+  auto data_at = j.find("\"data_bytes\":", seq) + 13;
+  CHECK(std::stoull(j.substr(data_at)) < 2000);
+  CHECK(all_rows(*f, [] { query q; q.offset = 12345; q.limit = 1; return q; }()) ==
+        "{\"seq\":1037035,\"small\":65,\"same\":42,\"runs\":2,\"city\":\"Lagos\",\"unique\":\"user-" + std::to_string(12345 * 7919 % 100003) + "\",\"x\":3086.25}\n");
+}
+
+TEST_CASE("format: small chunks and pages, many of them", "[format]") {
+  schema s{{{"id", column_type::integer}, {"name", column_type::string}}};
+  std::vector<std::vector<cell>> rows;
+  std::vector<std::string> names;
+  for (int i = 0; i < 1000; ++i) names.push_back(i % 7 == 0 ? "" : "name " + std::to_string(i));
+  for (int i = 0; i < 1000; ++i) rows.push_back({cell::of(int64_t{i}), i % 7 == 0 ? cell::null() : cell::text(names[static_cast<size_t>(i)])});
+  write_options o;
+  o.chunk_rows = 64;
+  o.page_bytes = 512;
+  auto bytes = write_rows(s, rows, o);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  CHECK(f->chunk_count() == 16);
+  auto cols = f->columns({"id", "name"});
+  REQUIRE(cols);
+  REQUIRE((*cols)[0].ints.size() == 1000);
+  for (int i = 0; i < 1000; ++i) {
+    CHECK((*cols)[0].ints[static_cast<size_t>(i)] == i);
+    CHECK((*cols)[1].valid[static_cast<size_t>(i)] == (i % 7 != 0));
+  }
+  auto st = f->chunk_statistics("id");
+  REQUIRE(st);
+  CHECK(st->find("{\"chunk\":15,\"rows\":40,\"nulls\":0,\"min\":960,\"max\":999") != std::string::npos);
+}
+
+TEST_CASE("format: sorted_by sorts the rows (stable, nulls last) through the bounded sort", "[format]") {
+  schema s{{{"k", column_type::integer}, {"v", column_type::string}}};
+  std::vector<std::vector<cell>> rows;
+  std::vector<std::string> vs;
+  const int n = 60000;
+  for (int i = 0; i < n; ++i) vs.push_back(std::to_string(i));
+  for (int i = 0; i < n; ++i) rows.push_back({i % 1000 == 0 ? cell::null() : cell::of(int64_t{(i * 7919) % 500}), cell::text(vs[static_cast<size_t>(i)])});
+  write_options o;
+  o.sorted_by = "k";
+  o.chunk_rows = 4096;
+  o.sort_memory_bytes = 1;  // at least 1 MiB is used: several runs are spilled and merged
+  auto bytes = write_rows(s, rows, o);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  CHECK(f->sorted_by() == "k");
+  auto cols = f->columns({"k", "v"});
+  REQUIRE(cols);
+  const auto &k = (*cols)[0];
+  const auto &v = (*cols)[1];
+  size_t nulls = 0;
+  for (size_t i = 1; i < k.ints.size(); ++i) {
+    if (!k.valid[i]) { ++nulls; continue; }
+    REQUIRE(k.valid[i - 1]);
+    REQUIRE(k.ints[i - 1] <= k.ints[i]);
+    if (k.ints[i - 1] == k.ints[i]) {
+      // Stable: equal keys keep input order.
+      auto a = std::stoi(v.text.substr(v.text_offsets[i - 1], v.text_offsets[i] - v.text_offsets[i - 1]));
+      auto b = std::stoi(v.text.substr(v.text_offsets[i], v.text_offsets[i + 1] - v.text_offsets[i]));
+      REQUIRE(a < b);
+    }
+  }
+  CHECK(nulls + (k.valid[0] ? 0 : 1) == n / 1000);
+  // Chunks of a sorted file do not overlap: a range touches one or two chunks.
+  auto e = f->explain([] { query q; q.where = parse_expression("k between 100 and 101").value(); return q; }(), true);
+  REQUIRE(e);
+  INFO(*e);
+  CHECK(e->find("\"scanned\":1}") != std::string::npos);
+}
+
+TEST_CASE("format: the same input gives the same bytes, and an empty table is a file", "[format]") {
+  auto customers = generate_customers(3000, 7);
+  std::vector<cell> cells;
+  auto write = [&]() {
+    vector_sink sink;
+    write_options o;
+    o.indexes = {{"id", index_kind::hash}, {"age", index_kind::sorted}, {"name", index_kind::text}};
+    auto w = writer::create(customer_schema(), o, sink);
+    for (const auto &c : customers) {
+      customer_cells(c, cells);
+      REQUIRE(w.value()->append_row(cells));
+    }
+    REQUIRE(w.value()->finish());
+    return sink.bytes;
+  };
+  CHECK(write() == write());
+  vector_sink sink;
+  auto w = writer::create(customer_schema(), {}, sink);
+  REQUIRE(w.value()->finish());
+  auto f = file::open(borrow_bytes(sink.bytes));
+  REQUIRE(f);
+  CHECK(f->row_count() == 0);
+  CHECK(f->count().value() == 0);
+  CHECK(f->query({}).value().json.empty());
+}

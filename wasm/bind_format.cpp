@@ -1,0 +1,475 @@
+// Embind bindings of the .quire format. Bytes come in once (pointer and length in the heap) or by
+// ranges through a synchronous JavaScript reader; results leave as one JSON text, or as columnar
+// buffers that the wrapper copies out of the heap at once.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "bind_support.h"
+#include "quire/format.h"
+#include "quire/json.h"
+
+namespace {
+
+using quire::wasm::error_record;
+namespace fmt = quire::format;
+
+/// A byte source whose read_at calls JavaScript synchronously: `reader.read(offset, length,
+/// pointer)` must copy the range into the heap at `pointer` and return the number of bytes it
+/// copied (Node: fs.readSync on an open descriptor; a browser Worker: FileReaderSync over
+/// Blob.slice). No Asyncify: the call returns before read_at does.
+class js_range_source final : public quire::byte_source {
+ public:
+  js_range_source(double size, emscripten::val reader) : size_(static_cast<uint64_t>(size)), reader_(std::move(reader)) {}
+  uint64_t size() const noexcept override { return size_; }
+  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    if (offset > size_ || out.size() > size_ - offset) {
+      return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
+    }
+    if (out.empty()) return {};
+    double got = reader_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
+                                      static_cast<double>(reinterpret_cast<uintptr_t>(out.data())));
+    if (got != static_cast<double>(out.size())) {
+      return {quire::error_code::IO_ERROR, "the reader returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) + " bytes", offset};
+    }
+    return {};
+  }
+  std::string_view kind() const noexcept override { return "range"; }
+
+ private:
+  uint64_t size_;
+  emscripten::val reader_;
+};
+
+/// Bytes the wrapper placed in the heap, freed with the source.
+class heap_source final : public quire::byte_source {
+ public:
+  heap_source(uintptr_t pointer, size_t length) : bytes_(reinterpret_cast<const uint8_t *>(pointer), length) {}
+  ~heap_source() override { std::free(const_cast<uint8_t *>(bytes_.data())); }
+  uint64_t size() const noexcept override { return bytes_.size(); }
+  std::span<const uint8_t> contiguous() const noexcept override { return bytes_; }
+  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    if (offset > bytes_.size() || out.size() > bytes_.size() - offset) return {quire::error_code::OUT_OF_RANGE, "read past the end", offset};
+    if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
+    return {};
+  }
+  std::string_view kind() const noexcept override { return "memory"; }
+
+ private:
+  std::span<const uint8_t> bytes_;
+};
+
+struct text_result {
+  error_record error;
+  std::string text;
+  bool present = false;
+};
+
+struct number_result {
+  error_record error;
+  double value = 0;
+};
+
+text_result fail(const quire::error &e) {
+  text_result r;
+  r.error = quire::wasm::to_record(e);
+  return r;
+}
+
+text_result ok_text(std::string s) {
+  text_result r;
+  r.text = std::move(s);
+  r.present = true;
+  return r;
+}
+
+/// "" or "null" means no filter; text starting with '{' is the JSON object form; else EXPR.
+quire::result<std::optional<fmt::filter>> parse_where(const std::string &where) {
+  if (where.empty() || where == "null") return std::optional<fmt::filter>();
+  auto f = where[0] == '{' ? fmt::parse_filter_json(where) : fmt::parse_expression(where);
+  if (!f) return std::move(f).error();
+  return std::optional<fmt::filter>(std::move(f).value());
+}
+
+quire::result<std::vector<std::string>> parse_names(const std::string &names_json) {
+  std::vector<std::string> out;
+  if (names_json.empty() || names_json == "null") return out;
+  auto doc = quire::json::parse(names_json);
+  if (!doc) return std::move(doc).error();
+  auto arr = doc->root().get_array();
+  if (!arr) return quire::error(quire::error_code::INVALID_ARGUMENT, "column names must be an array of strings");
+  for (auto v : arr.value()) {
+    auto s = v.get_string();
+    if (!s) return quire::error(quire::error_code::INVALID_ARGUMENT, "column names must be an array of strings");
+    out.emplace_back(*s);
+  }
+  return out;
+}
+
+/// A column copied out in bulk: numbers as doubles (NaN at nulls), text as one UTF-8 buffer with
+/// offsets in UTF-16 code units (so the wrapper decodes it with one TextDecoder call and slices).
+struct column_buffers {
+  std::string name, type;
+  std::vector<uint8_t> valid;
+  std::vector<double> numbers;
+  std::string text;
+  std::vector<uint32_t> offsets;
+};
+
+uint32_t utf16_length(std::string_view s) {
+  uint32_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+struct column_record {
+  std::string name, type;
+  double rows = 0;
+  double valid = 0, numbers = 0, text = 0, text_length = 0, offsets = 0;  // heap pointers (0: none)
+};
+
+class format_file {
+ public:
+  format_file(uintptr_t pointer, size_t length) { open(std::make_unique<heap_source>(pointer, length)); }
+  format_file(double size, emscripten::val reader) { open(std::make_unique<js_range_source>(size, std::move(reader))); }
+
+  error_record error() const { return error_; }
+
+  std::string info() const {
+    const auto &f = *file_;
+    std::string o = "{\"rows\":" + std::to_string(f.row_count()) + ",\"chunks\":" + std::to_string(f.chunk_count()) +
+                    ",\"chunkRows\":" + std::to_string(f.chunk_rows()) + ",\"bytes\":" + std::to_string(f.size()) + ",\"sortedBy\":";
+    if (f.sorted_by().empty()) o += "null";
+    else quire::json::append_quoted(o, f.sorted_by());
+    o += ",\"columns\":[";
+    for (size_t i = 0; i < f.schema().columns.size(); ++i) {
+      if (i) o.push_back(',');
+      o += "{\"name\":";
+      quire::json::append_quoted(o, f.schema().columns[i].name);
+      o += ",\"type\":\"" + std::string(fmt::type_name(f.schema().columns[i].type)) + "\"}";
+    }
+    o += "],\"indexes\":[";
+    for (size_t i = 0; i < f.indexes().size(); ++i) {
+      if (i) o.push_back(',');
+      o += "{\"column\":";
+      quire::json::append_quoted(o, f.indexes()[i].column);
+      o += ",\"kind\":\"" + std::string(fmt::index_kind_name(f.indexes()[i].kind)) + "\"}";
+    }
+    o += "]}";
+    return o;
+  }
+
+  text_result query(const std::string &query_json) {
+    auto q = fmt::parse_query_json(query_json);
+    if (!q) return fail(q.error());
+    auto r = file_->query(*q, true);
+    if (!r) return fail(r.error());
+    return ok_text(std::move(r->json));
+  }
+
+  text_result find(const std::string &column, const std::string &key_json, const std::string &columns_json) {
+    auto doc = quire::json::parse(key_json);
+    if (!doc) return fail(doc.error());
+    fmt::value key;
+    auto v = doc->root();
+    switch (v.type()) {
+      case quire::json::kind::string: key = fmt::value::text(std::string(v.get_string().value())); break;
+      case quire::json::kind::boolean: key = fmt::value::of(v.get_bool().value()); break;
+      case quire::json::kind::number: {
+        auto i = v.get_int64();
+        key = i ? fmt::value::of(*i) : fmt::value::of(v.get_double().value());
+        break;
+      }
+      default: return fail(quire::error(quire::error_code::WRONG_KEY, "a key must be a string, a number or a boolean"));
+    }
+    auto cols = parse_names(columns_json);
+    if (!cols) return fail(cols.error());
+    auto r = file_->find(column, key, *cols);
+    if (!r) return fail(r.error());
+    if (!r->has_value()) return text_result();
+    return ok_text(std::move(**r));
+  }
+
+  number_result count(const std::string &where) {
+    number_result out;
+    auto w = parse_where(where);
+    if (!w) { out.error = quire::wasm::to_record(w.error()); return out; }
+    auto n = file_->count(*w);
+    if (!n) { out.error = quire::wasm::to_record(n.error()); return out; }
+    out.value = static_cast<double>(*n);
+    return out;
+  }
+
+  text_result aggregate(const std::string &column, const std::string &where) {
+    auto w = parse_where(where);
+    if (!w) return fail(w.error());
+    auto a = file_->aggregate(column, *w);
+    if (!a) return fail(a.error());
+    std::string o = "{\"rows\":" + std::to_string(a->rows) + ",\"count\":" + std::to_string(a->count) + ",\"sum\":";
+    if (a->integer_sum_exact) o += std::to_string(a->integer_sum);
+    else quire_append_double(o, a->sum);
+    o += ",\"min\":" + a->min_json + ",\"max\":" + a->max_json + ",\"avg\":";
+    quire_append_double(o, a->avg);
+    o += "}";
+    return ok_text(std::move(o));
+  }
+
+  text_result explain(const std::string &query_json, bool analyze) {
+    auto q = fmt::parse_query_json(query_json);
+    if (!q) return fail(q.error());
+    auto r = file_->explain(*q, analyze);
+    if (!r) return fail(r.error());
+    return ok_text(std::move(*r));
+  }
+
+  text_result storage() {
+    auto r = file_->storage();
+    if (!r) return fail(r.error());
+    return ok_text(std::move(*r));
+  }
+
+  number_result verify() {
+    number_result out;
+    auto r = file_->verify();
+    if (!r) out.error = quire::wasm::to_record(r.error());
+    else out.value = static_cast<double>(*r);
+    return out;
+  }
+
+  std::string counters() const {
+    auto c = file_->counters();
+    return "{\"bytes\":" + std::to_string(c.bytes) + ",\"reads\":" + std::to_string(c.reads) + ",\"dataPages\":" + std::to_string(c.data_pages) +
+           ",\"indexPages\":" + std::to_string(c.index_pages) + ",\"directoryPages\":" + std::to_string(c.directory_pages) +
+           ",\"cacheHits\":" + std::to_string(c.cache_hits) + ",\"blocks\":" + std::to_string(c.blocks) + ",\"chunks\":" + std::to_string(c.chunks) +
+           ",\"columns\":" + std::to_string(c.columns) + "}";
+  }
+
+  /// Decodes the columns into buffers held here until the next call; column(i) says where they are.
+  number_result load_columns(const std::string &names_json, const std::string &where) {
+    number_result out;
+    columns_.clear();
+    auto names = parse_names(names_json);
+    if (!names) { out.error = quire::wasm::to_record(names.error()); return out; }
+    auto w = parse_where(where);
+    if (!w) { out.error = quire::wasm::to_record(w.error()); return out; }
+    auto cols = file_->columns(*names, *w);
+    if (!cols) { out.error = quire::wasm::to_record(cols.error()); return out; }
+    for (auto &c : *cols) {
+      column_buffers b;
+      b.name = c.name;
+      b.type = std::string(fmt::type_name(c.type));
+      b.valid = std::move(c.valid);
+      const size_t rows = b.valid.size();
+      switch (c.type) {
+        case fmt::column_type::string:
+        case fmt::column_type::json: {
+          b.offsets.reserve(rows + 1);
+          b.offsets.push_back(0);
+          uint32_t units = 0;
+          for (size_t r = 0; r < rows; ++r) {
+            units += utf16_length(std::string_view(c.text).substr(c.text_offsets[r], c.text_offsets[r + 1] - c.text_offsets[r]));
+            b.offsets.push_back(units);
+          }
+          b.text = std::move(c.text);
+          break;
+        }
+        case fmt::column_type::float64:
+        case fmt::column_type::decimal:
+          b.numbers = std::move(c.reals);
+          break;
+        case fmt::column_type::timestamp:
+          // Milliseconds, as JavaScript's Date counts them (fractions keep the microseconds).
+          b.numbers.resize(rows);
+          for (size_t r = 0; r < rows; ++r) b.numbers[r] = static_cast<double>(c.ints[r]) / 1000.0;
+          break;
+        default:
+          b.numbers.resize(rows);
+          for (size_t r = 0; r < rows; ++r) b.numbers[r] = static_cast<double>(c.ints[r]);
+          break;
+      }
+      for (size_t r = 0; r < b.numbers.size(); ++r) {
+        if (!b.valid[r]) b.numbers[r] = __builtin_nan("");
+      }
+      columns_.push_back(std::move(b));
+    }
+    out.value = static_cast<double>(columns_.size());
+    return out;
+  }
+
+  column_record column(size_t i) const {
+    column_record r;
+    if (i >= columns_.size()) return r;
+    const auto &b = columns_[i];
+    r.name = b.name;
+    r.type = b.type;
+    r.rows = static_cast<double>(b.valid.size());
+    auto ptr = [](const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); };
+    r.valid = ptr(b.valid.data());
+    r.numbers = b.numbers.empty() ? 0 : ptr(b.numbers.data());
+    r.text = ptr(b.text.data());
+    r.text_length = static_cast<double>(b.text.size());
+    r.offsets = b.offsets.empty() ? 0 : ptr(b.offsets.data());
+    return r;
+  }
+
+  void release_columns() { columns_.clear(); }
+
+ private:
+  static void quire_append_double(std::string &o, double v) {
+    char buf[40];
+    for (int precision = 15; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+      if (precision == 17 || std::strtod(buf, nullptr) == v) break;
+    }
+    o += buf;
+  }
+
+  void open(std::unique_ptr<quire::byte_source> source) {
+    auto f = fmt::file::open(std::move(source));
+    if (!f) error_ = quire::wasm::to_record(f.error());
+    else file_ = std::make_unique<fmt::file>(std::move(f).value());
+  }
+
+  std::unique_ptr<fmt::file> file_;
+  error_record error_;
+  std::vector<column_buffers> columns_;
+};
+
+/// Written file bytes, held until the wrapper copies them out.
+class format_bytes {
+ public:
+  error_record error() const { return error_; }
+  double pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
+  double size() const { return static_cast<double>(sink_.bytes.size()); }
+  double rows() const { return rows_; }
+
+  void write(uintptr_t pointer, size_t length, const std::string &from, const std::string &options_json) {
+    std::string_view input(reinterpret_cast<const char *>(pointer), length);
+    fmt::write_options opts;
+    fmt::input_options in;
+    auto parsed = parse_options(options_json, opts, in);
+    if (!parsed) {
+      error_ = quire::wasm::to_record(parsed.error());
+      return;
+    }
+    auto r = from == "csv" ? fmt::write_csv(input, opts, sink_, in) : fmt::write_ndjson(input, opts, sink_, in);
+    if (!r) {
+      error_ = quire::wasm::to_record(r.error());
+      sink_.bytes.clear();
+      return;
+    }
+    rows_ = static_cast<double>(*r);
+  }
+
+ private:
+  static quire::result<void> parse_options(const std::string &text, fmt::write_options &opts, fmt::input_options &in) {
+    if (text.empty()) return {};
+    auto doc = quire::json::parse(text);
+    if (!doc) return std::move(doc).error();
+    auto obj = doc->root().get_object();
+    if (!obj) return quire::error(quire::error_code::INVALID_ARGUMENT, "options must be an object");
+    auto bad = [](std::string what) { return quire::error(quire::error_code::INVALID_ARGUMENT, std::move(what)); };
+    for (auto m : obj.value()) {
+      if (m.val.is_null()) continue;
+      if (m.key == "chunkRows" || m.key == "pageBytes" || m.key == "compressionLevel" || m.key == "sortMemoryBytes") {
+        auto d = m.val.get_double();
+        if (!d || *d < 0 || *d > 4294967295.0) return bad(std::string(m.key) + " takes a whole number");
+        if (m.key == "chunkRows") opts.chunk_rows = static_cast<uint32_t>(*d);
+        else if (m.key == "pageBytes") opts.page_bytes = static_cast<uint32_t>(*d);
+        else if (m.key == "compressionLevel") opts.compression_level = static_cast<int>(*d);
+        else opts.sort_memory_bytes = static_cast<size_t>(*d);
+      } else if (m.key == "sortedBy") {
+        auto s = m.val.get_string();
+        if (!s) return bad("sortedBy takes a column name");
+        opts.sorted_by = std::string(*s);
+      } else if (m.key == "indexes") {
+        auto arr = m.val.get_array();
+        if (!arr) return bad("indexes takes an array of {column, kind}");
+        for (auto e : arr.value()) {
+          auto o = e.get_object();
+          auto col = o ? o->find("column") : std::nullopt;
+          auto kind = o ? o->find("kind") : std::nullopt;
+          if (!col || !kind || !col->get_string() || !kind->get_string()) return bad("indexes takes an array of {column, kind}");
+          auto k = fmt::parse_index_kind(kind->get_string().value());
+          if (!k) return bad("an index kind is sorted, hash or text");
+          opts.indexes.push_back({std::string(col->get_string().value()), *k});
+        }
+      } else if (m.key == "schema") {
+        auto arr = m.val.get_array();
+        if (!arr) return bad("schema takes an array of {name, type}");
+        fmt::schema s;
+        for (auto e : arr.value()) {
+          auto o = e.get_object();
+          auto name = o ? o->find("name") : std::nullopt;
+          auto type = o ? o->find("type") : std::nullopt;
+          if (!name || !type || !name->get_string() || !type->get_string()) return bad("schema takes an array of {name, type}");
+          auto t = fmt::parse_type_name(type->get_string().value());
+          if (!t) return bad("unknown column type '" + std::string(type->get_string().value()) + "'");
+          s.columns.push_back({std::string(name->get_string().value()), *t});
+        }
+        in.schema = std::move(s);
+      } else {
+        return bad("unknown option '" + std::string(m.key) + "'");
+      }
+    }
+    return {};
+  }
+
+  fmt::vector_sink sink_;
+  error_record error_;
+  double rows_ = 0;
+};
+
+format_file *open_reader(double size, emscripten::val reader) { return new format_file(size, std::move(reader)); }
+
+format_bytes *write_table(uintptr_t pointer, size_t length, std::string from, std::string options_json) {
+  auto *out = new format_bytes();
+  out->write(pointer, length, from, options_json);
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_format) {
+  using namespace emscripten;
+  value_object<text_result>("FormatTextResult")
+      .field("error", &text_result::error)
+      .field("text", &text_result::text)
+      .field("present", &text_result::present);
+  value_object<number_result>("FormatNumberResult").field("error", &number_result::error).field("value", &number_result::value);
+  value_object<column_record>("FormatColumnRecord")
+      .field("name", &column_record::name)
+      .field("type", &column_record::type)
+      .field("rows", &column_record::rows)
+      .field("valid", &column_record::valid)
+      .field("numbers", &column_record::numbers)
+      .field("text", &column_record::text)
+      .field("textLength", &column_record::text_length)
+      .field("offsets", &column_record::offsets);
+  class_<format_file>("FormatFile")
+      .constructor<uintptr_t, size_t>()
+      .function("error", &format_file::error)
+      .function("info", &format_file::info)
+      .function("query", &format_file::query)
+      .function("find", &format_file::find)
+      .function("count", &format_file::count)
+      .function("aggregate", &format_file::aggregate)
+      .function("explain", &format_file::explain)
+      .function("storage", &format_file::storage)
+      .function("verify", &format_file::verify)
+      .function("counters", &format_file::counters)
+      .function("loadColumns", &format_file::load_columns)
+      .function("column", &format_file::column)
+      .function("releaseColumns", &format_file::release_columns);
+  class_<format_bytes>("FormatBytes")
+      .function("error", &format_bytes::error)
+      .function("pointer", &format_bytes::pointer)
+      .function("size", &format_bytes::size)
+      .function("rows", &format_bytes::rows);
+  function("formatWrite", &write_table, allow_raw_pointers());
+  function("formatOpenReader", &open_reader, allow_raw_pointers());
+}
