@@ -61,8 +61,9 @@ $(FUZZ)/build.ninja:
 
 # Runs every libFuzzer target for FUZZ_SECONDS, starting from its saved corpus (new finds go to
 # build/fuzz/found/<target>, not into the repository).
+FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/*_fuzz.cpp)))
 fuzz: bootstrap $(FUZZ)/build.ninja
-	cmake --build $(FUZZ) -j $(JOBS)
+	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
 	for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
 	  name=$${target%_fuzz}; mkdir -p $(FUZZ)/found/$$name; \
 	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
