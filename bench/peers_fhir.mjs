@@ -15,20 +15,13 @@
 // Validators run only on bulk-export-10000, not on bulk-export-100000: at their speed one call on
 // 100,000 resources takes tens of seconds (JSON.parse runs on both).
 // Shapes a peer rejects although quire finds them valid are listed in SKIP with the reason.
+import { fnv } from './peers.mjs';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const decoder = new TextDecoder();
 
-function fnv(text) {
-  let h = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i) & 0xff);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, '0');
-}
 
 // peer -> shape -> why it is skipped. Filled from what was observed with the pinned versions.
 const SKIP = {

@@ -9,18 +9,11 @@
 //
 // node-hl7-client 4.0.0 (also pinned) is not used: it is an MLLP client whose Message keeps the
 // text and parses on each get(), so no call of its API does a parse comparable to quire's.
+import { fnv } from './peers.mjs';
 import { readFileSync } from 'node:fs';
 
 const decoder = new TextDecoder();
 
-function fnv(text) {
-  let h = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i) & 0xff);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, '0');
-}
 
 async function loadMedplum() {
   // @medplum/core 5.2.13 refers to the global WebSocket when it loads; Node 20 has none (Node 22

@@ -4,23 +4,11 @@
 //
 //   node bench/run.mjs [--quick] [--filter TEXT] [--large] [--seconds S] [--out FILE] [--scaling] [--no-peers]
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
 import { peerCases, measure } from './peers.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..');
-const dist = path.resolve(process.env.QUIRE_DIST ?? path.join(repo, 'js', 'dist'));
-
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(name);
-const option = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+import { artifactSizes, commitInfo, dist, flag, option, writeReading } from './runner-common.mjs';
 
 // Startup: import and instantiate, timed in this fresh process.
 let t0 = performance.now();
@@ -44,14 +32,6 @@ if (flag('--scaling')) {
   process.exit(ok ? 0 : 1);
 }
 
-function git(...a) {
-  try {
-    return execFileSync('git', a, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return '';
-  }
-}
-
 // A fresh Node process that imports the package and instantiates it: what starting costs.
 function processStartMs() {
   const script = `const q = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'index.js')).href)}); await q.init();`;
@@ -64,22 +44,19 @@ function processStartMs() {
   return times.sort((a, b) => a - b)[2];
 }
 
-const wasmBytes = readFileSync(path.join(dist, 'quire.wasm'));
-const glue = readFileSync(path.join(dist, 'quire.mjs'));
 const v = quire.version();
 const meta = {
   schema: 'quire-reading/1',
   target: 'wasm-node',
   runtime: { name: 'node', version: process.versions.node, v8: process.versions.v8 },
-  build: { commit: git('rev-parse', 'HEAD') || 'unknown', dirty: git('status', '--porcelain', '--untracked-files=no') !== '', compiler: v.compiler, flags: v.flags, simd: v.simd },
+  build: { ...commitInfo(), compiler: v.compiler, flags: v.flags, simd: v.simd },
   machine: { cpu: os.cpus()[0]?.model ?? 'unknown', logical_cores: os.cpus().length, os: `${os.type()} ${os.release()}` },
   started_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   startup: {
     process_start_ms: processStartMs(),
     import_ms: importMs,
     instantiate_ms: instantiateMs,
-    artifact_bytes: wasmBytes.length + glue.length,
-    artifact_gzip_bytes: gzipSync(wasmBytes, { level: 9 }).length + gzipSync(glue, { level: 9 }).length,
+    ...artifactSizes(),
   },
 };
 
@@ -102,16 +79,4 @@ if (!flag('--no-peers')) {
   process.stderr.write(`\r${' '.repeat(80)}\r`);
 }
 
-const text = JSON.stringify(reading, null, 1) + '\n';
-const out = option('--out');
-if (out) {
-  const tmp = `${out}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, out);
-  process.stderr.write(`wrote ${out} (${reading.cases.length} cases)\n`);
-} else {
-  process.stdout.write(text);
-}
-const failed = reading.cases.filter((c) => c.error);
-for (const c of failed) process.stderr.write(`case ${c.name} failed: ${c.error}\n`);
-process.exit(failed.length ? 1 : 0);
+process.exit(writeReading(reading));
