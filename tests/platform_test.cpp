@@ -30,12 +30,26 @@ TEST_CASE("platform: memory sources read ranges and refuse reads past the end") 
   CHECK(src->read_at(6, std::span<uint8_t>()).code() == error_code::OUT_OF_RANGE);
 }
 
+// Under AddressSanitizer, malloc is ASan's and mallinfo2 (glibc's) does not see it: the probe's
+// resident figure must show the block instead.
+#if defined(__SANITIZE_ADDRESS__)
+#define QUIRE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QUIRE_TEST_ASAN 1
+#endif
+#endif
+
 TEST_CASE("platform: the memory probe sees the heap grow") {
   const auto &probe = default_memory_probe();
   auto before = probe.read();
   std::vector<char> block(32 << 20, 1);
   auto during = probe.read();
+#ifdef QUIRE_TEST_ASAN
+  CHECK(during.resident_bytes >= before.resident_bytes + (16u << 20));
+#else
   CHECK(during.heap_bytes >= before.heap_bytes + (32u << 20));
+#endif
   CHECK(block[12345] == 1);
 }
 
