@@ -250,18 +250,14 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
   return roots[index];
 }
 
-result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t leaf) {
-  auto root = load_index_root(index);
-  if (!root) return std::move(root).error();
-  const auto &l = root.value()->leaves[leaf];
-  std::string path = index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
-  auto raw = fetch(l.ref, path, fetch_kind::index);
-  if (!raw) return std::move(raw).error();
-  byte_reader r({raw->data(), l.ref.raw_length});
+namespace {
+
+// Decodes a sorted-index leaf (prefix-compressed keys; a repeated key stores its row as a delta)
+// and calls visit(key, row) for each entry in order until it returns false.
+template <typename Visit>
+result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const std::string &path, Visit visit) {
   uint64_t count = r.varint();
-  if (r.failed() || count != l.entries || count > r.remaining() / 3 + 1) return corrupt_file("holds an impossible entry count", path);
-  std::vector<std::pair<std::string, uint64_t>> out;
-  out.reserve(static_cast<size_t>(count));
+  if (r.failed() || count != entries || count > r.remaining() / 3 + 1) return corrupt_file("holds an impossible entry count", path);
   std::string key;
   uint64_t row = 0;
   for (uint64_t i = 0; i < count; ++i) {
@@ -274,8 +270,28 @@ result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size
     key.append(suffix);
     row = same ? row + v : v;
     if (row >= rows) return corrupt_file("an entry points past the last row", path);
-    out.emplace_back(key, row);
+    if (!visit(key, row)) break;
   }
+  return {};
+}
+
+}  // namespace
+
+result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t leaf) {
+  auto root = load_index_root(index);
+  if (!root) return std::move(root).error();
+  const auto &l = root.value()->leaves[leaf];
+  std::string path = index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
+  auto raw = fetch(l.ref, path, fetch_kind::index);
+  if (!raw) return std::move(raw).error();
+  byte_reader r({raw->data(), l.ref.raw_length});
+  std::vector<std::pair<std::string, uint64_t>> out;
+  out.reserve(static_cast<size_t>(std::min<uint64_t>(l.entries, l.ref.raw_length)));
+  auto walked = walk_leaf(r, l.entries, rows, path, [&](const std::string &key, uint64_t row) {
+    out.emplace_back(key, row);
+    return true;
+  });
+  if (!walked) return std::move(walked).error();
   if (!out.empty() && out.front().first != l.first_key) return corrupt_file("the first key differs from the root's", path);
   return out;
 }
@@ -289,25 +305,11 @@ result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optiona
   auto raw = fetch(l.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), l.ref.raw_length});
-  uint64_t count = r.varint();
-  if (r.failed() || count != l.entries || count > r.remaining() / 3 + 1) return corrupt_file("holds an impossible entry count", path);
-  std::string key;
-  uint64_t row = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t shared = r.varint();
-    std::string_view suffix = r.bytes();
-    uint64_t v = r.varint();
-    if (r.failed() || shared > key.size()) return corrupt_file("entry " + std::to_string(i) + " is malformed", path);
-    bool same = i > 0 && shared == key.size() && suffix.empty();
-    key.resize(static_cast<size_t>(shared));
-    key.append(suffix);
-    row = same ? row + v : v;
-    if (row >= rows) return corrupt_file("an entry points past the last row", path);
-    if (hi && key > *hi) break;
-    if (lo && key < *lo) continue;
-    out.push_back(row);
-  }
-  return {};
+  return walk_leaf(r, l.entries, rows, path, [&](const std::string &key, uint64_t row) {
+    if (hi && key > *hi) return false;
+    if (!(lo && key < *lo)) out.push_back(row);
+    return true;
+  });
 }
 
 result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes) {
