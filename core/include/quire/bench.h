@@ -29,6 +29,9 @@ struct case_def {
   uint64_t items = 0;         ///< records, entries or messages in one input (0 when not meaningful)
   bool large = false;         ///< only with run_options::large (slow or memory-hungry)
   bool opaque_payload = false;  ///< mostly one large opaque value (base64): the peak-memory budget is 3x, not 20x
+  /// A peer library measured by a C++ case (natively only, e.g. SQLite): its name and version, and
+  /// the quire case it is compared with. Empty for quire's own cases.
+  std::string peer{}, mirrors{};
   /// Peer cases (JS libraries in Node) are registered outside C++ and carry their own names.
   std::string name() const { return op + "/" + shape; }
 };
@@ -61,6 +64,7 @@ struct case_reading {
   uint64_t heap_flat_calls = 0;
   double heap_flat_bytes_per_call = 0;
   bool opaque_payload = false;
+  std::string peer, mirrors;     ///< as in case_def (empty for quire's own cases)
   std::string checksum;          ///< 16 hex digits
   std::string error;             ///< non-empty when the case failed (its figures are then zero)
 };

@@ -72,6 +72,12 @@ std::string reading_json(std::string_view meta_json, const std::vector<case_read
     }
     out += "\"opaque_payload\":";
     out += c.opaque_payload ? "true" : "false";
+    if (!c.peer.empty()) {
+      out += ",\"peer\":";
+      json::append_quoted(out, c.peer);
+      out += ",\"mirrors\":";
+      json::append_quoted(out, c.mirrors);
+    }
     out += ",\"checksum\":";
     json::append_quoted(out, c.checksum);
     if (!c.error.empty()) {

@@ -133,6 +133,8 @@ std::vector<case_reading> run_cases(const run_options &options) {
     r.shape = c.shape;
     r.items = c.items;
     r.opaque_payload = c.opaque_payload;
+    r.peer = c.peer;
+    r.mirrors = c.mirrors;
     std::string input = c.make_input();
     r.input_bytes = input.size();
 
