@@ -116,4 +116,9 @@ TEST_CASE("bench: the seeded generator and digest are the same on every target")
   CHECK(bench::digest("quire") == bench::digest(std::string("quire")));
   CHECK(bench::digest("") == 1469598103934665603ull);
   CHECK(bench::mix(0, 1) != bench::mix(0, 2));
+  // digest_words: FNV-1a's step on little-endian words, then on the tail's bytes.
+  CHECK(bench::digest_words("") == 1469598103934665603ull);
+  CHECK(bench::digest_words("abc") == bench::digest("abc"));
+  CHECK(bench::digest_words("abcdefgh") == (1469598103934665603ull ^ 0x6867666564636261ull) * 1099511628211ull);
+  CHECK(bench::digest_words("abcdefghi") != bench::digest_words("abcdefgh"));
 }

@@ -20,6 +20,13 @@ std::vector<uint8_t> write_rows(const schema &s, const std::vector<std::vector<c
   return std::move(sink.bytes);
 }
 
+// Irregular values 0..10006 (a regular pattern such as i * 37 % 100 has deltas with a common factor).
+int64_t scatter_at(int i) {
+  uint64_t z = static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  return static_cast<int64_t>((z ^ (z >> 27)) % 10007);
+}
+
 std::string all_rows(file &f, query q = {}) {
   auto r = f.query(q);
   REQUIRE(r);
@@ -101,7 +108,8 @@ TEST_CASE("format: a writer checks each value against its column", "[format]") {
 
 TEST_CASE("format: encodings fit the data", "[format]") {
   schema s{{{"seq", column_type::integer}, {"small", column_type::integer}, {"same", column_type::integer}, {"runs", column_type::integer},
-            {"city", column_type::string}, {"unique", column_type::string}, {"x", column_type::float64}}};
+            {"city", column_type::string}, {"unique", column_type::string}, {"x", column_type::float64},
+            {"third", column_type::float64}, {"seconds", column_type::timestamp}, {"fives", column_type::integer}}};
   std::vector<std::vector<cell>> rows;
   std::vector<std::string> texts;
   const int n = 20000;
@@ -109,8 +117,11 @@ TEST_CASE("format: encodings fit the data", "[format]") {
   for (int i = 0; i < n; ++i) texts.push_back("user-" + std::to_string(i * 7919 % 100003));
   static const char *CITIES[] = {"Paris", "Lagos", "Lima", "Oslo"};
   for (int i = 0; i < n; ++i) {
-    rows.push_back({cell::of(int64_t{1000000} + i * 3), cell::of(int64_t{(i * 37) % 100}), cell::of(int64_t{42}), cell::of(int64_t{i / 5000}),
-                    cell::text(CITIES[(i * 13) % 4]), cell::text(texts[static_cast<size_t>(i)]), cell::of(i * 0.25)});
+    const int64_t scatter = scatter_at(i);
+    rows.push_back({cell::of(int64_t{1000000} + i * 3), cell::of(scatter % 100), cell::of(int64_t{42}), cell::of(int64_t{i / 5000}),
+                    cell::text(CITIES[scatter % 4]), cell::text(texts[static_cast<size_t>(i)]), cell::of(i * 0.25), cell::of(i / 3.0),
+                    cell::of(int64_t{1700000000000000} + i * int64_t{60000000} + scatter % 60 * int64_t{1000000}),
+                    cell::of(scatter * 5)});
   }
   auto bytes = write_rows(s, rows);
   auto f = file::open(borrow_bytes(bytes));
@@ -130,13 +141,19 @@ TEST_CASE("format: encodings fit the data", "[format]") {
   CHECK(encodings_of("runs").find("RLE") != std::string::npos);
   CHECK(encodings_of("city").find("DICT+FOR") != std::string::npos);
   CHECK(encodings_of("unique").find("PLAIN_TEXT") != std::string::npos);
-  CHECK(encodings_of("x").find("PLAIN_F64") != std::string::npos);
+  CHECK(encodings_of("x").find("DECIMAL_F64+") != std::string::npos);  // quarters: m / 100
+  CHECK(encodings_of("third").find("PLAIN_F64") != std::string::npos);
+  CHECK(encodings_of("seconds").find("DELTA_GCD") != std::string::npos);  // microseconds in whole seconds
+  CHECK(encodings_of("fives").find("FOR_GCD") != std::string::npos);
   // Sequential ids delta-encode to almost nothing.
   auto seq = j.find("{\"name\":\"seq\"");
   auto data_at = j.find("\"data_bytes\":", seq) + 13;
   CHECK(std::stoull(j.substr(data_at)) < 2000);
+  const int64_t second = 20 + scatter_at(12345) % 60;  // row 12345 is at 11:58:20 plus its scatter
+  const std::string seconds_text = std::to_string(8 + second / 60) + ":" + (second % 60 < 10 ? "0" : "") + std::to_string(second % 60);
   CHECK(all_rows(*f, [] { query q; q.offset = 12345; q.limit = 1; return q; }()) ==
-        "{\"seq\":1037035,\"small\":65,\"same\":42,\"runs\":2,\"city\":\"Lagos\",\"unique\":\"user-" + std::to_string(12345 * 7919 % 100003) + "\",\"x\":3086.25}\n");
+        "{\"seq\":1037035,\"small\":" + std::to_string(scatter_at(12345) % 100) + ",\"same\":42,\"runs\":2,\"city\":\"" + CITIES[scatter_at(12345) % 4] + "\",\"unique\":\"user-" + std::to_string(12345 * 7919 % 100003) + "\",\"x\":3086.25,\"third\":4115,"
+        "\"seconds\":\"2023-11-23T11:5" + seconds_text + "Z\",\"fives\":" + std::to_string(scatter_at(12345) * 5) + "}\n");
 }
 
 TEST_CASE("format: small chunks and pages, many of them", "[format]") {
@@ -227,4 +244,30 @@ TEST_CASE("format: the same input gives the same bytes, and an empty table is a 
   CHECK(f->row_count() == 0);
   CHECK(f->count().value() == 0);
   CHECK(f->query({}).value().json.empty());
+}
+
+TEST_CASE("format: decimals with the same places are stored scaled and print back exactly", "[format]") {
+  schema s{{{"price", column_type::decimal}, {"mixed", column_type::decimal}}};
+  std::vector<std::vector<cell>> rows;
+  std::vector<std::string> prices, mixed;
+  const int n = 5000;
+  for (int i = 0; i < n; ++i) {
+    const int64_t cents = scatter_at(i) * 37 - 150000;
+    std::string p = std::to_string(cents / 100) + "." + std::to_string(std::abs(cents % 100) / 10) + std::to_string(std::abs(cents % 10));
+    if (cents < 0 && cents > -100) p = "-" + p;  // -0.57, not 0.57
+    prices.push_back(p);
+    mixed.push_back(i % 3 == 0 ? "1.5" : i % 3 == 1 ? "-0.00" : "123456789012345678901234567890");
+  }
+  for (int i = 0; i < n; ++i) rows.push_back({i % 11 == 0 ? cell::null() : cell::text(prices[static_cast<size_t>(i)]), cell::text(mixed[static_cast<size_t>(i)])});
+  auto bytes = write_rows(s, rows);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  auto st = f->storage();
+  REQUIRE(st);
+  CHECK(st->find("\"SCALED+") != std::string::npos);
+  std::string expected;
+  for (int i = 0; i < n; ++i) {
+    expected += "{\"price\":" + (i % 11 == 0 ? std::string("null") : prices[static_cast<size_t>(i)]) + ",\"mixed\":" + mixed[static_cast<size_t>(i)] + "}\n";
+  }
+  CHECK(all_rows(*f) == expected);
 }

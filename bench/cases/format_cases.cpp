@@ -61,7 +61,7 @@ result<format::file> open_input(std::string_view input) {
 
 result<format::filter> parse(const char *expression) { return format::parse_expression(expression); }
 
-uint64_t fold_rows(const format::row_set &rows) { return mix(digest(rows.json), rows.count); }
+uint64_t fold_rows(const format::row_set &rows) { return mix(digest_words(rows.json), rows.count); }
 
 format::query where_query(format::filter where) {
   format::query q;
@@ -158,11 +158,11 @@ result<uint64_t> column_op(std::string_view input) {
   auto cols = f->columns({"balance"});
   if (!cols) return std::move(cols).error();
   const auto &reals = cols->front().reals;
-  return digest({reinterpret_cast<const char *>(reals.data()), reals.size() * sizeof(double)});
+  return digest_words({reinterpret_cast<const char *>(reals.data()), reals.size() * sizeof(double)});
 }
 
 uint64_t fold_bytes(const format::vector_sink &sink) {
-  return mix(digest({reinterpret_cast<const char *>(sink.bytes.data()), sink.bytes.size()}), sink.bytes.size());
+  return mix(digest_words({reinterpret_cast<const char *>(sink.bytes.data()), sink.bytes.size()}), sink.bytes.size());
 }
 
 result<uint64_t> write_rows(const std::vector<format::index_def> &indexes) {

@@ -38,9 +38,10 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
     };
   } else if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
     options.wasmBinary = input instanceof ArrayBuffer ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  } else if (isNode && !(input instanceof Response) && !(input instanceof Promise)) {
+  } else if (isNode && (input === undefined || input instanceof URL || typeof input === 'string')) {
     // Emscripten 3.1.6's own Node loader calls fetch() on a file path and uses __dirname in its ES
-    // module output (TOOLCHAIN-NOTES.md), so in Node the bytes are read here and handed over.
+    // module output (TOOLCHAIN-NOTES.md), so in Node the bytes are read here and handed over. (Not
+    // `instanceof Response`: Node run with --no-experimental-fetch has no Response.)
     const { readFile } = await import('node:fs/promises');
     const url = input === undefined ? new URL('./quire.wasm', import.meta.url) : input;
     options.wasmBinary = await readFile(url);

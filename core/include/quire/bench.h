@@ -135,6 +135,9 @@ std::vector<gate_result> run_gates(const std::string &filter, const std::functio
 
 /// A 64-bit digest for checksums: FNV-1a's algorithm with quire's own default seed (not FNV's offset basis).
 uint64_t digest(std::string_view bytes, uint64_t seed = 1469598103934665603ull) noexcept;
+/// A faster digest for large results (files, row sets of megabytes): FNV-1a's step applied to each
+/// 8-byte little-endian word, then to the remaining bytes one by one. Same value on every target.
+uint64_t digest_words(std::string_view bytes, uint64_t seed = 1469598103934665603ull) noexcept;
 /// Mixes a value into a digest.
 uint64_t mix(uint64_t digest, uint64_t value) noexcept;
 

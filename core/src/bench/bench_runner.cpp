@@ -101,6 +101,22 @@ uint64_t digest(std::string_view bytes, uint64_t seed) noexcept {
   return h;
 }
 
+uint64_t digest_words(std::string_view bytes, uint64_t seed) noexcept {
+  uint64_t h = seed;
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t w = 0;
+    for (int b = 7; b >= 0; --b) w = (w << 8) | static_cast<unsigned char>(bytes[i + static_cast<size_t>(b)]);
+    h ^= w;
+    h *= 1099511628211ull;
+  }
+  for (; i < bytes.size(); ++i) {
+    h ^= static_cast<unsigned char>(bytes[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
 uint64_t mix(uint64_t d, uint64_t value) noexcept {
   for (int i = 0; i < 8; ++i) {
     d ^= (value >> (8 * i)) & 0xff;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 
 #include "format_internal.h"
 
@@ -28,12 +29,34 @@ constexpr std::array<std::array<uint32_t, 256>, 8> make_crc_tables() {
 }
 constexpr auto CRC_TABLES = make_crc_tables();
 
+// x86-64 has had an instruction for exactly this polynomial since SSE 4.2 (2008): about ten times the
+// tables' speed, and every page read is checked. Chosen at run time (the baseline build must run on
+// any x86-64); wasm has no such instruction and uses the tables. Both give the same value.
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#define QUIRE_CRC32C_INSTRUCTION 1
+__attribute__((target("sse4.2"))) uint32_t crc32c_instruction(const uint8_t *p, size_t n, uint32_t c) noexcept {
+  uint64_t c64 = c;
+  while (n >= 8) {
+    c64 = __builtin_ia32_crc32di(c64, load_u64(p));
+    p += 8;
+    n -= 8;
+  }
+  c = static_cast<uint32_t>(c64);
+  while (n--) c = __builtin_ia32_crc32qi(c, *p++);
+  return c;
+}
+const bool HAS_CRC32C_INSTRUCTION = __builtin_cpu_supports("sse4.2");
+#endif
+
 }  // namespace
 
 uint32_t crc32c(std::span<const uint8_t> bytes) noexcept {
   uint32_t c = 0xFFFFFFFFu;
   const uint8_t *p = bytes.data();
   size_t n = bytes.size();
+#ifdef QUIRE_CRC32C_INSTRUCTION
+  if (HAS_CRC32C_INSTRUCTION) return crc32c_instruction(p, n, c) ^ 0xFFFFFFFFu;
+#endif
   while (n >= 8) {
     uint64_t w = load_u64(p) ^ c;
     c = CRC_TABLES[7][w & 0xFF] ^ CRC_TABLES[6][(w >> 8) & 0xFF] ^ CRC_TABLES[5][(w >> 16) & 0xFF] ^
@@ -61,12 +84,14 @@ uint64_t hash64(std::string_view bytes) noexcept {
 }
 
 std::string encoding_name(uint8_t encoding) {
-  static constexpr const char *INTS[] = {"PLAIN", "FOR", "DELTA", "RLE", "CONSTANT"};
+  static constexpr const char *INTS[] = {"PLAIN", "FOR", "DELTA", "RLE", "CONSTANT", "FOR_GCD", "DELTA_GCD"};
   const unsigned v = encoding >> 4, i = encoding & 15;
-  std::string ints = i < 5 ? INTS[i] : "?";
+  std::string ints = i < std::size(INTS) ? INTS[i] : "?";
   switch (v) {
     case VALUES_INTS: return ints;
     case VALUES_F64: return "PLAIN_F64";
+    case VALUES_F64_DECIMAL: return "DECIMAL_F64+" + ints;
+    case VALUES_DECIMAL_SCALED: return "SCALED+" + ints;
     case VALUES_TEXT_PLAIN: return "PLAIN_TEXT";
     case VALUES_TEXT_DICT: return "DICT+" + ints;
   }
@@ -167,10 +192,17 @@ std::optional<int64_t> date_prefix(std::string_view s) {
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
+// printf's "%0*lld" without printf (dates and times print per value, millions of times a query):
+// zero-padded to `width` characters, a minus sign counting towards the width.
 void append_padded(std::string &out, int64_t v, int width) {
   char buf[24];
-  int n = std::snprintf(buf, sizeof buf, "%0*lld", width, static_cast<long long>(v));
-  out.append(buf, static_cast<size_t>(n));
+  char *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do { *--p = static_cast<char>('0' + u % 10); u /= 10; } while (u);
+  const int sign = v < 0 ? 1 : 0;
+  while (buf + sizeof buf - p + sign < width) *--p = '0';
+  if (sign) *--p = '-';
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
 }  // namespace
@@ -260,12 +292,136 @@ double parse_double(std::string_view s) noexcept {
   return std::strtod(copy.c_str(), nullptr);
 }
 
+namespace {
+
+constexpr double POWERS_OF_TEN[MAX_DECIMAL_PLACES + 1] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+constexpr double TWO_53 = 9007199254740992.0;
+
+// The fewest places k with v == m / 10^k for an integer m (|m| < 2^53), or -1. Division of two
+// exactly represented integers is correctly rounded, so m / 10^k == v means the decimal m·10^-k
+// reads back as v: storing m and k loses nothing, on every target.
+int decimal_places(double v, int64_t &m) {
+  if (!std::isfinite(v) || (v == 0 && std::signbit(v))) return -1;
+  for (unsigned k = 0; k <= MAX_DECIMAL_PLACES; ++k) {
+    const double scaled = std::nearbyint(v * POWERS_OF_TEN[k]);
+    if (!(std::fabs(scaled) < TWO_53)) return -1;
+    if (scaled / POWERS_OF_TEN[k] == v) {
+      m = static_cast<int64_t>(scaled);
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool scale_decimals(std::span<const double> values, unsigned &places, std::vector<int64_t> &scaled) {
+  places = 0;
+  int64_t m = 0;
+  for (double v : values) {
+    const int k = decimal_places(v, m);
+    if (k < 0) return false;
+    places = std::max(places, static_cast<unsigned>(k));
+  }
+  scaled.clear();
+  scaled.reserve(values.size());
+  for (double v : values) {
+    const double s = std::nearbyint(v * POWERS_OF_TEN[places]);
+    if (!(std::fabs(s) < TWO_53)) return false;
+    scaled.push_back(static_cast<int64_t>(s));
+  }
+  return true;
+}
+
+std::optional<int64_t> scale_decimal_text(std::string_view t, unsigned &places) {
+  size_t i = 0;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (negative) ++i;
+  const size_t int_start = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  const size_t int_digits = i - int_start;
+  if (int_digits == 0 || (int_digits > 1 && t[int_start] == '0')) return std::nullopt;
+  size_t frac_digits = 0;
+  if (i < t.size()) {
+    if (t[i] != '.') return std::nullopt;
+    const size_t frac_start = ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    frac_digits = i - frac_start;
+    if (frac_digits == 0 || i != t.size()) return std::nullopt;
+  }
+  if (places == UINT32_MAX) places = static_cast<unsigned>(frac_digits);
+  if (frac_digits != places || int_digits + frac_digits > MAX_SCALED_DIGITS) return std::nullopt;
+  int64_t m = 0;
+  for (char c : t.substr(int_start)) {
+    if (c != '.') m = m * 10 + (c - '0');
+  }
+  if (negative && m == 0) return std::nullopt;  // "-0.00" would print back as "0.00"
+  return negative ? -m : m;
+}
+
+void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
+  char buf[48];
+  char *p = buf + sizeof buf;
+  uint64_t u = m < 0 ? 0 - static_cast<uint64_t>(m) : static_cast<uint64_t>(m);
+  for (unsigned k = 0; k < places; ++k) {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  }
+  if (places) *--p = '.';
+  do { *--p = static_cast<char>('0' + u % 10); u /= 10; } while (u);
+  if (m < 0) *--p = '-';
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
+}
+
+namespace {
+
+// The fast path of append_double: a value that is an integer of at most 15 digits divided by 10^k
+// (k <= 6) — prices, measurements, every double that came from short decimal text. Then that decimal
+// is the only one of 15 digits or fewer that reads back as `v` (doubles are 15.95 digits apart at
+// worst), so it is exactly what "%.15g" prints; written here without printf's cost. Only the fixed
+// notation of %g is produced (exponent -4..14); everything else goes the slow way. Plain IEEE
+// arithmetic: the same digits on every target.
+bool append_short_decimal(std::string &out, double v) {
+  constexpr double LIMIT = 1e15;
+  const bool negative = v < 0;
+  const double a = negative ? -v : v;
+  if (!(a < LIMIT)) return false;
+  double scale = 1;
+  for (int k = 0; k <= 6; ++k, scale *= 10) {
+    const double m = std::nearbyint(a * scale);
+    if (m >= LIMIT) return false;
+    if (m / scale != a) continue;
+    uint64_t digits = static_cast<uint64_t>(m);
+    if (digits == 0) return false;
+    // %g's exponent of the value: fixed notation needs it >= -4.
+    uint64_t pow = 1;
+    int magnitude = 0;  // digits in `digits` minus one
+    while (digits / pow >= 10) { pow *= 10; ++magnitude; }
+    if (magnitude - k < -4) return false;
+    char buf[32];
+    char *p = buf + sizeof buf;
+    for (int i = 0; i < k; ++i) { *--p = static_cast<char>('0' + digits % 10); digits /= 10; }
+    if (k) *--p = '.';
+    do { *--p = static_cast<char>('0' + digits % 10); digits /= 10; } while (digits);
+    if (negative) *--p = '-';
+    out.append(p, static_cast<size_t>(buf + sizeof buf - p));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void append_double(std::string &out, double v) {
   if (!std::isfinite(v)) {
     out += "null";  // JSON has no inf or NaN; quire never stores them from its inputs
     return;
   }
-  if (v == 0) v = 0;  // -0 prints as 0
+  if (v == 0) {
+    out.push_back('0');  // -0 prints as 0
+    return;
+  }
+  if (append_short_decimal(out, v)) return;
   char buf[40];
   for (int precision = 15; precision <= 17; ++precision) {
     int n = std::snprintf(buf, sizeof buf, "%.*g", precision, v);
@@ -464,9 +620,17 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
   }
   unsigned for_w = width_of(static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn));
   size_t for_size = 9 + (n * for_w + 7) / 8;
-  size_t delta_size = SIZE_MAX;
+  uint64_t for_gcd = 0;
+  for (int64_t x : v) {
+    for_gcd = std::gcd(for_gcd, static_cast<uint64_t>(x) - static_cast<uint64_t>(mn));
+    if (for_gcd == 1) break;
+  }
+  unsigned for_gcd_w = for_gcd > 1 ? width_of((static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn)) / for_gcd) : 64;
+  size_t for_gcd_size = for_gcd > 1 ? 9 + varint_size(for_gcd) + (n * for_gcd_w + 7) / 8 : SIZE_MAX;
+  size_t delta_size = SIZE_MAX, delta_gcd_size = SIZE_MAX;
   int64_t dmin = 0;
-  unsigned delta_w = 0;
+  unsigned delta_w = 0, delta_gcd_w = 0;
+  uint64_t delta_gcd = 0;
   if (n >= 2) {
     int64_t dmax;
     dmin = dmax = static_cast<int64_t>(static_cast<uint64_t>(v[1]) - static_cast<uint64_t>(v[0]));
@@ -477,6 +641,13 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
     }
     delta_w = width_of(static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin));
     delta_size = 17 + ((n - 1) * delta_w + 7) / 8;
+    for (size_t i = 1; i < n && delta_gcd != 1; ++i) {
+      delta_gcd = std::gcd(delta_gcd, static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(v[i - 1]) - static_cast<uint64_t>(dmin));
+    }
+    if (delta_gcd > 1) {
+      delta_gcd_w = width_of((static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin)) / delta_gcd);
+      delta_gcd_size = 17 + varint_size(delta_gcd) + ((n - 1) * delta_gcd_w + 7) / 8;
+    }
   }
   size_t runs = 0, rle_size = 0;
   for (size_t i = 0; i < n;) {
@@ -488,8 +659,23 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
   }
   rle_size += varint_size(runs);
   size_t plain_size = 8 * n;
-  size_t best = std::min({for_size, delta_size, rle_size, plain_size});
-  if (best == for_size) {
+  size_t best = std::min({for_size, delta_size, rle_size, plain_size, for_gcd_size, delta_gcd_size});
+  if (best == for_gcd_size) {
+    put_u8(out, INT_FOR_GCD);
+    put_u64(out, static_cast<uint64_t>(mn));
+    put_varint(out, for_gcd);
+    put_u8(out, static_cast<uint8_t>(for_gcd_w));
+    pack_bits(out, n, for_gcd_w, [&](size_t i) { return (static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(mn)) / for_gcd; });
+  } else if (best == delta_gcd_size) {
+    put_u8(out, INT_DELTA_GCD);
+    put_u64(out, static_cast<uint64_t>(v[0]));
+    put_u64(out, static_cast<uint64_t>(dmin));
+    put_varint(out, delta_gcd);
+    put_u8(out, static_cast<uint8_t>(delta_gcd_w));
+    pack_bits(out, n - 1, delta_gcd_w, [&](size_t i) {
+      return (static_cast<uint64_t>(v[i + 1]) - static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(dmin)) / delta_gcd;
+    });
+  } else if (best == for_size) {
     put_u8(out, INT_FOR);
     put_u64(out, static_cast<uint64_t>(mn));
     put_u8(out, static_cast<uint8_t>(for_w));
@@ -533,8 +719,10 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
       std::fill(out.begin(), out.end(), c);
       return !r.failed();
     }
-    case INT_FOR: {
+    case INT_FOR:
+    case INT_FOR_GCD: {
       uint64_t base = r.u64();
+      const uint64_t factor = tag == INT_FOR_GCD ? r.varint() : 1;
       unsigned w = r.u8();
       if (w > 64) return false;
       auto b = r.take((uint64_t{count} * w + 7) / 8);
@@ -544,12 +732,14 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
         return true;
       }
       uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-      for (size_t i = 0; i < count; ++i) out[i] = static_cast<int64_t>(base + unpack_one(b.data(), i, w, mask));
+      for (size_t i = 0; i < count; ++i) out[i] = static_cast<int64_t>(base + unpack_one(b.data(), i, w, mask) * factor);
       return true;
     }
-    case INT_DELTA: {
+    case INT_DELTA:
+    case INT_DELTA_GCD: {
       uint64_t first = r.u64();
       uint64_t dmin = r.u64();
+      const uint64_t factor = tag == INT_DELTA_GCD ? r.varint() : 1;
       unsigned w = r.u8();
       if (w > 64 || count == 0) return false;
       auto b = r.take((uint64_t{count - 1} * w + 7) / 8);
@@ -558,7 +748,7 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
       uint64_t cur = first;
       out[0] = static_cast<int64_t>(cur);
       for (size_t i = 1; i < count; ++i) {
-        cur += dmin + (w ? unpack_one(b.data(), i - 1, w, mask) : 0);
+        cur += dmin + (w ? unpack_one(b.data(), i - 1, w, mask) * factor : 0);
         out[i] = static_cast<int64_t>(cur);
       }
       return true;
@@ -713,6 +903,33 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
       std::vector<double> dense(present);
       if (present) std::memcpy(dense.data(), b.data(), 8 * present);
       expand(dense, out.reals);
+      return true;
+    }
+    case VALUES_F64_DECIMAL: {
+      if (type != column_type::float64) return false;
+      const unsigned places = r.u8();
+      if (r.failed() || places > MAX_DECIMAL_PLACES) return false;
+      std::vector<int64_t> scaled;
+      if (!decode_ints(r, present, scaled)) return false;
+      const double divisor = POWERS_OF_TEN[places];
+      std::vector<double> dense(present);
+      for (size_t i = 0; i < present; ++i) dense[i] = static_cast<double>(scaled[i]) / divisor;
+      expand(dense, out.reals);
+      return true;
+    }
+    case VALUES_DECIMAL_SCALED: {
+      if (type != column_type::decimal) return false;
+      const unsigned places = r.u8();
+      if (r.failed() || places > MAX_SCALED_DIGITS) return false;
+      std::vector<int64_t> scaled;
+      if (!decode_ints(r, present, scaled)) return false;
+      out.offsets.resize(size_t{rows} + 1);
+      out.offsets[0] = 0;
+      size_t k = 0;
+      for (uint32_t i = 0; i < rows; ++i) {
+        if (out.is_valid(i)) append_scaled_decimal(out.text, scaled[k++], places);
+        out.offsets[i + 1] = static_cast<uint32_t>(out.text.size());
+      }
       return true;
     }
     case VALUES_TEXT_DICT: {

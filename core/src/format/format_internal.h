@@ -33,8 +33,29 @@ inline constexpr size_t STAT_TEXT_BYTES = 64;
 
 enum compression : uint8_t { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 };
 enum validity_kind : uint8_t { VALID_ALL = 0, VALID_NONE = 1, VALID_BITMAP = 2, VALID_RUNS = 3 };
-enum int_encoding : uint8_t { INT_PLAIN = 0, INT_FOR = 1, INT_DELTA = 2, INT_RLE = 3, INT_CONSTANT = 4 };
-enum value_encoding : uint8_t { VALUES_INTS = 0, VALUES_F64 = 1, VALUES_TEXT_PLAIN = 2, VALUES_TEXT_DICT = 3 };
+/// FOR_GCD and DELTA_GCD are FOR and DELTA whose offsets are all multiples of a common factor,
+/// stored divided by it (timestamps in whole seconds or milliseconds, prices in steps of 5...).
+enum int_encoding : uint8_t { INT_PLAIN = 0, INT_FOR = 1, INT_DELTA = 2, INT_RLE = 3, INT_CONSTANT = 4, INT_FOR_GCD = 5, INT_DELTA_GCD = 6 };
+/// F64_DECIMAL: doubles that are all m / 10^k exactly (k <= 6), stored as the integers m.
+/// DECIMAL_SCALED: decimal texts that all have k fraction digits (`12.50`, `-3.00`), stored as
+/// the integers m (1250, -300) and printed back digit for digit.
+enum value_encoding : uint8_t {
+  VALUES_INTS = 0, VALUES_F64 = 1, VALUES_TEXT_PLAIN = 2, VALUES_TEXT_DICT = 3, VALUES_F64_DECIMAL = 4, VALUES_DECIMAL_SCALED = 5
+};
+/// Most fraction digits of DECIMAL_SCALED (m must fit in 18 digits).
+inline constexpr unsigned MAX_SCALED_DIGITS = 18;
+/// The scaled integer of a decimal text with exactly `places` fraction digits, or nullopt when the
+/// text is not of the form -?(0|[1-9][0-9]*)(.[0-9]{places})? with at most 18 digits, or is a
+/// negative zero. `places` is taken from the first value (pass UINT32_MAX) and then required.
+std::optional<int64_t> scale_decimal_text(std::string_view text, unsigned &places);
+/// Appends the text of m with `places` fraction digits (the inverse of scale_decimal_text).
+void append_scaled_decimal(std::string &out, int64_t m, unsigned places);
+/// Most decimal places of F64_DECIMAL.
+inline constexpr unsigned MAX_DECIMAL_PLACES = 6;
+/// Finds the fewest decimal places k <= MAX_DECIMAL_PLACES with which every value is exactly m / 10^k
+/// for an integer |m| < 2^53, and writes those m to `scaled`. False when there is none (then the
+/// values are stored as plain doubles). -0, infinities and NaN never qualify.
+bool scale_decimals(std::span<const double> values, unsigned &places, std::vector<int64_t> &scaled);
 /// Names of encodings as storage reports print them: "ints/DELTA", "text/DICT+FOR"...
 std::string encoding_name(uint8_t encoding);
 
@@ -248,7 +269,7 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
 /// streaming decompression (memory: the budget plus the compressed runs plus 128 KiB per run).
 class run_sorter {
  public:
-  explicit run_sorter(size_t memory_bytes);
+  explicit run_sorter(size_t memory_bytes, spill_store *spill = nullptr);
   ~run_sorter();
   run_sorter(const run_sorter &) = delete;
   run_sorter &operator=(const run_sorter &) = delete;

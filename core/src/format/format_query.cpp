@@ -5,6 +5,7 @@
 // the pages that still hold selected rows. Rows are rendered only for the final selection, and
 // only for the projected columns.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 
@@ -778,7 +779,11 @@ struct engine {
     const auto &vals = *v.values;
     if (!vals.is_valid(i)) { out += "null"; return; }
     switch (f.sch.columns[column].type) {
-      case column_type::integer: out += std::to_string(vals.ints[i]); break;
+      case column_type::integer: {
+        char buf[24];
+        out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, vals.ints[i]).ptr - buf));
+        break;
+      }
       case column_type::float64: append_double(out, vals.reals[i]); break;
       case column_type::decimal:
       case column_type::json: out += v.text(i); break;
@@ -789,31 +794,35 @@ struct engine {
     }
   }
 
-  /// Renders rows (global row numbers, in output order) as JSON objects of `cols`.
-  result<std::vector<std::string>> render(const std::vector<uint64_t> &rows, const std::vector<size_t> &cols) {
-    std::vector<size_t> order(rows.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rows[a] < rows[b]; });
-    std::vector<std::string> out(rows.size());
-    for (auto &s : out) s.push_back('{');
+  /// Appends rows (global row numbers, in output order) as JSON objects of `cols` to `out`: NDJSON
+  /// (each object ends in \n) or, `as_array`, the members of an array. Row by row, one cursor per
+  /// column: each cursor holds its decoded page (shared with the cache), so a row of 300 columns
+  /// decodes nothing when its neighbour was in the same pages, however small the cache.
+  result<void> render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols, bool as_array) {
+    std::vector<std::string> keys(cols.size());
     for (size_t ci = 0; ci < cols.size(); ++ci) {
-      std::string key;
-      if (ci) key.push_back(',');
-      json::append_quoted(key, f.sch.columns[cols[ci]].name);
-      key.push_back(':');
-      std::optional<cursor> cur;
-      for (size_t k : order) {
-        uint64_t row = rows[k];
-        uint64_t chunk = row / f.chunk_rows;
-        if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
-        auto s = cur->seek(static_cast<uint32_t>(row - chunk * f.chunk_rows));
-        if (!s) return std::move(s).error();
-        out[k] += key;
-        append_json(out[k], cols[ci], cur->view, cur->local(static_cast<uint32_t>(row - chunk * f.chunk_rows)));
-      }
+      if (ci) keys[ci].push_back(',');
+      json::append_quoted(keys[ci], f.sch.columns[cols[ci]].name);
+      keys[ci].push_back(':');
     }
-    for (auto &s : out) s.push_back('}');
-    return out;
+    std::vector<std::optional<cursor>> cursors(cols.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const uint64_t row = rows[k];
+      const uint64_t chunk = row / f.chunk_rows;
+      const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+      if (as_array && k) out.push_back(',');
+      out.push_back('{');
+      for (size_t ci = 0; ci < cols.size(); ++ci) {
+        auto &cur = cursors[ci];
+        if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
+        if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
+        out += keys[ci];
+        append_json(out, cols[ci], cur->view, cur->local(in_chunk));
+      }
+      out.push_back('}');
+      if (!as_array) out.push_back('\n');
+    }
+    return {};
   }
 
   /// Appends an order key of a value: 0x00 + the domain key, or 0x01 for null (nulls last).
@@ -921,16 +930,10 @@ result<row_set> file::query(const format::query &q, bool as_array) {
   if (!cols) return std::move(cols).error();
   auto rows = e.select(q, *where);
   if (!rows) return std::move(rows).error();
-  auto rendered = e.render(*rows, *cols);
-  if (!rendered) return std::move(rendered).error();
   row_set out;
-  out.count = rendered->size();
+  out.count = rows->size();
   if (as_array) out.json.push_back('[');
-  for (size_t i = 0; i < rendered->size(); ++i) {
-    if (as_array && i) out.json.push_back(',');
-    out.json += (*rendered)[i];
-    if (!as_array) out.json.push_back('\n');
-  }
+  if (auto r = e.render(out.json, *rows, *cols, as_array); !r) return std::move(r).error();
   if (as_array) out.json.push_back(']');
   return out;
 }
@@ -1159,9 +1162,9 @@ result<std::string> file::explain(const format::query &q, bool analyze) {
     auto rows = e.select(q, *where);
     if (!rows) run = std::move(rows).error();
     else {
-      auto rendered = e.render(*rows, *cols);
-      if (!rendered) run = std::move(rendered).error();
-      else returned = rendered->size();
+      std::string rendered;
+      if (auto r = e.render(rendered, *rows, *cols, false); !r) run = std::move(r).error();
+      else returned = rows->size();
     }
   } else if (*where) {
     // The plan alone: which index, which chunks the statistics and Bloom filters skip.

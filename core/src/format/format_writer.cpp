@@ -368,8 +368,17 @@ struct writer::impl {
         break;
       }
       default:
-        if (type == column_type::float64) per_row = 8;
-        else if (use_dict) per_row = std::max(1.0, static_cast<double>(std::bit_width(dict.size()))) / 8.0;
+        if (type == column_type::float64) {
+          std::vector<double> present_reals;
+          present_reals.reserve(rows);
+          for (uint32_t r = 0; r < rows; ++r) if (b.valid[r]) present_reals.push_back(b.reals[r]);
+          unsigned places = 0;
+          if (scale_decimals(present_reals, places, dense)) {
+            scratch.clear();
+            encode_ints(scratch, dense);
+            per_row = static_cast<double>(scratch.size()) / std::max<uint32_t>(rows, 1);
+          }
+        } else if (use_dict) per_row = std::max(1.0, static_cast<double>(std::bit_width(dict.size()))) / 8.0;
         else per_row = static_cast<double>(b.text.size()) / std::max<uint32_t>(rows, 1) + 1;
         break;
     }
@@ -391,6 +400,23 @@ struct writer::impl {
     }
     std::string raw;
     std::vector<int64_t> values;
+    std::vector<double> reals;
+    unsigned places = 0;
+    auto scale_page = [&](uint32_t from, uint32_t to, std::vector<int64_t> &out, unsigned &k) {
+      out.clear();
+      k = UINT32_MAX;
+      for (uint32_t r = from; r < to; ++r) {
+        if (!b.valid[r]) continue;
+        auto m = scale_decimal_text(text_at(r), k);
+        if (!m) {
+          out.clear();
+          return false;
+        }
+        out.push_back(*m);
+      }
+      if (k == UINT32_MAX) k = 0;
+      return true;
+    };
     for (uint32_t from = 0; from < rows; from += page_rows) {
       uint32_t to = std::min(rows, from + page_rows);
       stats ps = page_stats(from, to);
@@ -406,13 +432,32 @@ struct writer::impl {
         tag_at = raw.size();
         encode_ints(raw, values);
       } else if (type == column_type::float64) {
-        value_tag = VALUES_F64;
-        put_u8(raw, value_tag);
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) raw.append(reinterpret_cast<const char *>(&b.reals[r]), 8);
+        reals.clear();
+        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) reals.push_back(b.reals[r]);
+        unsigned places = 0;
+        if (scale_decimals(reals, places, values)) {
+          // Short decimals (prices, measurements) as integers: FOR packs cents in 3 bytes, not 8.
+          value_tag = VALUES_F64_DECIMAL;
+          put_u8(raw, value_tag);
+          put_u8(raw, static_cast<uint8_t>(places));
+          tag_at = raw.size();
+          encode_ints(raw, values);
+        } else {
+          value_tag = VALUES_F64;
+          put_u8(raw, value_tag);
+          for (double x : reals) raw.append(reinterpret_cast<const char *>(&x), 8);
+        }
       } else if (use_dict) {
         value_tag = VALUES_TEXT_DICT;
         put_u8(raw, value_tag);
         for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(ids[r]);
+        tag_at = raw.size();
+        encode_ints(raw, values);
+      } else if (type == column_type::decimal && scale_page(from, to, values, places)) {
+        // Decimals with the same number of places in the whole page as scaled integers.
+        value_tag = VALUES_DECIMAL_SCALED;
+        put_u8(raw, value_tag);
+        put_u8(raw, static_cast<uint8_t>(places));
         tag_at = raw.size();
         encode_ints(raw, values);
       } else {
