@@ -298,5 +298,62 @@ struct register_all {
   }
 } registered;
 
+// --- scaling gates: write, find and filter on the row count --------------------------------------
+
+// Bases: 25,000 customers as NDJSON (4.3 MB) to write; 50,000 as a .quire file (0.8 MB) to query.
+std::string gate_ndjson(uint64_t scale) { return format::customers_ndjson(format::generate_customers(25000 * scale)); }
+std::string gate_file(uint64_t scale) { return shapes::format_customers_file(format::generate_customers(50000 * scale), {}); }
+
+result<uint64_t> gate_find(std::string_view input) {
+  auto f = open_input(input);
+  if (!f) return std::move(f).error();
+  // The middle row: statistics lead to one chunk, the page directory to one page per column.
+  auto row = f->find("id", format::value::of(static_cast<int64_t>(f->row_count() / 2)));
+  if (!row) return std::move(row).error();
+  return row->has_value() ? digest(**row) : 0;
+}
+
+// Twins. A lookup's twin is a scan (linear: more than 2.5x at four times the rows): email has no
+// index and statistics cannot skip a chunk for it.
+result<uint64_t> gate_scan(std::string_view input) {
+  auto f = open_input(input);
+  if (!f) return std::move(f).error();
+  auto where = parse("email = 'nobody@example.org'");
+  if (!where) return std::move(where).error();
+  auto n = f->count(*where);
+  if (!n) return std::move(n).error();
+  return mix(0, *n);
+}
+
+// Linear work's twin is quadratic: one row fetched by offset at every 256th row (each fetch skips
+// its offset row by row, so the sum is n²/512 steps).
+result<uint64_t> gate_offsets_quadratic(std::string_view input) {
+  auto f = open_input(input);
+  if (!f) return std::move(f).error();
+  uint64_t d = 0;
+  for (uint64_t offset = 0; offset < f->row_count(); offset += 256) {
+    format::query q = page_query(offset, 1);
+    q.columns = {"id"};
+    auto rows = f->query(q);
+    if (!rows) return std::move(rows).error();
+    d = mix(d, rows->count);
+  }
+  return d;
+}
+
+// For the write gate (its input is NDJSON): every 1,000th line's prefix digested, n²/2000 bytes.
+result<uint64_t> gate_prefixes_quadratic(std::string_view input) {
+  uint64_t d = 0;
+  size_t lines = 0;
+  for (size_t at = input.find('\n'); at != std::string_view::npos; at = input.find('\n', at + 1)) {
+    if (++lines % 1000 == 0) d = digest_words(input.substr(0, at), d);
+  }
+  return d;
+}
+
+gate_registration write_gate{{"format.write/rows", gate_ndjson, write_ndjson_op, gate_prefixes_quadratic}};
+gate_registration find_gate{{"format.find/rows", gate_file, gate_find, gate_scan, 0, 2.5}};
+gate_registration filter_gate{{"format.filter/rows", gate_file, filter_count_op, gate_offsets_quadratic}};
+
 }  // namespace
 }  // namespace quire::bench

@@ -32,6 +32,9 @@ export interface GateResult {
   twinBaseNs: number;
   twinFourNs: number;
   twinRatio: number;
+  /** The gate's bounds: 1.5 to 8 for linear work, 0 to 2.5 for a lookup. */
+  floor: number;
+  ceiling: number;
   passed: boolean;
   twinFailed: boolean;
   error: string;

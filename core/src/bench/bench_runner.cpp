@@ -273,8 +273,10 @@ std::vector<gate_result> run_gates(const std::string &filter, const std::functio
     r.twin_base_ns = tb.value();
     r.twin_four_ns = tf.value();
     r.twin_ratio = r.twin_four_ns / r.twin_base_ns;
-    r.passed = r.ratio >= 1.5 && r.ratio <= 8;
-    r.twin_failed = r.twin_ratio > 8;
+    r.floor = g.floor;
+    r.ceiling = g.ceiling;
+    r.passed = r.ratio >= g.floor && r.ratio <= g.ceiling;
+    r.twin_failed = r.twin_ratio > g.ceiling;
     out.push_back(r);
   }
   return out;
