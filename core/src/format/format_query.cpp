@@ -888,7 +888,36 @@ struct engine {
       return q.descending ? a.second > b.second : a.second < b.second;
     };
     quire::error failure;
-    auto r = for_each_chunk(where, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    // With a limit, chunks are visited from the end that sorts first (descending: the last chunk
+    // first), and a chunk whose statistics cannot beat the k-th key kept so far is skipped without
+    // reading its pages: the newest 50 of a table in time order read one chunk. Rows of a chunk
+    // visited later lose ties (they are further from that end), so "not better" suffices to skip.
+    const domain order_domain = domain_of(f.sch.columns[*order_col].type);
+    std::shared_ptr<const std::vector<chunk_entry>> order_stats;
+    if (want != UINT64_MAX && want > 0 && order_domain != domain::text) {
+      auto d = f.column_directory(*order_col);
+      if (!d) return std::move(d).error();
+      order_stats = *d;
+    }
+    auto cannot_beat = [&](uint64_t chunk) {
+      if (!order_stats || best.size() < want) return false;
+      std::nth_element(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(want - 1), best.end(), cmp);
+      best.resize(static_cast<size_t>(want));
+      const stats &st = (*order_stats)[static_cast<size_t>(chunk)].st;
+      std::string chunk_best;
+      const bool null_first = q.descending;  // the null key (0x01) sorts after every value
+      if ((null_first && st.nulls > 0) || !(q.descending ? st.has_max : st.has_min)) {
+        chunk_best.push_back(1);
+      } else {
+        chunk_best.push_back(0);
+        if (order_domain == domain::ints) append_int_key(chunk_best, q.descending ? st.imax : st.imin);
+        else append_real_key(chunk_best, q.descending ? st.rmax : st.rmin);
+      }
+      const std::string &kth = best[static_cast<size_t>(want - 1)].first;
+      return q.descending ? chunk_best <= kth : chunk_best >= kth;
+    };
+    auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+      if (cannot_beat(chunk)) return true;
       const uint64_t first = chunk * f.chunk_rows;
       cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}};
       for (uint32_t i = 0; i < sel.size(); ++i) {
