@@ -3,6 +3,7 @@
 // entries in their own bounded sorters and are written after the last chunk, then the column
 // directories, the footer and the tail (docs/format.md, "Layout").
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <unordered_map>
 
@@ -279,9 +280,12 @@ struct writer::impl {
   }
 
   /// Rows per page so that a page holds about page_bytes once encoded.
+  // Rows per page: page_bytes of encoded values, and at most page_bytes / 2 rows, because a page is
+  // decoded whole to read one row of it — a chunk of sequential ids encodes to a few bytes but would
+  // decode to 512 KiB of integers (a point lookup's memory).
   uint32_t rows_per_page(double bytes_per_row) const {
     double rows = static_cast<double>(opt.page_bytes) / std::max(bytes_per_row, 0.01);
-    return static_cast<uint32_t>(std::clamp(rows, 1.0, static_cast<double>(MAX_CHUNK_ROWS)));
+    return static_cast<uint32_t>(std::clamp(rows, 1.0, static_cast<double>(opt.page_bytes / 2)));
   }
 
   result<void> flush_column(size_t c) {
@@ -678,7 +682,12 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
   if (o.chunk_rows < 1 || o.chunk_rows > MAX_CHUNK_ROWS) return quire::error(error_code::INVALID_ARGUMENT, "chunk_rows must be 1.." + std::to_string(MAX_CHUNK_ROWS));
   if (o.page_bytes < 512 || o.page_bytes > (16u << 20)) return quire::error(error_code::INVALID_ARGUMENT, "page_bytes must be 512..16 MiB");
   if (o.compression_level < 1 || o.compression_level > 19) return quire::error(error_code::INVALID_ARGUMENT, "compression_level must be 1..19");
-  auto p = std::make_unique<impl>(s, o, sink);
+  // A chunk is buffered whole before it is encoded: wide tables get fewer rows per chunk, so that
+  // the buffer holds at most MAX_CHUNK_CELLS values whatever the width (300 columns: 8,192 rows).
+  write_options capped = o;
+  const uint64_t cell_cap = std::max<uint64_t>(1024, std::bit_floor(MAX_CHUNK_CELLS / s.columns.size()));
+  if (capped.chunk_rows > cell_cap) capped.chunk_rows = static_cast<uint32_t>(cell_cap);
+  auto p = std::make_unique<impl>(s, capped, sink);
   p->cctx = ZSTD_createCCtx();
   if (!p->cctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
   p->buffers.resize(s.columns.size());
