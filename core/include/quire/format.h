@@ -43,6 +43,9 @@ inline constexpr uint16_t FORMAT_VERSION = 1;
 inline constexpr uint32_t DEFAULT_CHUNK_ROWS = 65536;
 /// Largest chunk_rows a writer accepts and a reader believes (2^24).
 inline constexpr uint32_t MAX_CHUNK_ROWS = uint32_t{1} << 24;
+/// Most values (rows x columns) in one chunk: the writer buffers a chunk whole, so for wide tables
+/// it lowers chunk_rows to the largest power of two (at least 1,024) that keeps a chunk under this.
+inline constexpr uint64_t MAX_CHUNK_CELLS = uint64_t{1} << 22;
 /// Target size of one data page before compression (write_options::page_bytes).
 inline constexpr uint32_t DEFAULT_PAGE_BYTES = 8192;
 /// zstd level of write_options::compression_level.
