@@ -4,7 +4,8 @@
 //
 // Each family's peers live in bench/peers_<family>.mjs, exporting
 //   peerCases(quire, cases) -> [{ name, op, shape, peer, mirrors, input(), run(bytes), checksum(result) }]
-// where `cases` are the selected quire cases ({ name, large }). Their npm packages are pinned in
+// where `cases` are the selected quire cases ({ name, large }); run() may return a promise, which is
+// awaited (and timed to its settling). Their npm packages are pinned in
 // bench/package.json (installed by scripts/bootstrap).
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -20,12 +21,16 @@ function nearestRank(sorted, p) {
 
 /** FNV-1a over a string, as 16 hex digits (peers' own checksums: not comparable to quire's). */
 export function fnv(text) {
-  let h = 0xcbf29ce484222325n;
+  // 64-bit FNV-1a in two unsigned 32-bit halves (BigInt arithmetic is ten times slower, and the
+  // format peers hash tens of MB): h * (2^40 + 0x1b3) = h * 0x1b3 + (h << 40), all below 2^53.
+  let hi = 0xcbf29ce4, lo = 0x84222325;
   for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i) & 0xff);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    lo = (lo ^ (text.charCodeAt(i) & 0xff)) >>> 0;
+    const t = lo * 0x1b3;
+    hi = (hi * 0x1b3 + Math.floor(t / 0x100000000) + ((lo << 8) >>> 0)) >>> 0;
+    lo = t >>> 0;
   }
-  return h.toString(16).padStart(16, '0');
+  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
 }
 
 /** The peer cases available for the quire cases that `options` selects. */
@@ -66,12 +71,17 @@ export async function measure(peer, options) {
   const budgetNs = (options.quick ? 0.25 : options.seconds || 2) * 1e9;
   const minSampleNs = options.quick ? 2e5 : 1e6;
   const now = () => performance.now() * 1e6;
+  // A peer whose run() returns a promise (hyparquet reads only asynchronously) is awaited call by
+  // call; synchronous peers keep a loop without awaits.
   let t = now();
-  const first = peer.run(input);
+  let first = peer.run(input);
+  const isAsync = typeof first?.then === 'function';
+  if (isAsync) first = await first;
   const firstNs = now() - t;
   const checksum = peer.checksum(first);
   t = now();
-  peer.run(input);
+  if (isAsync) await peer.run(input);
+  else peer.run(input);
   const estimate = Math.max(1, Math.min(firstNs, now() - t));
   const k = estimate >= minSampleNs ? 1 : Math.ceil(minSampleNs / estimate);
   const minSamples = estimate > 1e8 ? (options.quick ? 1 : 3) : options.quick ? 5 : 10;
@@ -79,7 +89,8 @@ export async function measure(peer, options) {
   const perCall = [];
   for (let s = 0; s < samples; s++) {
     t = now();
-    for (let j = 0; j < k; j++) peer.run(input);
+    if (isAsync) for (let j = 0; j < k; j++) await peer.run(input);
+    else for (let j = 0; j < k; j++) peer.run(input);
     perCall.push((now() - t) / k);
   }
   perCall.sort((a, b) => a - b);
