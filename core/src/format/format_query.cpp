@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "format_file.h"
@@ -700,7 +701,8 @@ struct engine {
     for (uint64_t n = 0; n < f.chunks; ++n) {
       uint64_t chunk = reverse ? f.chunks - 1 - n : n;
       const uint32_t rows = f.rows_in_chunk(chunk);
-      std::vector<uint8_t> mask(rows, 1);
+      // The chunk's row mask is built only for chunks that are not skipped (a find skips all but one).
+      std::vector<uint8_t> mask;
       if (cand) {
         uint64_t first = chunk * f.chunk_rows, end = first + rows;
         auto lo = std::lower_bound(cand->begin(), cand->end(), first);
@@ -710,7 +712,7 @@ struct engine {
           ++info.skipped_by_index;
           continue;
         }
-        std::fill(mask.begin(), mask.end(), 0);
+        mask.assign(rows, 0);
         for (auto it = lo; it != hi; ++it) mask[*it - first] = 1;
       }
       if (where) {
@@ -723,6 +725,7 @@ struct engine {
             else ++info.skipped_by_statistics;
             continue;
           }
+          mask.assign(rows, 1);
           if (*t == tri::all) {
             ++info.scanned;
             info.rows_matched += rows;
@@ -736,6 +739,7 @@ struct engine {
         info.rows_matched += static_cast<uint64_t>(std::count(sel->begin(), sel->end(), 1));
         if (!fn(chunk, *sel)) { info.stopped_early = true; return {}; }
       } else {
+        mask.assign(rows, 1);
         ++info.scanned;
         info.rows_matched += rows;
         if (!fn(chunk, mask)) { info.stopped_early = true; return {}; }
@@ -869,6 +873,24 @@ struct engine {
       auto r = for_each_chunk(where, reverse, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
         const uint64_t first = chunk * f.chunk_rows;
         const uint32_t rows = static_cast<uint32_t>(sel.size());
+        // Whole chunks within the offset are skipped by their count; sparse selections (a find
+        // selects one row in 65,536) jump from one selected row to the next.
+        const auto selected = static_cast<uint64_t>(std::count(sel.begin(), sel.end(), uint8_t{1}));
+        if (selected == 0) return true;
+        if (skipped + selected <= q.offset) {
+          skipped += selected;
+          return true;
+        }
+        if (!reverse && selected < rows / 64) {
+          const uint8_t *base = sel.data();
+          for (const uint8_t *p = base; (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(base + rows - p)))) != nullptr; ++p) {
+            if (skipped < q.offset) { ++skipped; continue; }
+            if (out.size() >= q.limit) return false;
+            out.push_back(first + static_cast<uint64_t>(p - base));
+            if (p + 1 == base + rows) break;
+          }
+          return out.size() < q.limit;
+        }
         for (uint32_t n = 0; n < rows; ++n) {
           uint32_t i = reverse ? rows - 1 - n : n;
           if (!sel[i]) continue;
