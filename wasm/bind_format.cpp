@@ -339,8 +339,12 @@ class format_file {
   std::vector<column_buffers> columns_;
 };
 
+class format_stream_writer;
+
 /// Written file bytes, held until the wrapper copies them out.
 class format_bytes {
+  friend class format_stream_writer;  // shares parse_options
+
  public:
   error_record error() const { return error_; }
   double pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
@@ -472,4 +476,70 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("rows", &format_bytes::rows);
   function("formatWrite", &write_table, allow_raw_pointers());
   function("formatOpenReader", &open_reader, allow_raw_pointers());
+}
+
+// --- the streaming writer (format.writeStream, format.writeFile with a stream) ---------------------
+
+namespace {
+
+/// NDJSON or CSV fed piece by piece (each piece one copy into the heap). The file's bytes collect
+/// in the heap only until the wrapper copies them out after each call (outputPointer, outputSize,
+/// then clearOutput), so the heap holds the writer's state, not the whole file.
+class format_stream_writer {
+ public:
+  format_stream_writer(const std::string &from, const std::string &options_json, double infer_rows) {
+    auto parsed = format_bytes::parse_options(options_json, options_, input_);
+    if (!parsed) {
+      error_ = quire::wasm::to_record(parsed.error());
+      return;
+    }
+    if (infer_rows >= 1) input_.infer_rows = static_cast<size_t>(std::min(infer_rows, 4294967295.0));
+    auto w = fmt::text_writer::create(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson, options_, sink_, input_);
+    if (!w) error_ = quire::wasm::to_record(w.error());
+    else writer_ = std::move(w).value();
+  }
+
+  error_record error() const { return error_; }
+
+  error_record feed(uintptr_t pointer, size_t length) {
+    if (!writer_) return error_;
+    auto r = writer_->feed(std::string_view(reinterpret_cast<const char *>(pointer), length));
+    return r ? error_record() : quire::wasm::to_record(r.error());
+  }
+
+  error_record finish() {
+    if (!writer_) return error_;
+    auto r = writer_->finish();
+    if (!r) return quire::wasm::to_record(r.error());
+    rows_ = static_cast<double>(*r);
+    return {};
+  }
+
+  double rows() const { return rows_; }
+  double output_pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
+  double output_size() const { return static_cast<double>(sink_.bytes.size()); }
+  void clear_output() { sink_.bytes.clear(); }
+
+ private:
+  fmt::write_options options_;
+  fmt::input_options input_;
+  fmt::vector_sink sink_;  // before writer_: the writer writes into it until it is destroyed
+  std::unique_ptr<fmt::text_writer> writer_;
+  error_record error_;
+  double rows_ = 0;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_format_stream) {
+  using namespace emscripten;
+  class_<format_stream_writer>("FormatStreamWriter")
+      .constructor<std::string, std::string, double>()
+      .function("error", &format_stream_writer::error)
+      .function("feed", &format_stream_writer::feed, allow_raw_pointers())
+      .function("finish", &format_stream_writer::finish)
+      .function("rows", &format_stream_writer::rows)
+      .function("outputPointer", &format_stream_writer::output_pointer)
+      .function("outputSize", &format_stream_writer::output_size)
+      .function("clearOutput", &format_stream_writer::clear_output);
 }

@@ -61,6 +61,20 @@ function bindings(): FormatBindings {
   return wasm() as unknown as FormatBindings;
 }
 
+interface FormatStreamWriterHandle extends EmbindHandle {
+  error(): ErrorRecord;
+  feed(pointer: number, length: number): ErrorRecord;
+  finish(): ErrorRecord;
+  rows(): number;
+  outputPointer(): number;
+  outputSize(): number;
+  clearOutput(): void;
+}
+interface FormatStreamBindings {
+  HEAPU8: Uint8Array;
+  FormatStreamWriter: new (from: string, optionsJson: string, inferRows: number) => FormatStreamWriterHandle;
+}
+
 // --- public types ----------------------------------------------------------------------------------
 
 export type ColumnType = 'integer' | 'float' | 'decimal' | 'string' | 'boolean' | 'date' | 'timestamp' | 'json';
@@ -89,6 +103,17 @@ export interface WriteOptions {
   /** Memory for sorting before runs are compressed (default 64 MiB). */
   sortMemoryBytes?: number;
 }
+
+/** Options of format.writeStream() and of format.writeFile() with a stream. */
+export interface StreamWriteOptions extends Omit<WriteOptions, 'from'> {
+  /** What the input is: NDJSON (default) or CSV. */
+  from?: 'ndjson' | 'csv';
+  /** Without a schema: rows read to infer it before any is written (default 10000). A later value the inferred types cannot hold is a SCHEMA_MISMATCH error naming its line; give `schema` to avoid that. */
+  inferRows?: number;
+}
+
+/** What format.writeStream() reads: a Node Readable (any async iterable of chunks), a WHATWG ReadableStream, or bytes / text whole. */
+export type WriteSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string> | Uint8Array | ArrayBuffer | string;
 
 /** A filter: an expression (`"country = 'NA' and age > 80"`) or the object form (`{ country: 'NA', age: { '>': 80 } }`). */
 export type Where = string | Record<string, unknown>;
@@ -187,6 +212,7 @@ const isNode = typeof process !== 'undefined' && typeof process.versions?.node =
 type NodeFs = {
   openSync(path: string, flags: string): number;
   closeSync(fd: number): void;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   fstatSync(fd: number): { size: number };
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   writeFileSync(path: string, data: Uint8Array): void;
@@ -399,6 +425,156 @@ export function blobReader(blob: Blob): RangeReader {
   };
 }
 
+// --- writing from a stream --------------------------------------------------------------------------
+
+/** Bytes handed to the wasm side at once when the source is one big buffer. */
+const STREAM_SLICE = 1 << 20;
+const encoder = new TextEncoder();
+
+/**
+ * Encodes string chunks as UTF-8. A chunk may end between the two halves of a surrogate pair
+ * (text cut by UTF-16 units): the first half waits for the next chunk instead of becoming U+FFFD.
+ */
+class ChunkEncoder {
+  #pending = '';
+  encode(chunk: Uint8Array | string): Uint8Array {
+    if (typeof chunk !== 'string') return chunk;
+    let text = this.#pending + chunk;
+    this.#pending = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    return encoder.encode(text);
+  }
+  flush(): Uint8Array {
+    const rest = encoder.encode(this.#pending);
+    this.#pending = '';
+    return rest;
+  }
+}
+
+async function* sourceChunks(source: WriteSource): AsyncGenerator<Uint8Array> {
+  if (typeof source === 'string') source = encoder.encode(source);
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) {
+    for (let at = 0; at < source.length; at += STREAM_SLICE) yield source.subarray(at, at + STREAM_SLICE);
+    return;
+  }
+  const text = new ChunkEncoder();
+  if (typeof (source as ReadableStream<Uint8Array | string>).getReader === 'function') {
+    // Not every browser makes ReadableStream async-iterable: read it through its reader.
+    const reader = (source as ReadableStream<Uint8Array | string>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        yield text.encode(value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    yield text.flush();
+    return;
+  }
+  if (source && typeof source === 'object' && Symbol.asyncIterator in source) {
+    for await (const chunk of source as AsyncIterable<Uint8Array | string>) yield text.encode(chunk);
+    yield text.flush();
+    return;
+  }
+  throw new TypeError('quire: a stream source is a Node Readable, a ReadableStream, an async iterable of chunks, or bytes / text');
+}
+
+function isStreamSource(input: unknown): input is AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || input instanceof ArrayBuffer || ArrayBuffer.isView(input)) return false;
+  return Symbol.asyncIterator in input || typeof (input as { getReader?: unknown }).getReader === 'function';
+}
+
+/**
+ * Feeds the source to a wasm-side streaming writer, chunk by chunk, and hands each piece of the
+ * file to `emit` as soon as it is written (copied out of the heap at once). Returns the rows.
+ */
+async function streamTable(source: WriteSource, options: StreamWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
+  const from = options.from ?? 'ndjson';
+  if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
+  const m = wasm() as unknown as FormatStreamBindings;
+  const opts = JSON.stringify({
+    schema: options.schema,
+    sortedBy: options.sortedBy,
+    indexes: indexList(options.indexes),
+    chunkRows: options.chunkRows,
+    pageBytes: options.pageBytes,
+    compressionLevel: options.compressionLevel,
+    sortMemoryBytes: options.sortMemoryBytes,
+  });
+  const handle = new m.FormatStreamWriter(from, opts, options.inferRows ?? 0);
+  const drain = () => {
+    const size = handle.outputSize();
+    if (size === 0) return;
+    const pointer = handle.outputPointer();
+    // HEAPU8 is taken after the call that wrote: memory may have grown.
+    emit((wasm() as unknown as FormatStreamBindings).HEAPU8.slice(pointer, pointer + size));
+    handle.clearOutput();
+  };
+  try {
+    check({ error: handle.error() });
+    for await (const chunk of sourceChunks(source)) {
+      if (chunk.length === 0) continue;
+      const err = withInput(chunk, (pointer, length) => handle.feed(pointer, length));
+      drain();
+      check({ error: err });
+    }
+    const err = handle.finish();
+    drain();
+    check({ error: err });
+    return handle.rows();
+  } finally {
+    handle.delete();
+  }
+}
+
+async function writeFileFromStream(path: string, source: WriteSource, options: StreamWriteOptions): Promise<void> {
+  const fs = nodeFs();
+  const temp = `${path}.tmp-${process.pid}`;
+  const fd = fs.openSync(temp, 'w');
+  let open = true;
+  try {
+    await streamTable(source, options, (bytes) => {
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+    });
+    fs.closeSync(fd);
+    open = false;
+    fs.renameSync(temp, path);
+  } catch (e) {
+    if (open) fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw e;
+  }
+}
+
+function writeFileWhole(path: string, input: readonly object[] | Input, options: WriteOptions): void {
+  const fs = nodeFs();
+  const bytes = format.write(input, options);
+  const temp = `${path}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(temp, bytes);
+    fs.renameSync(temp, path);
+  } catch (e) {
+    fs.rmSync(temp, { force: true });
+    throw e;
+  }
+}
+
+/** Node: writes a table to `path` through a temporary name renamed at the end. */
+function writeFile(path: string, input: readonly object[] | Input, options?: WriteOptions): void;
+/** Node: writes a table from a stream (a Node Readable, a ReadableStream...) to `path` through a temporary name renamed at the end; the file is never whole in memory. */
+function writeFile(path: string, input: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string>, options?: StreamWriteOptions): Promise<void>;
+function writeFile(path: string, input: readonly object[] | Input | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string>, options: WriteOptions | StreamWriteOptions = {}): void | Promise<void> {
+  if (isStreamSource(input)) return writeFileFromStream(path, input, options as StreamWriteOptions);
+  writeFileWhole(path, input as readonly object[] | Input, options as WriteOptions);
+}
+
 function toNdjson(rows: readonly object[]): string {
   let out = '';
   for (const r of rows) out += JSON.stringify(r) + '\n';
@@ -443,18 +619,35 @@ export const format = {
     }
   },
 
-  /** Node: writes a table to `path` through a temporary name renamed at the end. */
-  writeFile(path: string, input: readonly object[] | Input, options: WriteOptions = {}): void {
-    const fs = nodeFs();
-    const bytes = format.write(input, options);
-    const temp = `${path}.tmp-${process.pid}`;
-    try {
-      fs.writeFileSync(temp, bytes);
-      fs.renameSync(temp, path);
-    } catch (e) {
-      fs.rmSync(temp, { force: true });
-      throw e;
+  /**
+   * Node: writes a table to `path` through a temporary name renamed at the end (an error leaves
+   * no file). `input` as for write() — or a stream as for writeStream(), and then it returns a
+   * Promise and the file's bytes go to disk as they are written.
+   */
+  writeFile,
+
+  /**
+   * Writes a table from NDJSON or CSV arriving in chunks — a Node Readable, a WHATWG
+   * ReadableStream (a Blob's `stream()`, a `fetch` body), any async iterable of Uint8Array or
+   * string chunks — and resolves to the file's bytes. Chunks may split lines, quoted fields and
+   * UTF-8 sequences anywhere. Memory holds one line plus the writer's chunk, and, without a
+   * schema, the first `inferRows` rows until their types are known. Same bytes as write() for
+   * the same input when the first rows give the same schema. Rejects with QuireError.
+   */
+  async writeStream(source: WriteSource, options: StreamWriteOptions = {}): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    await streamTable(source, options, (bytes) => {
+      parts.push(bytes);
+      size += bytes.length;
+    });
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
     }
+    return out;
   },
 
   /**

@@ -1,14 +1,20 @@
 // `quire convert`, `quire query` and `quire inspect`: .quire files from the command line.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "quire/file_source.h"
 #include "quire/format.h"
 #include "quire/json.h"
+#include "quire/spill_file.h"
 
 namespace quire::cli {
 namespace {
@@ -65,6 +71,64 @@ class temp_file_sink final : public format::byte_sink {
   bool committed_ = false;
 };
 
+/// The input of `quire convert`, read in pieces: the whole file is never in memory at once.
+class input_file {
+ public:
+  /// Errors as native::open_file gives them: FILE_NOT_FOUND, NOT_A_FILE, IO_ERROR.
+  static result<input_file> open(const std::string &path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      return quire::error(err == ENOENT || err == ENOTDIR ? error_code::FILE_NOT_FOUND : error_code::IO_ERROR, "cannot open " + path + ": " + std::strerror(err));
+    }
+    input_file f(fd, path);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return quire::error(error_code::IO_ERROR, "cannot stat " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) return quire::error(error_code::NOT_A_FILE, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
+    return f;
+  }
+  input_file(input_file &&o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  input_file &operator=(input_file &&) = delete;
+  ~input_file() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  /// Goes back to the first byte.
+  result<void> rewind() {
+    if (::lseek(fd_, 0, SEEK_SET) != 0) return quire::error(error_code::IO_ERROR, "cannot seek in " + path_ + ": " + std::strerror(errno));
+    return {};
+  }
+  /// Reads up to out.size() bytes; 0 at the end.
+  result<size_t> read(std::span<char> out) {
+    while (true) {
+      ssize_t n = ::read(fd_, out.data(), out.size());
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return quire::error(error_code::IO_ERROR, "cannot read " + path_ + ": " + std::strerror(errno));
+    }
+  }
+
+ private:
+  input_file(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+/// Bytes of the input read and fed to the writer at a time.
+constexpr size_t CONVERT_PIECE_BYTES = size_t{1} << 20;
+
+/// Reads the whole input in pieces into `feed`; returns the bytes read.
+template <typename Feed>
+result<uint64_t> read_pieces(input_file &in, std::vector<char> &piece, Feed feed) {
+  uint64_t total = 0;
+  while (true) {
+    auto n = in.read(piece);
+    if (!n) return std::move(n).error();
+    if (*n == 0) return total;
+    total += *n;
+    auto fed = feed(std::string_view(piece.data(), *n));
+    if (!fed) return std::move(fed).error();
+  }
+}
+
 bool ends_with(const std::string &s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -73,6 +137,7 @@ int run_convert(arguments &args) {
   auto from = args.option("--from");
   auto sort = args.option("--sort");
   auto index_specs = args.options("--index");
+  auto spill_dir = args.option("--spill-dir");
   uint64_t chunk_rows = format::DEFAULT_CHUNK_ROWS, page_bytes = format::DEFAULT_PAGE_BYTES, level = format::DEFAULT_COMPRESSION_LEVEL;
   bool quiet = args.flag("--quiet");
   if (!parse_number(args.option("--chunk-rows"), chunk_rows) || !parse_number(args.option("--page-bytes"), page_bytes) ||
@@ -100,22 +165,69 @@ int run_convert(arguments &args) {
     if (!k) return usage_error("convert", "--index takes COLUMN:sorted, COLUMN:hash or COLUMN:text");
     opts.indexes.push_back({spec.substr(0, colon), *k});
   }
-  auto source = native::open_file(files[0]);
-  if (!source) {
-    print_error(files[0], source.error());
+  auto input = input_file::open(files[0]);
+  if (!input) {
+    print_error(files[0], input.error());
     return EXIT_BAD_INPUT;
   }
-  auto bytes = source.value()->contiguous();
-  std::string_view text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  // Sort runs beyond the sort budget go to an unnamed temporary file, not to memory.
+  std::unique_ptr<native::spill_file> spill;
+  if (!opts.sorted_by.empty() || !opts.indexes.empty()) {
+    auto s = native::spill_file::create(spill_dir.value_or(""));
+    if (!s) {
+      print_error(spill_dir.value_or("--spill-dir"), s.error());
+      return EXIT_BAD_INPUT;
+    }
+    spill = std::move(s).value();
+    opts.spill = spill.get();
+  }
   temp_file_sink sink(files[1]);
   if (!sink.opened()) {
     print_error(files[1], quire::error(error_code::IO_ERROR, "cannot create " + sink.temp_path()));
     return EXIT_BAD_INPUT;
   }
-  auto rows = kind == "csv" ? format::write_csv(text, opts, sink) : format::write_ndjson(text, opts, sink);
+  // Two passes over the file, in pieces: the schema from every row (as write_ndjson / write_csv
+  // infer it), then the rows; memory holds one piece and one line, never the whole input.
+  const auto text_kind = kind == "csv" ? format::text_format::csv : format::text_format::ndjson;
+  std::vector<char> piece(CONVERT_PIECE_BYTES);
+  format::input_options in;
+  {
+    auto inferrer = format::schema_inferrer::create(text_kind);
+    if (!inferrer) {
+      print_error(files[0], inferrer.error());
+      return EXIT_BAD_INPUT;
+    }
+    auto read = read_pieces(input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
+    if (!read) {
+      print_error(files[0], read.error());
+      return EXIT_BAD_INPUT;
+    }
+    auto inferred = inferrer.value()->finish();
+    if (!inferred) {
+      print_error(files[0], inferred.error());
+      return EXIT_BAD_INPUT;
+    }
+    auto rewound = input.value().rewind();
+    if (!rewound) {
+      print_error(files[0], rewound.error());
+      return EXIT_BAD_INPUT;
+    }
+    in.schema = std::move(inferred).value();
+  }
+  // Usage mistakes in options (a sort or index column that does not exist) are still the input's
+  // fault from the tool's view: the error says which.
+  auto writer = format::text_writer::create(text_kind, opts, sink, in);
+  if (!writer) {
+    print_error(files[0], writer.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto input_bytes = read_pieces(input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
+  if (!input_bytes) {
+    print_error(files[0], input_bytes.error());
+    return EXIT_BAD_INPUT;
+  }
+  auto rows = writer.value()->finish();
   if (!rows) {
-    // Usage mistakes in options (a sort or index column that does not exist) are still the input's
-    // fault from the tool's view: the error says which.
     print_error(files[0], rows.error());
     return EXIT_BAD_INPUT;
   }
@@ -125,11 +237,11 @@ int run_convert(arguments &args) {
     return EXIT_BAD_INPUT;
   }
   if (!quiet) {
-    auto out = native::open_file(files[1]);
-    uint64_t size = out ? out.value()->size() : 0;
+    struct stat st {};
+    uint64_t size = ::stat(files[1].c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     std::printf("%s: %llu rows, %llu bytes (%s input: %llu bytes, %.1fx smaller)\n", files[1].c_str(), static_cast<unsigned long long>(*rows),
-                static_cast<unsigned long long>(size), kind.c_str(), static_cast<unsigned long long>(bytes.size()),
-                size ? static_cast<double>(bytes.size()) / static_cast<double>(size) : 0.0);
+                static_cast<unsigned long long>(size), kind.c_str(), static_cast<unsigned long long>(*input_bytes),
+                size ? static_cast<double>(*input_bytes) / static_cast<double>(size) : 0.0);
   }
   return EXIT_OK;
 }
@@ -350,8 +462,8 @@ int run_inspect(arguments &args) {
 }
 
 registration format_convert{{"convert", "",
-                             "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] [--page-bytes N] [--level N] [--quiet]",
-                             "Write CSV or NDJSON as a .quire file (schema inferred; written to a temporary name, then renamed).", run_convert}};
+                             "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] [--page-bytes N] [--level N] [--spill-dir DIR] [--quiet]",
+                             "Write CSV or NDJSON as a .quire file (schema inferred; the input read in pieces, twice; sort runs beyond the budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed).", run_convert}};
 registration format_query{{"query", "",
                            "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm]",
                            "Query a .quire file; rows print as NDJSON. EXPR: country = 'NA' and age > 80, name contains 'Okafor' (docs/format.md).", run_query}};

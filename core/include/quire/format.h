@@ -66,6 +66,10 @@ inline constexpr size_t MAX_COLUMNS = 4096;
 inline constexpr size_t DEFAULT_MAX_EXPRESSION_DEPTH = 64;
 /// Longest NDJSON line write_ndjson reads (input_options::max_line_bytes). LINE_TOO_LONG beyond.
 inline constexpr size_t DEFAULT_MAX_LINE_BYTES = size_t{64} << 20;
+/// Rows a text_writer reads to infer a schema before it writes (input_options::infer_rows).
+inline constexpr size_t DEFAULT_INFER_ROWS = 10000;
+/// Bytes of input a text_writer holds at most while it infers (input_options::infer_bytes).
+inline constexpr size_t DEFAULT_INFER_BYTES = size_t{64} << 20;
 
 // --- schema -------------------------------------------------------------------------------------
 
@@ -134,6 +138,20 @@ struct cell {
   static cell text(std::string_view v) { cell c; c.k = kind::text; c.s = v; return c; }
 };
 
+/// Where a writer keeps its sort runs once they pass sort_memory_bytes (write_options::spill).
+/// Core does no I/O: natively quire::native::spill_file (native/include/quire/spill_file.h) is a
+/// temporary file; with no store the runs stay in memory, compressed. A store is append-only and
+/// serves one writer at a time (all of that writer's sorters share it); it must outlive the writer.
+class spill_store {
+ public:
+  virtual ~spill_store() = default;
+  /// Appends bytes after everything appended before; returns the offset where they begin.
+  /// IO_ERROR when they cannot be kept (the writer then fails with that error).
+  virtual result<uint64_t> append(std::span<const uint8_t> bytes) = 0;
+  /// Copies [offset, offset + out.size()) of what was appended into out. IO_ERROR when it cannot.
+  virtual result<void> read(uint64_t offset, std::span<uint8_t> out) = 0;
+};
+
 struct write_options {
   uint32_t chunk_rows = DEFAULT_CHUNK_ROWS;          ///< rows per chunk, 1..MAX_CHUNK_ROWS
   uint32_t page_bytes = DEFAULT_PAGE_BYTES;          ///< target page size before compression, 512..16 MiB
@@ -141,6 +159,7 @@ struct write_options {
   std::string sorted_by;                             ///< a column to sort the rows by (stable; nulls last); "" keeps input order
   std::vector<index_def> indexes;                    ///< indexes to build
   size_t sort_memory_bytes = DEFAULT_SORT_MEMORY_BYTES;  ///< see DEFAULT_SORT_MEMORY_BYTES; at least 1 MiB is used
+  spill_store *spill = nullptr;                      ///< where sort runs go (borrowed); null: memory, compressed
 };
 
 /// Where a writer's bytes go, in order. Implementations return IO_ERROR when they cannot write.
@@ -193,6 +212,11 @@ struct input_options {
   csv::options csv;                       ///< CSV dialect and limits
   json::limits json;                      ///< limits of each NDJSON line
   size_t max_line_bytes = DEFAULT_MAX_LINE_BYTES;
+  /// text_writer without a schema: rows read to infer it before any is written (at least 1).
+  size_t infer_rows = DEFAULT_INFER_ROWS;
+  /// text_writer without a schema: inference also stops at the first row ending past this many
+  /// bytes of input (it always reads one row), so the rows it holds meanwhile stay bounded.
+  size_t infer_bytes = DEFAULT_INFER_BYTES;
 };
 
 /// Infers a schema from NDJSON (one JSON object per line; blank lines skipped). Columns appear in
@@ -218,6 +242,73 @@ result<uint64_t> write_ndjson(std::string_view ndjson, const write_options &opti
 /// Writes CSV (header row first) as a table. Returns the number of rows.
 result<uint64_t> write_csv(std::string_view csv_text, const write_options &options, byte_sink &sink,
                            const input_options &input = {});
+
+/// The text formats a text_writer reads.
+enum class text_format : uint8_t {
+  ndjson = 1,  ///< one JSON object a line, as write_ndjson
+  csv = 2,     ///< a header row, then records, as write_csv
+};
+
+/// Writes NDJSON or CSV as a table from input that arrives in pieces of any size (split anywhere:
+/// inside a UTF-8 sequence, a CSV quoted field, a CRLF). Memory holds one incomplete line or record
+/// (at most max_line_bytes; in CSV a record may span lines inside quotes) plus the writer's chunk —
+/// and, while a schema is inferred, the rows read so far (infer_rows, infer_bytes). Offsets and
+/// line numbers in errors count from the start of the whole input.
+///
+/// Schema: input_options::schema when given; else inferred from the first infer_rows rows (or the
+/// rows within infer_bytes), which are held, then written. A later value the inferred schema cannot
+/// hold (a string in an integer column, a key not seen in those rows) is SCHEMA_MISMATCH with its
+/// line and column; a given schema avoids that. The same input and schema give the same bytes as
+/// write_ndjson / write_csv, however the input is cut into pieces.
+class text_writer {
+ public:
+  /// Errors: INVALID_ARGUMENT (an unknown format); for NDJSON with a given schema, those of
+  /// writer::create. Otherwise writer::create's errors come from the feed() or finish() that ends
+  /// inference (or, for CSV, reads the header). `sink` must outlive the text_writer.
+  static result<std::unique_ptr<text_writer>> create(text_format format, const write_options &options, byte_sink &sink,
+                                                     const input_options &input = {});
+  ~text_writer();
+  text_writer(const text_writer &) = delete;
+  text_writer &operator=(const text_writer &) = delete;
+
+  /// Reads a piece of the input (copied as needed: it need not outlive the call). Errors: those
+  /// of write_ndjson / write_csv, LINE_TOO_LONG (a line or record longer than max_line_bytes),
+  /// IO_ERROR from the sink. After an error the text_writer is unusable (INVALID_ARGUMENT).
+  result<void> feed(std::string_view piece);
+  /// Reads what is left (a last line without a line end), writes the file's end. Returns the
+  /// number of rows. EMPTY_INPUT as write_ndjson / write_csv (no object with a key, no header).
+  result<uint64_t> finish();
+  /// Rows written so far (rows held for inference are not counted until they are written).
+  uint64_t rows() const noexcept;
+
+ private:
+  friend class schema_inferrer;
+  struct impl;
+  explicit text_writer(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+/// Infers the schema of NDJSON or CSV arriving in pieces of any size, from every row, exactly as
+/// infer_ndjson_schema / infer_csv_schema do over the whole text, holding one incomplete line or
+/// record at a time. With a seekable input (a file), inferring first and then writing with a
+/// text_writer given that schema gives write_ndjson's / write_csv's bytes in bounded memory.
+class schema_inferrer {
+ public:
+  /// Errors: INVALID_ARGUMENT (an unknown format).
+  static result<std::unique_ptr<schema_inferrer>> create(text_format format, const input_options &input = {});
+  ~schema_inferrer();
+  schema_inferrer(const schema_inferrer &) = delete;
+  schema_inferrer &operator=(const schema_inferrer &) = delete;
+  /// Reads a piece. Errors: those of infer_ndjson_schema / infer_csv_schema, LINE_TOO_LONG. After
+  /// an error the inferrer is unusable (INVALID_ARGUMENT).
+  result<void> feed(std::string_view piece);
+  /// The schema. EMPTY_INPUT as infer_ndjson_schema / infer_csv_schema.
+  result<format::schema> finish();
+
+ private:
+  explicit schema_inferrer(std::unique_ptr<text_writer> reader);
+  std::unique_ptr<text_writer> reader_;
+};
 
 // --- values and filters -------------------------------------------------------------------------
 

@@ -1,7 +1,11 @@
-// NDJSON and CSV into the writer: schema inference (one pass) and conversion of each record to
-// cells (a second pass). Each NDJSON line is parsed alone, so memory holds one line's document
-// plus the writer's chunk.
+// NDJSON and CSV into the writer: schema inference and conversion of each record to cells. The
+// whole-text calls (write_ndjson, write_csv) infer in one pass and convert in a second; the
+// text_writer feeds the very same per-line and per-record steps from pieces of input, so both give
+// the same bytes. Each NDJSON line is parsed alone, so memory holds one line's document plus the
+// writer's chunk.
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <unordered_map>
 
 #include "format_internal.h"
@@ -45,6 +49,28 @@ column_type number_type(std::string_view text) {
   }
 }
 
+format::schema finish_schema(const std::vector<inferred> &cols) {
+  format::schema s;
+  for (const auto &c : cols) s.columns.push_back({c.name, c.type.value_or(column_type::string)});
+  return s;
+}
+
+// --- NDJSON -----------------------------------------------------------------------------------------
+
+/// One line without its '\n': drops a trailing '\r'; nullopt for a blank line (skipped);
+/// LINE_TOO_LONG past max_line_bytes.
+result<std::optional<std::string_view>> prepare_line(std::string_view line, uint64_t start, uint32_t line_no, size_t max_line_bytes) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::optional<std::string_view>();
+  if (line.size() > max_line_bytes) {
+    quire::error e(error_code::LINE_TOO_LONG, "a line is longer than max_line_bytes (" + std::to_string(max_line_bytes) + ")", start);
+    e.line = line_no;
+    e.column = 1;
+    return e;
+  }
+  return std::optional<std::string_view>(line);
+}
+
 /// Splits NDJSON into lines, skipping blank ones; calls fn(line, offset, line_number).
 template <typename Fn>
 result<void> for_each_line(std::string_view text, size_t max_line_bytes, Fn fn) {
@@ -54,32 +80,26 @@ result<void> for_each_line(std::string_view text, size_t max_line_bytes, Fn fn) 
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     ++line_no;
-    std::string_view line = text.substr(pos, end - pos);
     size_t start = pos;
     pos = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (line.size() > max_line_bytes) {
-      quire::error e(error_code::LINE_TOO_LONG, "a line is longer than max_line_bytes (" + std::to_string(max_line_bytes) + ")", start);
-      e.line = line_no;
-      e.column = 1;
-      return e;
-    }
-    auto r = fn(line, start, line_no);
+    auto line = prepare_line(text.substr(start, end - start), start, line_no, max_line_bytes);
+    if (!line) return std::move(line).error();
+    if (!*line) continue;
+    auto r = fn(**line, uint64_t{start}, line_no);
     if (!r) return r;
   }
   return {};
 }
 
 /// Moves an error found inside one line to the whole input's coordinates.
-quire::error at_line(quire::error e, size_t line_offset, uint32_t line_no, uint64_t offset_in_line) {
+quire::error at_line(quire::error e, uint64_t line_offset, uint32_t line_no, uint64_t offset_in_line) {
   e.offset = line_offset + (offset_in_line == quire::error::NO_OFFSET ? 0 : offset_in_line);
   e.line = line_no;
   e.column = static_cast<uint32_t>((offset_in_line == quire::error::NO_OFFSET ? 0 : offset_in_line) + 1);
   return e;
 }
 
-result<json::document> parse_line(std::string_view line, size_t offset, uint32_t line_no, const json::limits &lim) {
+result<json::document> parse_line(std::string_view line, uint64_t offset, uint32_t line_no, const json::limits &lim) {
   auto doc = json::parse(line, lim);
   if (!doc) {
     auto e = std::move(doc).error();
@@ -92,25 +112,17 @@ result<json::document> parse_line(std::string_view line, size_t offset, uint32_t
   return doc;
 }
 
-format::schema finish_schema(std::vector<inferred> &cols) {
-  format::schema s;
-  for (auto &c : cols) s.columns.push_back({c.name, c.type.value_or(column_type::string)});
-  return s;
-}
-
-}  // namespace
-
-result<format::schema> infer_ndjson_schema(std::string_view text, const input_options &options) {
-  std::vector<inferred> cols;
-  std::unordered_map<std::string, size_t> by_name;
-  auto r = for_each_line(text, options.max_line_bytes, [&](std::string_view line, size_t offset, uint32_t line_no) -> result<void> {
-    auto doc = parse_line(line, offset, line_no, options.json);
+/// NDJSON schema inference, one line at a time.
+class ndjson_inference {
+ public:
+  result<void> add(std::string_view line, uint64_t offset, uint32_t line_no, const json::limits &lim) {
+    auto doc = parse_line(line, offset, line_no, lim);
     if (!doc) return std::move(doc).error();
     for (auto m : doc->root().get_object().value()) {
-      auto [it, added] = by_name.try_emplace(std::string(m.key), cols.size());
+      auto [it, added] = by_name_.try_emplace(std::string(m.key), cols_.size());
       if (added) {
-        if (cols.size() >= MAX_COLUMNS) return at_line(quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns"), offset, line_no, m.val.offset());
-        cols.push_back({std::string(m.key), std::nullopt});
+        if (cols_.size() >= MAX_COLUMNS) return at_line(quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns"), offset, line_no, m.val.offset());
+        cols_.push_back({std::string(m.key), std::nullopt});
       }
       std::optional<column_type> t;
       switch (m.val.type()) {
@@ -122,7 +134,7 @@ result<format::schema> infer_ndjson_schema(std::string_view text, const input_op
         case json::kind::object: t = column_type::json; break;
       }
       if (!t) continue;
-      auto &col = cols[it->second];
+      auto &col = cols_[it->second];
       if (!col.type) {
         col.type = t;
         continue;
@@ -137,43 +149,43 @@ result<format::schema> infer_ndjson_schema(std::string_view text, const input_op
       col.type = j;
     }
     return {};
-  });
-  if (!r) return std::move(r).error();
-  if (cols.empty()) return quire::error(error_code::EMPTY_INPUT, "the NDJSON holds no object with a key");
-  return finish_schema(cols);
-}
-
-result<uint64_t> write_ndjson(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
-  format::schema sch;
-  if (input.schema) {
-    sch = *input.schema;
-  } else {
-    auto s = infer_ndjson_schema(text, input);
-    if (!s) return std::move(s).error();
-    sch = std::move(s).value();
   }
-  auto w = writer::create(sch, options, sink);
-  if (!w) return std::move(w).error();
-  std::unordered_map<std::string_view, size_t> by_name;
-  for (size_t i = 0; i < sch.columns.size(); ++i) by_name.emplace(sch.columns[i].name, i);
-  std::vector<cell> row(sch.columns.size());
-  std::vector<std::string> json_text(sch.columns.size());
-  std::vector<uint64_t> value_offset(sch.columns.size());
-  auto r = for_each_line(text, input.max_line_bytes, [&](std::string_view line, size_t offset, uint32_t line_no) -> result<void> {
-    auto doc = parse_line(line, offset, line_no, input.json);
+
+  bool has_columns() const noexcept { return !cols_.empty(); }
+
+  result<format::schema> schema() const {
+    if (cols_.empty()) return quire::error(error_code::EMPTY_INPUT, "the NDJSON holds no object with a key");
+    return finish_schema(cols_);
+  }
+
+ private:
+  std::vector<inferred> cols_;
+  std::unordered_map<std::string, size_t> by_name_;
+};
+
+/// Converts NDJSON lines to rows of a schema and appends them to a writer.
+class ndjson_rows {
+ public:
+  ndjson_rows(const format::schema &sch, writer &w)
+      : sch_(sch), w_(w), row_(sch.columns.size()), json_text_(sch.columns.size()), value_offset_(sch.columns.size()) {
+    for (size_t i = 0; i < sch_.columns.size(); ++i) by_name_.emplace(sch_.columns[i].name, i);
+  }
+
+  result<void> add(std::string_view line, uint64_t offset, uint32_t line_no, const json::limits &lim) {
+    auto doc = parse_line(line, offset, line_no, lim);
     if (!doc) return std::move(doc).error();
-    std::fill(row.begin(), row.end(), cell::null());
+    std::fill(row_.begin(), row_.end(), cell::null());
     for (auto m : doc->root().get_object().value()) {
-      auto it = by_name.find(m.key);
-      if (it == by_name.end()) {
+      auto it = by_name_.find(m.key);
+      if (it == by_name_.end()) {
         quire::error e(error_code::SCHEMA_MISMATCH, "key '" + std::string(m.key) + "' is not a column of the schema");
         e.path = std::string(m.key);
         return at_line(std::move(e), offset, line_no, m.val.offset());
       }
       size_t c = it->second;
-      value_offset[c] = m.val.offset();
-      cell &out = row[c];
-      const column_type type = sch.columns[c].type;
+      value_offset_[c] = m.val.offset();
+      cell &out = row_[c];
+      const column_type type = sch_.columns[c].type;
       switch (m.val.type()) {
         case json::kind::null_value: out = cell::null(); break;
         case json::kind::boolean: out = cell::of(m.val.get_bool().value()); break;
@@ -193,34 +205,36 @@ result<uint64_t> write_ndjson(std::string_view text, const write_options &option
         case json::kind::array:
         case json::kind::object:
           if (type != column_type::json) {
-            quire::error e(error_code::SCHEMA_MISMATCH, "column '" + sch.columns[c].name + "' (" + std::string(type_name(type)) +
+            quire::error e(error_code::SCHEMA_MISMATCH, "column '" + sch_.columns[c].name + "' (" + std::string(type_name(type)) +
                                                             ") cannot hold a JSON " + std::string(json::kind_name(m.val.type())));
-            e.path = sch.columns[c].name;
+            e.path = sch_.columns[c].name;
             return at_line(std::move(e), offset, line_no, m.val.offset());
           }
-          json_text[c] = json::to_json(m.val);
-          out = cell::text(json_text[c]);
+          json_text_[c] = json::to_json(m.val);
+          out = cell::text(json_text_[c]);
           break;
       }
     }
-    auto a = w.value()->append_row(row);
+    auto a = w_.append_row(row_);
     if (!a) {
       auto e = std::move(a).error();
       uint64_t in_line = 0;
-      if (auto c = sch.find(e.path)) in_line = value_offset[*c];
+      if (auto c = sch_.find(e.path)) in_line = value_offset_[*c];
       return at_line(std::move(e), offset, line_no, in_line);
     }
     return {};
-  });
-  if (!r) return std::move(r).error();
-  auto f = w.value()->finish();
-  if (!f) return std::move(f).error();
-  return w.value()->rows();
-}
+  }
 
-// --- CSV ------------------------------------------------------------------------------------------
+ private:
+  const format::schema &sch_;
+  writer &w_;
+  std::unordered_map<std::string_view, size_t> by_name_;
+  std::vector<cell> row_;
+  std::vector<std::string> json_text_;
+  std::vector<uint64_t> value_offset_;
+};
 
-namespace {
+// --- CSV --------------------------------------------------------------------------------------------
 
 std::optional<column_type> csv_field_type(std::string_view f) {
   if (f.empty()) return std::nullopt;
@@ -234,102 +248,114 @@ std::optional<column_type> csv_field_type(std::string_view f) {
   return text_type(f);
 }
 
-result<std::vector<std::string>> read_header(csv::reader &rd, std::vector<std::string_view> &fields) {
-  auto more = rd.next(fields);
-  if (!more) return std::move(more).error();
-  if (!*more) return quire::error(error_code::EMPTY_INPUT, "the CSV has no header row");
+/// Where a record begins in the whole input.
+struct record_at {
+  uint64_t offset;
+  uint32_t line;
+};
+
+/// Reads the records of `text`, which begins at input offset `base_offset` on line `base_line`;
+/// calls fn(fields, record_at). The reader's own coordinates are moved to the whole input's.
+template <typename Fn>
+result<void> for_each_record(std::string_view text, uint64_t base_offset, uint32_t base_line, const csv::options &opts,
+                             std::vector<std::string_view> &fields, Fn fn) {
+  csv::reader rd(text, opts);
+  while (true) {
+    auto more = rd.next(fields);
+    if (!more) {
+      auto e = std::move(more).error();
+      if (e.offset != quire::error::NO_OFFSET) e.offset += base_offset;
+      if (e.line) e.line += base_line - 1;
+      return e;
+    }
+    if (!*more) return {};
+    auto r = fn(fields, record_at{base_offset + rd.record_offset(), base_line - 1 + rd.record_line()});
+    if (!r) return r;
+  }
+}
+
+result<std::vector<std::string>> header_names(const std::vector<std::string_view> &fields, record_at at) {
   std::vector<std::string> names;
   for (size_t i = 0; i < fields.size(); ++i) {
     std::string name(fields[i]);
-    if (name.empty()) return csv::make_error("column " + std::to_string(i + 1) + " of the header has no name", rd.record_offset(), rd.record_line(), static_cast<uint32_t>(i + 1));
+    if (name.empty()) return csv::make_error("column " + std::to_string(i + 1) + " of the header has no name", at.offset, at.line, static_cast<uint32_t>(i + 1));
     for (const auto &n : names) {
-      if (n == name) return csv::make_error("the header names column '" + name + "' twice", rd.record_offset(), rd.record_line(), static_cast<uint32_t>(i + 1));
+      if (n == name) return csv::make_error("the header names column '" + name + "' twice", at.offset, at.line, static_cast<uint32_t>(i + 1));
     }
     names.push_back(std::move(name));
   }
   return names;
 }
 
-result<void> check_width(const csv::reader &rd, size_t got, size_t want) {
+result<void> check_width(record_at at, size_t got, size_t want) {
   if (got == want) return {};
-  return csv::make_error("a row has " + std::to_string(got) + " fields; the header has " + std::to_string(want), rd.record_offset(),
-                         rd.record_line(), static_cast<uint32_t>(std::min(got, want) + 1));
+  return csv::make_error("a row has " + std::to_string(got) + " fields; the header has " + std::to_string(want), at.offset, at.line,
+                         static_cast<uint32_t>(std::min(got, want) + 1));
 }
 
-}  // namespace
+quire::error no_header() { return quire::error(error_code::EMPTY_INPUT, "the CSV has no header row"); }
 
-result<format::schema> infer_csv_schema(std::string_view text, const input_options &options) {
-  csv::reader rd(text, options.csv);
-  std::vector<std::string_view> fields;
-  auto names = read_header(rd, fields);
-  if (!names) return std::move(names).error();
-  std::vector<inferred> cols;
-  for (auto &n : *names) cols.push_back({n, std::nullopt});
-  while (true) {
-    auto more = rd.next(fields);
-    if (!more) return std::move(more).error();
-    if (!*more) break;
-    auto w = check_width(rd, fields.size(), cols.size());
-    if (!w) return std::move(w).error();
+/// CSV schema inference, one record at a time (the first is the header).
+class csv_inference {
+ public:
+  result<void> add(const std::vector<std::string_view> &fields, record_at at) {
+    if (!header_) {
+      auto names = header_names(fields, at);
+      if (!names) return std::move(names).error();
+      for (auto &n : *names) cols_.push_back({std::move(n), std::nullopt});
+      header_ = true;
+      return {};
+    }
+    auto w = check_width(at, fields.size(), cols_.size());
+    if (!w) return w;
     for (size_t i = 0; i < fields.size(); ++i) {
       auto t = csv_field_type(fields[i]);
       if (!t) continue;
-      cols[i].type = cols[i].type ? join(*cols[i].type, *t, true) : t;
+      cols_[i].type = cols_[i].type ? join(*cols_[i].type, *t, true) : t;
     }
+    return {};
   }
-  return finish_schema(cols);
-}
+  bool has_header() const noexcept { return header_; }
+  result<format::schema> schema() const {
+    if (!header_) return no_header();
+    return finish_schema(cols_);
+  }
 
-result<uint64_t> write_csv(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
-  format::schema sch;
-  if (input.schema) {
-    sch = *input.schema;
-  } else {
-    auto s = infer_csv_schema(text, input);
-    if (!s) return std::move(s).error();
-    sch = std::move(s).value();
-  }
-  csv::reader rd(text, input.csv);
-  std::vector<std::string_view> fields;
-  auto names = read_header(rd, fields);
-  if (!names) return std::move(names).error();
-  // Columns are matched by name, so a given schema may list them in another order.
-  std::vector<size_t> to_column(names->size());
-  for (size_t i = 0; i < names->size(); ++i) {
-    auto c = sch.find((*names)[i]);
-    if (!c) {
-      quire::error e = csv::make_error("header column '" + (*names)[i] + "' is not in the schema", rd.record_offset(), rd.record_line(), static_cast<uint32_t>(i + 1));
-      e.code = error_code::SCHEMA_MISMATCH;
-      e.path = (*names)[i];
-      return e;
-    }
-    to_column[i] = *c;
-  }
-  auto w = writer::create(sch, options, sink);
-  if (!w) return std::move(w).error();
-  std::vector<cell> row(sch.columns.size());
-  while (true) {
-    auto more = rd.next(fields);
-    if (!more) return std::move(more).error();
-    if (!*more) break;
-    auto width = check_width(rd, fields.size(), names->size());
-    if (!width) return std::move(width).error();
-    std::fill(row.begin(), row.end(), cell::null());
+ private:
+  std::vector<inferred> cols_;
+  bool header_ = false;
+};
+
+/// Converts CSV records to rows of a schema: the first record is the header, matched to the
+/// schema's columns by name (so a given schema may list them in another order); the writer is
+/// created once the header is known to fit, as write_csv always did.
+class csv_rows {
+ public:
+  csv_rows(const format::schema &sch, const write_options &options, byte_sink &sink) : sch_(sch), options_(options), sink_(sink), row_(sch.columns.size()) {}
+
+  bool has_header() const noexcept { return header_; }
+  writer *output() const noexcept { return w_.get(); }
+
+  result<void> add(const std::vector<std::string_view> &fields, record_at at) {
+    if (!header_) return header(fields, at);
+    auto width = check_width(at, fields.size(), names_.size());
+    if (!width) return width;
+    std::fill(row_.begin(), row_.end(), cell::null());
     for (size_t i = 0; i < fields.size(); ++i) {
       std::string_view f = fields[i];
       if (f.empty()) continue;
-      size_t c = to_column[i];
-      cell &out = row[c];
+      size_t c = to_column_[i];
+      cell &out = row_[c];
       auto bad = [&](std::string_view what) {
         // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on `"'" + std::string(...)`.
         std::string msg = "'";
-        msg.append(f.substr(0, 40)).append("' is not ").append(what).append(" (column '").append(sch.columns[c].name).append("')");
-        quire::error e = csv::make_error(std::move(msg), rd.record_offset(), rd.record_line(), static_cast<uint32_t>(i + 1));
+        msg.append(f.substr(0, 40)).append("' is not ").append(what).append(" (column '").append(sch_.columns[c].name).append("')");
+        quire::error e = csv::make_error(std::move(msg), at.offset, at.line, static_cast<uint32_t>(i + 1));
         e.code = error_code::SCHEMA_MISMATCH;
-        e.path = sch.columns[c].name;
+        e.path = sch_.columns[c].name;
         return e;
       };
-      switch (sch.columns[c].type) {
+      switch (sch_.columns[c].type) {
         case column_type::integer: {
           int64_t v;
           auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
@@ -348,20 +374,448 @@ result<uint64_t> write_csv(std::string_view text, const write_options &options, 
         default: out = cell::text(f); break;
       }
     }
-    auto a = w.value()->append_row(row);
+    auto a = w_->append_row(row_);
     if (!a) {
       auto e = std::move(a).error();
-      e.offset = rd.record_offset();
-      e.line = rd.record_line();
-      if (auto c = sch.find(e.path)) {
-        for (size_t i = 0; i < to_column.size(); ++i) if (to_column[i] == *c) e.column = static_cast<uint32_t>(i + 1);
+      e.offset = at.offset;
+      e.line = at.line;
+      if (auto c = sch_.find(e.path)) {
+        for (size_t i = 0; i < to_column_.size(); ++i) if (to_column_[i] == *c) e.column = static_cast<uint32_t>(i + 1);
       }
       return e;
     }
+    return {};
   }
+
+ private:
+  result<void> header(const std::vector<std::string_view> &fields, record_at at) {
+    auto names = header_names(fields, at);
+    if (!names) return std::move(names).error();
+    names_ = std::move(names).value();
+    to_column_.resize(names_.size());
+    for (size_t i = 0; i < names_.size(); ++i) {
+      auto c = sch_.find(names_[i]);
+      if (!c) {
+        quire::error e = csv::make_error("header column '" + names_[i] + "' is not in the schema", at.offset, at.line, static_cast<uint32_t>(i + 1));
+        e.code = error_code::SCHEMA_MISMATCH;
+        e.path = names_[i];
+        return e;
+      }
+      to_column_[i] = *c;
+    }
+    auto w = writer::create(sch_, options_, sink_);
+    if (!w) return std::move(w).error();
+    w_ = std::move(w).value();
+    header_ = true;
+    return {};
+  }
+
+  const format::schema &sch_;
+  const write_options &options_;
+  byte_sink &sink_;
+  std::unique_ptr<writer> w_;
+  bool header_ = false;
+  std::vector<std::string> names_;
+  std::vector<size_t> to_column_;
+  std::vector<cell> row_;
+};
+
+}  // namespace
+
+result<format::schema> infer_ndjson_schema(std::string_view text, const input_options &options) {
+  ndjson_inference inf;
+  auto r = for_each_line(text, options.max_line_bytes, [&](std::string_view line, uint64_t offset, uint32_t line_no) {
+    return inf.add(line, offset, line_no, options.json);
+  });
+  if (!r) return std::move(r).error();
+  return inf.schema();
+}
+
+result<uint64_t> write_ndjson(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
+  format::schema sch;
+  if (input.schema) {
+    sch = *input.schema;
+  } else {
+    auto s = infer_ndjson_schema(text, input);
+    if (!s) return std::move(s).error();
+    sch = std::move(s).value();
+  }
+  auto w = writer::create(sch, options, sink);
+  if (!w) return std::move(w).error();
+  ndjson_rows rows(sch, *w.value());
+  auto r = for_each_line(text, input.max_line_bytes, [&](std::string_view line, uint64_t offset, uint32_t line_no) {
+    return rows.add(line, offset, line_no, input.json);
+  });
+  if (!r) return std::move(r).error();
   auto f = w.value()->finish();
   if (!f) return std::move(f).error();
   return w.value()->rows();
+}
+
+result<format::schema> infer_csv_schema(std::string_view text, const input_options &options) {
+  csv_inference inf;
+  std::vector<std::string_view> fields;
+  auto r = for_each_record(text, 0, 1, options.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return inf.add(f, at); });
+  if (!r) return std::move(r).error();
+  return inf.schema();
+}
+
+result<uint64_t> write_csv(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
+  format::schema sch;
+  if (input.schema) {
+    sch = *input.schema;
+  } else {
+    auto s = infer_csv_schema(text, input);
+    if (!s) return std::move(s).error();
+    sch = std::move(s).value();
+  }
+  csv_rows rows(sch, options, sink);
+  std::vector<std::string_view> fields;
+  auto r = for_each_record(text, 0, 1, input.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return rows.add(f, at); });
+  if (!r) return std::move(r).error();
+  if (!rows.has_header()) return no_header();
+  auto f = rows.output()->finish();
+  if (!f) return std::move(f).error();
+  return rows.output()->rows();
+}
+
+// --- text_writer: the same steps, fed in pieces ---------------------------------------------------------
+
+namespace {
+
+/// Bytes of a piece taken into the buffer at once, so a huge piece does not double its memory.
+constexpr size_t FEED_SLICE = size_t{1} << 20;
+
+/// Where a CSV scan is inside a record, to find the line end that ends it. It follows csv::reader
+/// wherever the input is valid; where it is not, the reader reports the error inside the unit.
+enum class csv_scan : uint8_t { field_start, unquoted, quoted, after_quote };
+
+}  // namespace
+
+struct text_writer::impl {
+  text_format kind;
+  write_options options;
+  byte_sink &sink;
+  input_options input;
+
+  // The schema, and what turns units into rows (ndjson_out / csv_out) once it is known.
+  std::optional<format::schema> sch;
+  bool inferring = false;     // rows are held until the schema is inferred
+  bool infer_only = false;    // a schema_inferrer: every row is inferred, none held or written
+  bool sch_inferred = false;  // the schema came from the first rows, not from input_options
+  ndjson_inference ndjson_inf;
+  csv_inference csv_inf;
+  uint64_t inferred_rows = 0;
+  size_t inferred_end = 0;  // buffer index where the inferred units end (the buffer starts at the input's start then)
+  std::unique_ptr<writer> ndjson_writer;
+  std::unique_ptr<ndjson_rows> ndjson_out;
+  std::unique_ptr<csv_rows> csv_out;
+  std::vector<std::string_view> fields;
+
+  // Input not yet written. A unit is one NDJSON line or one CSV record with its line end; once
+  // written, a unit's bytes are dropped but its last byte ('\n') is kept in front of the next, so
+  // that a csv::reader over "\n" + unit skips it as a blank line and never takes the unit's first
+  // bytes for a byte order mark.
+  std::string buffer;
+  uint64_t buffer_offset = 0;  // input offset of buffer[0]
+  size_t unit_start = 0;       // buffer index of the unit being scanned
+  uint32_t unit_line = 1;      // its line
+  uint32_t unit_newlines = 0;  // line ends inside it so far (CSV quoted fields)
+  size_t scan = 0;             // next buffer index to scan
+  csv_scan state = csv_scan::field_start;
+  bool start_checked = false;  // the byte order mark (CSV) has been looked for
+  bool failed = false, finished = false;
+
+  impl(text_format k, const write_options &o, byte_sink &s, const input_options &in) : kind(k), options(o), sink(s), input(in) {}
+
+  writer *output() const { return kind == text_format::ndjson ? ndjson_writer.get() : (csv_out ? csv_out->output() : nullptr); }
+
+  /// The end (index after '\n') of the unit being scanned, or npos when the buffer ends first.
+  size_t find_unit_end() {
+    const char *data = buffer.data();
+    const size_t n = buffer.size();
+    if (kind == text_format::ndjson) {
+      const void *lf = scan < n ? std::memchr(data + scan, '\n', n - scan) : nullptr;
+      if (!lf) {
+        scan = n;
+        return std::string::npos;
+      }
+      scan = static_cast<size_t>(static_cast<const char *>(lf) - data) + 1;
+      unit_newlines = 1;
+      return scan;
+    }
+    const char delim = input.csv.delimiter;
+    while (scan < n) {
+      char c = data[scan++];
+      switch (state) {
+        case csv_scan::quoted:
+          if (c == '"') state = csv_scan::after_quote;
+          else if (c == '\n') ++unit_newlines;
+          break;
+        case csv_scan::field_start:
+        case csv_scan::after_quote:
+          if (c == '"') {
+            state = csv_scan::quoted;
+            break;
+          }
+          [[fallthrough]];
+        case csv_scan::unquoted:
+          if (c == '\n') {
+            ++unit_newlines;
+            state = csv_scan::field_start;
+            return scan;
+          }
+          state = c == delim ? csv_scan::field_start : csv_scan::unquoted;
+          break;
+      }
+    }
+    return std::string::npos;
+  }
+
+  /// Reads what the buffer holds; `at_end`: the input is over, so a last unit needs no line end.
+  result<void> consume(bool at_end) {
+    if (!start_checked) {
+      if (buffer.size() < 3 && !at_end) return {};
+      // csv::reader skips a byte order mark at the start of the input: so does the scan.
+      if (kind == text_format::csv && buffer.size() >= 3 && static_cast<uint8_t>(buffer[0]) == 0xEF &&
+          static_cast<uint8_t>(buffer[1]) == 0xBB && static_cast<uint8_t>(buffer[2]) == 0xBF) {
+        scan = 3;
+      }
+      start_checked = true;
+    }
+    while (true) {
+      size_t end = find_unit_end();
+      if (end == std::string::npos) break;
+      auto r = unit(unit_start, end);
+      if (!r) return r;
+      unit_start = end;
+      unit_line += unit_newlines;
+      unit_newlines = 0;
+    }
+    if (at_end && unit_start < buffer.size()) {
+      auto r = unit(unit_start, buffer.size());
+      if (!r) return r;
+      unit_start = buffer.size();
+    }
+    const size_t pending = buffer.size() - unit_start;
+    // An NDJSON line may still drop a '\r' before its '\n'.
+    const size_t limit = kind == text_format::ndjson ? input.max_line_bytes + 1 : input.max_line_bytes;
+    if (pending > limit) {
+      quire::error e(error_code::LINE_TOO_LONG,
+                     std::string(kind == text_format::ndjson ? "a line" : "a record") + " is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
+                     buffer_offset + unit_start);
+      e.line = unit_line;
+      e.column = 1;
+      return e;
+    }
+    if ((!inferring || infer_only) && unit_start > 1) {
+      const size_t drop = unit_start - 1;
+      buffer.erase(0, drop);
+      buffer_offset += drop;
+      unit_start -= drop;
+      scan -= drop;
+    }
+    return {};
+  }
+
+  /// One complete unit: buffer[begin, end).
+  result<void> unit(size_t begin, size_t end) {
+    if (infer_only) return infer(begin, end);
+    if (inferring) {
+      bool ready = kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header();
+      if (ready && inferred_rows > 0 && buffer_offset + end > input.infer_bytes) {
+        auto f = end_inference();
+        if (!f) return f;
+      } else {
+        auto r = infer(begin, end);
+        if (!r) return r;
+        inferred_end = end;
+        ready = kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header();
+        if (ready && inferred_rows >= std::max<size_t>(input.infer_rows, 1)) return end_inference();
+        if (!ready && buffer_offset + end > input.infer_bytes) {
+          return quire::error(error_code::EMPTY_INPUT, kind == text_format::ndjson ? "no object with a key in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)"
+                                                                                   : "no header row in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)");
+        }
+        return {};
+      }
+    }
+    auto r = write(begin, end);
+    if (!r && sch_inferred && r.code() == error_code::SCHEMA_MISMATCH) {
+      auto e = std::move(r).error();
+      e.message += " (the schema was inferred from the first " + std::to_string(inferred_rows) + " rows; a given schema avoids this)";
+      return e;
+    }
+    return r;
+  }
+
+  result<void> infer(size_t begin, size_t end) {
+    const uint64_t offset = buffer_offset + begin;
+    if (kind == text_format::ndjson) {
+      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)), offset, unit_line, input.max_line_bytes);
+      if (!line) return std::move(line).error();
+      if (!*line) return {};
+      auto r = ndjson_inf.add(**line, offset, unit_line, input.json);
+      if (!r) return r;
+      ++inferred_rows;
+      return {};
+    }
+    return csv_units(begin, end, [&](const std::vector<std::string_view> &f, record_at at) -> result<void> {
+      bool was_header = !csv_inf.has_header();
+      auto r = csv_inf.add(f, at);
+      if (!r) return r;
+      if (!was_header) ++inferred_rows;
+      return {};
+    });
+  }
+
+  result<void> write(size_t begin, size_t end) {
+    const uint64_t offset = buffer_offset + begin;
+    if (kind == text_format::ndjson) {
+      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)), offset, unit_line, input.max_line_bytes);
+      if (!line) return std::move(line).error();
+      if (!*line) return {};
+      return ndjson_out->add(**line, offset, unit_line, input.json);
+    }
+    if (!csv_out) csv_out = std::make_unique<csv_rows>(*sch, options, sink);
+    return csv_units(begin, end, [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
+  }
+
+  /// The records of one CSV unit, read with the '\n' before it when there is one.
+  template <typename Fn>
+  result<void> csv_units(size_t begin, size_t end, Fn fn) {
+    if (begin == 0) {
+      return for_each_record(std::string_view(buffer).substr(0, end), buffer_offset, unit_line, input.csv, fields, fn);
+    }
+    return for_each_record(std::string_view(buffer).substr(begin - 1, end - begin + 1), buffer_offset + begin - 1, unit_line - 1, input.csv, fields, fn);
+  }
+
+  /// The schema is known: write the units held for inference as the whole-text calls would.
+  result<void> end_inference() {
+    auto s = kind == text_format::ndjson ? ndjson_inf.schema() : csv_inf.schema();
+    if (!s) return std::move(s).error();
+    sch = std::move(s).value();
+    inferring = false;
+    sch_inferred = true;
+    auto started = start_output();
+    if (!started) return started;
+    // While inferring nothing was dropped: the buffer starts at the input's start.
+    std::string_view held = std::string_view(buffer).substr(0, inferred_end);
+    if (kind == text_format::ndjson) {
+      return for_each_line(held, input.max_line_bytes, [&](std::string_view line, uint64_t offset, uint32_t line_no) {
+        return ndjson_out->add(line, offset, line_no, input.json);
+      });
+    }
+    csv_out = std::make_unique<csv_rows>(*sch, options, sink);
+    return for_each_record(held, 0, 1, input.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
+  }
+
+  result<void> feed(std::string_view piece);
+  /// The input is over: reads a last unit that has no line end.
+  result<void> end_input();
+
+  /// NDJSON writes from the start; CSV creates its writer once the header has been matched.
+  result<void> start_output() {
+    if (kind != text_format::ndjson) return {};
+    auto w = writer::create(*sch, options, sink);
+    if (!w) return std::move(w).error();
+    ndjson_writer = std::move(w).value();
+    ndjson_out = std::make_unique<ndjson_rows>(*sch, *ndjson_writer);
+    return {};
+  }
+};
+
+result<std::unique_ptr<text_writer>> text_writer::create(text_format format, const write_options &options, byte_sink &sink, const input_options &input) {
+  if (format != text_format::ndjson && format != text_format::csv) return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
+  auto p = std::make_unique<impl>(format, options, sink, input);
+  if (input.schema) {
+    p->sch = *input.schema;
+    auto r = p->start_output();
+    if (!r) return std::move(r).error();
+  } else {
+    p->inferring = true;
+  }
+  return std::unique_ptr<text_writer>(new text_writer(std::move(p)));
+}
+
+result<void> text_writer::impl::feed(std::string_view piece) {
+  if (failed || finished) return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished" : "the text writer has failed or finished");
+  while (!piece.empty()) {
+    size_t take = std::min(piece.size(), FEED_SLICE);
+    buffer.append(piece.data(), take);
+    piece.remove_prefix(take);
+    auto r = consume(false);
+    if (!r) {
+      failed = true;
+      return r;
+    }
+  }
+  return {};
+}
+
+result<void> text_writer::impl::end_input() {
+  if (failed || finished) return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished" : "the text writer has failed or finished");
+  finished = true;
+  return consume(true);
+}
+
+text_writer::text_writer(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+text_writer::~text_writer() = default;
+
+uint64_t text_writer::rows() const noexcept {
+  const writer *w = impl_->output();
+  return w ? w->rows() : 0;
+}
+
+result<void> text_writer::feed(std::string_view piece) { return impl_->feed(piece); }
+
+result<uint64_t> text_writer::finish() {
+  auto &t = *impl_;
+  auto r = t.end_input();
+  if (!r) return std::move(r).error();
+  if (t.inferring) {
+    auto e = t.end_inference();
+    if (!e) return std::move(e).error();
+  }
+  if (t.kind == text_format::csv && !(t.csv_out && t.csv_out->has_header())) return no_header();
+  writer *w = t.output();
+  auto f = w->finish();
+  if (!f) return std::move(f).error();
+  return w->rows();
+}
+
+// --- schema_inferrer: a text_writer that only infers -----------------------------------------------------
+
+namespace {
+
+/// Where an inferring-only text_writer would write: it never does.
+class no_sink final : public byte_sink {
+ public:
+  result<void> write(std::span<const uint8_t>) override { return {}; }
+};
+
+no_sink nothing_written;
+const write_options no_options;
+
+}  // namespace
+
+result<std::unique_ptr<schema_inferrer>> schema_inferrer::create(text_format format, const input_options &input) {
+  if (format != text_format::ndjson && format != text_format::csv) return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
+  auto p = std::make_unique<text_writer::impl>(format, no_options, nothing_written, input);
+  p->inferring = true;
+  p->infer_only = true;
+  return std::unique_ptr<schema_inferrer>(new schema_inferrer(std::unique_ptr<text_writer>(new text_writer(std::move(p)))));
+}
+
+schema_inferrer::schema_inferrer(std::unique_ptr<text_writer> reader) : reader_(std::move(reader)) {}
+schema_inferrer::~schema_inferrer() = default;
+
+result<void> schema_inferrer::feed(std::string_view piece) { return reader_->impl_->feed(piece); }
+
+result<format::schema> schema_inferrer::finish() {
+  auto &t = *reader_->impl_;
+  auto r = t.end_input();
+  if (!r) return std::move(r).error();
+  return t.kind == text_format::ndjson ? t.ndjson_inf.schema() : t.csv_inf.schema();
 }
 
 }  // namespace quire::format

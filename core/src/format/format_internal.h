@@ -265,8 +265,8 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
 // --- bounded sorting ----------------------------------------------------------------------------
 
 /// Sorts (key, payload) entries by key bytes, holding at most `memory_bytes` unsorted in memory:
-/// beyond that the sorted run is zstd-compressed and kept, and finish() merges the runs with
-/// streaming decompression (memory: the budget plus the compressed runs plus 128 KiB per run).
+/// beyond that the sorted run is stream-compressed into the spill store (memory when none), and
+/// finish() merges at most 16 runs at once (about 1 MiB each), longer chains in rounds.
 class run_sorter {
  public:
   explicit run_sorter(size_t memory_bytes, spill_store *spill = nullptr);

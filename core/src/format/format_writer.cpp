@@ -698,7 +698,7 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     auto c = s.find(o.sorted_by);
     if (!c) return quire::error(error_code::WRONG_KEY, "sorted_by names no column: '" + o.sorted_by + "'");
     p->sort_column = static_cast<int>(*c);
-    p->row_sorter = std::make_unique<run_sorter>(share);
+    p->row_sorter = std::make_unique<run_sorter>(share, o.spill);
   }
   for (const auto &d : o.indexes) {
     auto c = s.find(d.column);
@@ -711,7 +711,7 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     for (const auto &other : p->indexes) {
       if (other.column == *c && other.def.kind == d.kind) return quire::error(error_code::INVALID_ARGUMENT, "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
     }
-    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share), {}, {}});
+    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), {}, {}});
   }
   std::string header(MAGIC, sizeof MAGIC);
   put_u16(header, FORMAT_VERSION);
