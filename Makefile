@@ -80,8 +80,8 @@ fuzz-smoke:
 # The same quick benchmark cases natively and in Node must compute equal checksums.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
-	$(NATIVE)/native/quire bench --quick --filter 64kib,nested --out build/readings-smoke/native.json
-	node bench/run.mjs --quick --no-peers --filter 64kib,nested --out build/readings-smoke/wasm-node.json
+	$(NATIVE)/native/quire bench --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k --out build/readings-smoke/native.json
+	node bench/run.mjs --quick --no-peers --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k --out build/readings-smoke/wasm-node.json
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 
