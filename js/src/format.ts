@@ -491,15 +491,9 @@ function isStreamSource(input: unknown): input is AsyncIterable<Uint8Array | str
   return Symbol.asyncIterator in input || typeof (input as { getReader?: unknown }).getReader === 'function';
 }
 
-/**
- * Feeds the source to a wasm-side streaming writer, chunk by chunk, and hands each piece of the
- * file to `emit` as soon as it is written (copied out of the heap at once). Returns the rows.
- */
-async function streamTable(source: WriteSource, options: StreamWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
-  const from = options.from ?? 'ndjson';
-  if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
-  const m = wasm() as unknown as FormatStreamBindings;
-  const opts = JSON.stringify({
+/** The write options as the wasm writers read them (one JSON text). */
+function writeOptionsJson(options: WriteOptions): string {
+  return JSON.stringify({
     schema: options.schema,
     sortedBy: options.sortedBy,
     indexes: indexList(options.indexes),
@@ -508,6 +502,17 @@ async function streamTable(source: WriteSource, options: StreamWriteOptions, emi
     compressionLevel: options.compressionLevel,
     sortMemoryBytes: options.sortMemoryBytes,
   });
+}
+
+/**
+ * Feeds the source to a wasm-side streaming writer, chunk by chunk, and hands each piece of the
+ * file to `emit` as soon as it is written (copied out of the heap at once). Returns the rows.
+ */
+async function streamTable(source: WriteSource, options: StreamWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
+  const from = options.from ?? 'ndjson';
+  if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
+  const m = wasm() as unknown as FormatStreamBindings;
+  const opts = writeOptionsJson(options);
   const handle = new m.FormatStreamWriter(from, opts, options.inferRows ?? 0);
   const drain = () => {
     const size = handle.outputSize();
@@ -599,15 +604,7 @@ export const format = {
       from ??= 'ndjson';
       if (from === 'rows') throw new TypeError('quire: from "rows" needs an array of objects');
     }
-    const opts = JSON.stringify({
-      schema: options.schema,
-      sortedBy: options.sortedBy,
-      indexes: indexList(options.indexes),
-      chunkRows: options.chunkRows,
-      pageBytes: options.pageBytes,
-      compressionLevel: options.compressionLevel,
-      sortMemoryBytes: options.sortMemoryBytes,
-    });
+    const opts = writeOptionsJson(options);
     const out = withInput(data, (pointer, length) => m.formatWrite(pointer, length, from === 'csv' ? 'csv' : 'ndjson', opts));
     try {
       const err = out.error();
