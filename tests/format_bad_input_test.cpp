@@ -30,6 +30,12 @@ std::vector<uint8_t> sample_file() {
   return sink.bytes;
 }
 
+query where_of(const char *expression) {
+  query q;
+  q.where = parse_expression(expression).value();
+  return q;
+}
+
 /// Reads everything a file has: every row, storage (all directories and index roots), statistics,
 /// and a lookup through each index. Returns the first error, or OK.
 error_code read_everything(const std::vector<uint8_t> &bytes, open_options opts = {}) {
@@ -39,9 +45,9 @@ error_code read_everything(const std::vector<uint8_t> &bytes, open_options opts 
   if (auto r = f->storage(); !r) return r.code();
   if (auto r = f->verify(); !r) return r.code();
   if (auto r = f->find("id", value::of(int64_t{150})); !r) return r.code();
-  if (auto r = f->count(parse_expression("age between 30 and 31").value()); !r) return r.code();
-  if (auto r = f->count(parse_expression("name contains 'Okafor'").value()); !r) return r.code();
-  if (auto r = f->count(parse_expression("id = 7 or id = 250").value()); !r) return r.code();
+  if (auto r = f->count(where_of("age between 30 and 31")); !r) return r.code();
+  if (auto r = f->count(where_of("name contains 'Okafor'")); !r) return r.code();
+  if (auto r = f->count(where_of("id = 7 or id = 250")); !r) return r.code();
   return error_code::OK;
 }
 

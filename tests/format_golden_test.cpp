@@ -45,13 +45,13 @@ std::string golden_report(std::vector<uint8_t> &file_bytes) {
     q.limit = 5;
     auto rows = f->query(q);
     REQUIRE(rows);
-    auto count = f->count(q.where);
+    query all;
+    all.where = q.where;
+    auto count = f->count(all);
     REQUIRE(count);
-    auto agg = f->aggregate("balance", q.where);
+    auto agg = f->aggregate("balance", all);
     REQUIRE(agg);
-    char sum[64];
-    std::snprintf(sum, sizeof sum, "%.17g", agg->sum);
-    report += std::string("where ") + w + "\ncount " + std::to_string(*count) + " sum " + sum + " min " + agg->min_json + " max " + agg->max_json + "\n" + rows->json;
+    report += std::string("where ") + w + "\ncount " + std::to_string(*count) + " aggregate " + to_json(*agg) + "\n" + rows->json;
   }
   query newest;
   newest.order_by = "created_at";
@@ -59,7 +59,7 @@ std::string golden_report(std::vector<uint8_t> &file_bytes) {
   newest.limit = 3;
   newest.columns = {"id", "created_at", "balance"};
   report += "newest\n" + f->query(newest).value().json;
-  report += "storage " + f->storage().value() + "\n";
+  report += "storage " + to_json(f->storage().value()) + "\n";
   return report;
 }
 

@@ -85,27 +85,10 @@ text_result ok_text(std::string s) {
   return r;
 }
 
-/// "" or "null" means no filter; text starting with '{' is the JSON object form; else EXPR.
-quire::result<std::optional<fmt::filter>> parse_where(const std::string &where) {
-  if (where.empty() || where == "null") return std::optional<fmt::filter>();
-  auto f = where[0] == '{' ? fmt::parse_filter_json(where) : fmt::parse_expression(where);
-  if (!f) return std::move(f).error();
-  return std::optional<fmt::filter>(std::move(f).value());
-}
-
-quire::result<std::vector<std::string>> parse_names(const std::string &names_json) {
-  std::vector<std::string> out;
-  if (names_json.empty() || names_json == "null") return out;
-  auto doc = quire::json::parse(names_json);
-  if (!doc) return std::move(doc).error();
-  auto arr = doc->root().get_array();
-  if (!arr) return quire::error(quire::error_code::INVALID_ARGUMENT, "column names must be an array of strings");
-  for (auto v : arr.value()) {
-    auto s = v.get_string();
-    if (!s) return quire::error(quire::error_code::INVALID_ARGUMENT, "column names must be an array of strings");
-    out.emplace_back(*s);
-  }
-  return out;
+/// The query every call takes, as JSON (core's parse_query_json); "" is the empty query.
+quire::result<fmt::query> parse_query(const std::string &query_json) {
+  if (query_json.empty()) return fmt::query();
+  return fmt::parse_query_json(query_json);
 }
 
 /// A column copied out in bulk: numbers as doubles (NaN at nulls), text as one UTF-8 buffer with
@@ -139,97 +122,64 @@ class format_file {
 
   error_record error() const { return error_; }
 
-  std::string info() const {
-    const auto &f = *file_;
-    std::string o = "{\"rows\":" + std::to_string(f.row_count()) + ",\"chunks\":" + std::to_string(f.chunk_count()) +
-                    ",\"chunkRows\":" + std::to_string(f.chunk_rows()) + ",\"bytes\":" + std::to_string(f.size()) + ",\"sortedBy\":";
-    if (f.sorted_by().empty()) o += "null";
-    else quire::json::append_quoted(o, f.sorted_by());
-    o += ",\"columns\":[";
-    for (size_t i = 0; i < f.schema().columns.size(); ++i) {
-      if (i) o.push_back(',');
-      o += "{\"name\":";
-      quire::json::append_quoted(o, f.schema().columns[i].name);
-      o += ",\"type\":\"" + std::string(fmt::type_name(f.schema().columns[i].type)) + "\"}";
-    }
-    o += "],\"indexes\":[";
-    for (size_t i = 0; i < f.indexes().size(); ++i) {
-      if (i) o.push_back(',');
-      o += "{\"column\":";
-      quire::json::append_quoted(o, f.indexes()[i].column);
-      o += ",\"kind\":\"" + std::string(fmt::index_kind_name(f.indexes()[i].kind)) + "\"}";
-    }
-    o += "]}";
-    return o;
-  }
+  std::string info() const { return fmt::to_json(file_->info()); }
 
   text_result query(const std::string &query_json) {
-    auto q = fmt::parse_query_json(query_json);
+    auto q = parse_query(query_json);
     if (!q) return fail(q.error());
     auto r = file_->query(*q, true);
     if (!r) return fail(r.error());
     return ok_text(std::move(r->json));
   }
 
-  text_result find(const std::string &column, const std::string &key_json, const std::string &columns_json) {
-    auto doc = quire::json::parse(key_json);
-    if (!doc) return fail(doc.error());
-    fmt::value key;
-    auto v = doc->root();
-    switch (v.type()) {
-      case quire::json::kind::string: key = fmt::value::text(std::string(v.get_string().value())); break;
-      case quire::json::kind::boolean: key = fmt::value::of(v.get_bool().value()); break;
-      case quire::json::kind::number: {
-        auto i = v.get_int64();
-        key = i ? fmt::value::of(*i) : fmt::value::of(v.get_double().value());
-        break;
-      }
-      default: return fail(quire::error(quire::error_code::WRONG_KEY, "a key must be a string, a number or a boolean"));
-    }
-    auto cols = parse_names(columns_json);
-    if (!cols) return fail(cols.error());
-    auto r = file_->find(column, key, *cols);
+  /// `query_json` carries the columns to return.
+  text_result find(const std::string &column, const std::string &key_json, const std::string &query_json) {
+    auto key = fmt::parse_key_json(key_json);
+    if (!key) return fail(key.error());
+    auto q = parse_query(query_json);
+    if (!q) return fail(q.error());
+    auto r = file_->find(column, *key, q->columns);
     if (!r) return fail(r.error());
     if (!r->has_value()) return text_result();
     return ok_text(std::move(**r));
   }
 
-  number_result count(const std::string &where) {
+  number_result count(const std::string &query_json) {
     number_result out;
-    auto w = parse_where(where);
-    if (!w) { out.error = quire::wasm::to_record(w.error()); return out; }
-    auto n = file_->count(*w);
+    auto q = parse_query(query_json);
+    if (!q) { out.error = quire::wasm::to_record(q.error()); return out; }
+    auto n = file_->count(*q);
     if (!n) { out.error = quire::wasm::to_record(n.error()); return out; }
     out.value = static_cast<double>(*n);
     return out;
   }
 
-  text_result aggregate(const std::string &column, const std::string &where) {
-    auto w = parse_where(where);
-    if (!w) return fail(w.error());
-    auto a = file_->aggregate(column, *w);
+  text_result aggregate(const std::string &column, const std::string &query_json) {
+    auto q = parse_query(query_json);
+    if (!q) return fail(q.error());
+    auto a = file_->aggregate(column, *q);
     if (!a) return fail(a.error());
-    std::string o = "{\"rows\":" + std::to_string(a->rows) + ",\"count\":" + std::to_string(a->count) + ",\"sum\":";
-    if (a->integer_sum_exact) o += std::to_string(a->integer_sum);
-    else quire_append_double(o, a->sum);
-    o += ",\"min\":" + a->min_json + ",\"max\":" + a->max_json + ",\"avg\":";
-    quire_append_double(o, a->avg);
-    o += "}";
-    return ok_text(std::move(o));
+    return ok_text(fmt::to_json(*a));
   }
 
   text_result explain(const std::string &query_json, bool analyze) {
-    auto q = fmt::parse_query_json(query_json);
+    auto q = parse_query(query_json);
     if (!q) return fail(q.error());
     auto r = file_->explain(*q, analyze);
     if (!r) return fail(r.error());
-    return ok_text(std::move(*r));
+    return ok_text(fmt::to_json(*r));
   }
 
   text_result storage() {
     auto r = file_->storage();
     if (!r) return fail(r.error());
-    return ok_text(std::move(*r));
+    return ok_text(fmt::to_json(*r));
+  }
+
+  text_result chunk_statistics(const std::string &column) {
+    auto r = file_->chunk_statistics(column);
+    if (!r) return fail(r.error());
+    return ok_text(fmt::to_json(*r, file_->schema().columns[*file_->schema().find(column)].type));
   }
 
   number_result verify() {
@@ -240,23 +190,15 @@ class format_file {
     return out;
   }
 
-  std::string counters() const {
-    auto c = file_->counters();
-    return "{\"bytes\":" + std::to_string(c.bytes) + ",\"reads\":" + std::to_string(c.reads) + ",\"dataPages\":" + std::to_string(c.data_pages) +
-           ",\"indexPages\":" + std::to_string(c.index_pages) + ",\"directoryPages\":" + std::to_string(c.directory_pages) +
-           ",\"cacheHits\":" + std::to_string(c.cache_hits) + ",\"blocks\":" + std::to_string(c.blocks) + ",\"chunks\":" + std::to_string(c.chunks) +
-           ",\"columns\":" + std::to_string(c.columns) + "}";
-  }
+  std::string counters() const { return fmt::to_json(file_->counters()); }
 
   /// Decodes the columns into buffers held here until the next call; column(i) says where they are.
-  number_result load_columns(const std::string &names_json, const std::string &where) {
+  number_result load_columns(const std::string &query_json) {
     number_result out;
     columns_.clear();
-    auto names = parse_names(names_json);
-    if (!names) { out.error = quire::wasm::to_record(names.error()); return out; }
-    auto w = parse_where(where);
-    if (!w) { out.error = quire::wasm::to_record(w.error()); return out; }
-    auto cols = file_->columns(*names, *w);
+    auto q = parse_query(query_json);
+    if (!q) { out.error = quire::wasm::to_record(q.error()); return out; }
+    auto cols = file_->columns(*q);
     if (!cols) { out.error = quire::wasm::to_record(cols.error()); return out; }
     for (auto &c : *cols) {
       column_buffers b;
@@ -319,15 +261,6 @@ class format_file {
   void release_columns() { columns_.clear(); }
 
  private:
-  static void quire_append_double(std::string &o, double v) {
-    char buf[40];
-    for (int precision = 15; precision <= 17; ++precision) {
-      std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-      if (precision == 17 || std::strtod(buf, nullptr) == v) break;
-    }
-    o += buf;
-  }
-
   void open(std::unique_ptr<quire::byte_source> source) {
     auto f = fmt::file::open(std::move(source));
     if (!f) error_ = quire::wasm::to_record(f.error());
@@ -339,12 +272,8 @@ class format_file {
   std::vector<column_buffers> columns_;
 };
 
-class format_stream_writer;
-
 /// Written file bytes, held until the wrapper copies them out.
 class format_bytes {
-  friend class format_stream_writer;  // shares parse_options
-
  public:
   error_record error() const { return error_; }
   double pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
@@ -355,7 +284,7 @@ class format_bytes {
     std::string_view input(reinterpret_cast<const char *>(pointer), length);
     fmt::write_options opts;
     fmt::input_options in;
-    auto parsed = parse_options(options_json, opts, in);
+    auto parsed = fmt::parse_write_options_json(options_json, opts, in);
     if (!parsed) {
       error_ = quire::wasm::to_record(parsed.error());
       return;
@@ -370,59 +299,6 @@ class format_bytes {
   }
 
  private:
-  static quire::result<void> parse_options(const std::string &text, fmt::write_options &opts, fmt::input_options &in) {
-    if (text.empty()) return {};
-    auto doc = quire::json::parse(text);
-    if (!doc) return std::move(doc).error();
-    auto obj = doc->root().get_object();
-    if (!obj) return quire::error(quire::error_code::INVALID_ARGUMENT, "options must be an object");
-    auto bad = [](std::string what) { return quire::error(quire::error_code::INVALID_ARGUMENT, std::move(what)); };
-    for (auto m : obj.value()) {
-      if (m.val.is_null()) continue;
-      if (m.key == "chunkRows" || m.key == "pageBytes" || m.key == "compressionLevel" || m.key == "sortMemoryBytes") {
-        auto d = m.val.get_double();
-        if (!d || *d < 0 || *d > 4294967295.0) return bad(std::string(m.key) + " takes a whole number");
-        if (m.key == "chunkRows") opts.chunk_rows = static_cast<uint32_t>(*d);
-        else if (m.key == "pageBytes") opts.page_bytes = static_cast<uint32_t>(*d);
-        else if (m.key == "compressionLevel") opts.compression_level = static_cast<int>(*d);
-        else opts.sort_memory_bytes = static_cast<size_t>(*d);
-      } else if (m.key == "sortedBy") {
-        auto s = m.val.get_string();
-        if (!s) return bad("sortedBy takes a column name");
-        opts.sorted_by = std::string(*s);
-      } else if (m.key == "indexes") {
-        auto arr = m.val.get_array();
-        if (!arr) return bad("indexes takes an array of {column, kind}");
-        for (auto e : arr.value()) {
-          auto o = e.get_object();
-          auto col = o ? o->find("column") : std::nullopt;
-          auto kind = o ? o->find("kind") : std::nullopt;
-          if (!col || !kind || !col->get_string() || !kind->get_string()) return bad("indexes takes an array of {column, kind}");
-          auto k = fmt::parse_index_kind(kind->get_string().value());
-          if (!k) return bad("an index kind is sorted, hash or text");
-          opts.indexes.push_back({std::string(col->get_string().value()), *k});
-        }
-      } else if (m.key == "schema") {
-        auto arr = m.val.get_array();
-        if (!arr) return bad("schema takes an array of {name, type}");
-        fmt::schema s;
-        for (auto e : arr.value()) {
-          auto o = e.get_object();
-          auto name = o ? o->find("name") : std::nullopt;
-          auto type = o ? o->find("type") : std::nullopt;
-          if (!name || !type || !name->get_string() || !type->get_string()) return bad("schema takes an array of {name, type}");
-          auto t = fmt::parse_type_name(type->get_string().value());
-          if (!t) return bad("unknown column type '" + std::string(type->get_string().value()) + "'");
-          s.columns.push_back({std::string(name->get_string().value()), *t});
-        }
-        in.schema = std::move(s);
-      } else {
-        return bad("unknown option '" + std::string(m.key) + "'");
-      }
-    }
-    return {};
-  }
-
   fmt::vector_sink sink_;
   error_record error_;
   double rows_ = 0;
@@ -464,6 +340,7 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("aggregate", &format_file::aggregate)
       .function("explain", &format_file::explain)
       .function("storage", &format_file::storage)
+      .function("chunkStatistics", &format_file::chunk_statistics)
       .function("verify", &format_file::verify)
       .function("counters", &format_file::counters)
       .function("loadColumns", &format_file::load_columns)
@@ -487,13 +364,12 @@ namespace {
 /// then clearOutput), so the heap holds the writer's state, not the whole file.
 class format_stream_writer {
  public:
-  format_stream_writer(const std::string &from, const std::string &options_json, double infer_rows) {
-    auto parsed = format_bytes::parse_options(options_json, options_, input_);
+  format_stream_writer(const std::string &from, const std::string &options_json) {
+    auto parsed = fmt::parse_write_options_json(options_json, options_, input_);
     if (!parsed) {
       error_ = quire::wasm::to_record(parsed.error());
       return;
     }
-    if (infer_rows >= 1) input_.infer_rows = static_cast<size_t>(std::min(infer_rows, 4294967295.0));
     auto w = fmt::text_writer::create(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson, options_, sink_, input_);
     if (!w) error_ = quire::wasm::to_record(w.error());
     else writer_ = std::move(w).value();
@@ -534,7 +410,7 @@ class format_stream_writer {
 EMSCRIPTEN_BINDINGS(quire_format_stream) {
   using namespace emscripten;
   class_<format_stream_writer>("FormatStreamWriter")
-      .constructor<std::string, std::string, double>()
+      .constructor<std::string, std::string>()
       .function("error", &format_stream_writer::error)
       .function("feed", &format_stream_writer::feed, allow_raw_pointers())
       .function("finish", &format_stream_writer::finish)

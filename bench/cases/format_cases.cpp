@@ -106,7 +106,7 @@ result<uint64_t> filter_count_op(std::string_view input) {
   if (!f) return std::move(f).error();
   auto where = parse(FILTER);
   if (!where) return std::move(where).error();
-  auto n = f->count(*where);
+  auto n = f->count(where_query(std::move(where).value()));
   if (!n) return std::move(n).error();
   return mix(0, *n);
 }
@@ -137,11 +137,7 @@ result<uint64_t> newest_op(std::string_view input) {
 uint64_t fold_aggregate(uint64_t d, const format::aggregate_result &a) {
   d = mix(d, a.rows);
   d = mix(d, a.count);
-  uint64_t bits = 0;  // libc++ of Emscripten 3.1.6 has no std::bit_cast
-  std::memcpy(&bits, &a.sum, sizeof bits);
-  d = mix(d, bits);
-  d = digest(a.min_json, d);
-  return digest(a.max_json, d);
+  return digest(format::to_json(a), d);
 }
 
 result<uint64_t> sum_op(std::string_view input) {
@@ -155,7 +151,9 @@ result<uint64_t> sum_op(std::string_view input) {
 result<uint64_t> column_op(std::string_view input) {
   auto f = open_input(input);
   if (!f) return std::move(f).error();
-  auto cols = f->columns({"balance"});
+  format::query q;
+  q.columns = {"balance"};
+  auto cols = f->columns(q);
   if (!cols) return std::move(cols).error();
   const auto &reals = cols->front().reals;
   return digest_words({reinterpret_cast<const char *>(reals.data()), reals.size() * sizeof(double)});
@@ -230,7 +228,7 @@ result<uint64_t> wide_filter_op(std::string_view input) {
   if (!f) return std::move(f).error();
   auto where = parse(WIDE_FILTER);
   if (!where) return std::move(where).error();
-  auto n = f->count(*where);
+  auto n = f->count(where_query(std::move(where).value()));
   if (!n) return std::move(n).error();
   return mix(0, *n);
 }
@@ -320,7 +318,7 @@ result<uint64_t> gate_scan(std::string_view input) {
   if (!f) return std::move(f).error();
   auto where = parse("email = 'nobody@example.org'");
   if (!where) return std::move(where).error();
-  auto n = f->count(*where);
+  auto n = f->count(where_query(std::move(where).value()));
   if (!n) return std::move(n).error();
   return mix(0, *n);
 }

@@ -1,9 +1,8 @@
 // `quire convert`, `quire query` and `quire inspect`: .quire files from the command line.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
+
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -71,62 +70,20 @@ class temp_file_sink final : public format::byte_sink {
   bool committed_ = false;
 };
 
-/// The input of `quire convert`, read in pieces: the whole file is never in memory at once.
-class input_file {
- public:
-  /// Errors as native::open_file gives them: FILE_NOT_FOUND, NOT_A_FILE, IO_ERROR.
-  static result<input_file> open(const std::string &path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      int err = errno;
-      return quire::error(err == ENOENT || err == ENOTDIR ? error_code::FILE_NOT_FOUND : error_code::IO_ERROR, "cannot open " + path + ": " + std::strerror(err));
-    }
-    input_file f(fd, path);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return quire::error(error_code::IO_ERROR, "cannot stat " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) return quire::error(error_code::NOT_A_FILE, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
-    return f;
-  }
-  input_file(input_file &&o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
-  input_file &operator=(input_file &&) = delete;
-  ~input_file() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  /// Goes back to the first byte.
-  result<void> rewind() {
-    if (::lseek(fd_, 0, SEEK_SET) != 0) return quire::error(error_code::IO_ERROR, "cannot seek in " + path_ + ": " + std::strerror(errno));
-    return {};
-  }
-  /// Reads up to out.size() bytes; 0 at the end.
-  result<size_t> read(std::span<char> out) {
-    while (true) {
-      ssize_t n = ::read(fd_, out.data(), out.size());
-      if (n >= 0) return static_cast<size_t>(n);
-      if (errno != EINTR) return quire::error(error_code::IO_ERROR, "cannot read " + path_ + ": " + std::strerror(errno));
-    }
-  }
-
- private:
-  input_file(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_;
-  std::string path_;
-};
-
 /// Bytes of the input read and fed to the writer at a time.
 constexpr size_t CONVERT_PIECE_BYTES = size_t{1} << 20;
 
 /// Reads the whole input in pieces into `feed`; returns the bytes read.
 template <typename Feed>
-result<uint64_t> read_pieces(input_file &in, std::vector<char> &piece, Feed feed) {
-  uint64_t total = 0;
-  while (true) {
-    auto n = in.read(piece);
-    if (!n) return std::move(n).error();
-    if (*n == 0) return total;
-    total += *n;
-    auto fed = feed(std::string_view(piece.data(), *n));
+result<uint64_t> read_pieces(const byte_source &in, std::vector<uint8_t> &piece, Feed feed) {
+  for (uint64_t at = 0; at < in.size();) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), in.size() - at));
+    if (auto r = in.read_at(at, std::span<uint8_t>(piece.data(), n)); !r) return std::move(r).error();
+    auto fed = feed(std::string_view(reinterpret_cast<const char *>(piece.data()), n));
     if (!fed) return std::move(fed).error();
+    at += n;
   }
+  return in.size();
 }
 
 bool ends_with(const std::string &s, std::string_view suffix) {
@@ -165,7 +122,8 @@ int run_convert(arguments &args) {
     if (!k) return usage_error("convert", "--index takes COLUMN:sorted, COLUMN:hash or COLUMN:text");
     opts.indexes.push_back({spec.substr(0, colon), *k});
   }
-  auto input = input_file::open(files[0]);
+  // The input is read range by range (nothing of it is held), twice.
+  auto input = native::open_file(files[0], {.mode = native::load_mode::ranges});
   if (!input) {
     print_error(files[0], input.error());
     return EXIT_BAD_INPUT;
@@ -189,7 +147,7 @@ int run_convert(arguments &args) {
   // Two passes over the file, in pieces: the schema from every row (as write_ndjson / write_csv
   // infer it), then the rows; memory holds one piece and one line, never the whole input.
   const auto text_kind = kind == "csv" ? format::text_format::csv : format::text_format::ndjson;
-  std::vector<char> piece(CONVERT_PIECE_BYTES);
+  std::vector<uint8_t> piece(CONVERT_PIECE_BYTES);
   format::input_options in;
   {
     auto inferrer = format::schema_inferrer::create(text_kind);
@@ -197,7 +155,7 @@ int run_convert(arguments &args) {
       print_error(files[0], inferrer.error());
       return EXIT_BAD_INPUT;
     }
-    auto read = read_pieces(input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
+    auto read = read_pieces(*input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
     if (!read) {
       print_error(files[0], read.error());
       return EXIT_BAD_INPUT;
@@ -205,11 +163,6 @@ int run_convert(arguments &args) {
     auto inferred = inferrer.value()->finish();
     if (!inferred) {
       print_error(files[0], inferred.error());
-      return EXIT_BAD_INPUT;
-    }
-    auto rewound = input.value().rewind();
-    if (!rewound) {
-      print_error(files[0], rewound.error());
       return EXIT_BAD_INPUT;
     }
     in.schema = std::move(inferred).value();
@@ -221,7 +174,7 @@ int run_convert(arguments &args) {
     print_error(files[0], writer.error());
     return EXIT_BAD_INPUT;
   }
-  auto input_bytes = read_pieces(input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
+  auto input_bytes = read_pieces(*input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
   if (!input_bytes) {
     print_error(files[0], input_bytes.error());
     return EXIT_BAD_INPUT;
@@ -250,35 +203,10 @@ result<std::unique_ptr<byte_source>> open_source(const std::string &path, const 
   native::open_options opts;
   if (load) {
     auto mode = native::parse_load_mode(*load);
-    if (!mode) return quire::error(error_code::INVALID_ARGUMENT, "--load takes read, mmap or prewarm");
+    if (!mode) return quire::error(error_code::INVALID_ARGUMENT, "--load takes read, mmap, prewarm or ranges");
     opts.mode = *mode;
   }
   return native::open_file(path, opts);
-}
-
-/// The key of --find COLUMN=VALUE, read as the column's type.
-std::optional<format::value> key_for(const format::schema &s, const std::string &column, const std::string &text) {
-  auto c = s.find(column);
-  if (!c) return format::value::text(text);  // the lookup reports the unknown column
-  switch (s.columns[*c].type) {
-    case format::column_type::integer: {
-      int64_t v;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
-      return format::value::of(v);
-    }
-    case format::column_type::float64:
-    case format::column_type::decimal: {
-      char *end = nullptr;
-      double d = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end) return std::nullopt;
-      return format::value::of(d);
-    }
-    case format::column_type::boolean:
-      if (text != "true" && text != "false") return std::nullopt;
-      return format::value::of(text == "true");
-    default: return format::value::text(text);
-  }
 }
 
 int run_query(arguments &args) {
@@ -301,7 +229,7 @@ int run_query(arguments &args) {
   if (files.size() != 1) return usage_error("query", "needs one FILE.quire");
   if (find && where) return usage_error("query", "--find and --where cannot be combined");
   if (find && find->find('=') == std::string::npos) return usage_error("query", "--find takes COLUMN=VALUE");
-  if (load && !native::parse_load_mode(*load)) return usage_error("query", "--load takes read, mmap or prewarm");
+  if (load && !native::parse_load_mode(*load)) return usage_error("query", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
   if (!source) {
     print_error(files[0], source.error());
@@ -324,8 +252,11 @@ int run_query(arguments &args) {
   if (find) {
     size_t eq = find->find('=');
     std::string column = find->substr(0, eq);
-    auto key = key_for(f->schema(), column, find->substr(eq + 1));
-    if (!key) return usage_error("query", "the value of --find does not fit column '" + column + "'");
+    auto key = format::parse_key_text(f->schema(), column, find->substr(eq + 1));
+    if (!key) {
+      print_error("--find", key.error());
+      return EXIT_USAGE;
+    }
     format::filter flt;
     flt.o = format::filter::op::eq;
     flt.column = column;
@@ -344,11 +275,11 @@ int run_query(arguments &args) {
       print_error(files[0], e.error());
       return EXIT_BAD_INPUT;
     }
-    std::printf("%s\n", e->c_str());
+    std::printf("%s\n", format::to_json(*e).c_str());
     return EXIT_OK;
   }
   if (count) {
-    auto n = f->count(q.where);
+    auto n = f->count(q);
     if (!n) {
       print_error(files[0], n.error());
       return EXIT_BAD_INPUT;
@@ -357,20 +288,12 @@ int run_query(arguments &args) {
     return EXIT_OK;
   }
   if (sum) {
-    auto a = f->aggregate(*sum, q.where);
+    auto a = f->aggregate(*sum, q);
     if (!a) {
       print_error(files[0], a.error());
       return EXIT_BAD_INPUT;
     }
-    std::string out = "{\"column\":";
-    json::append_quoted(out, *sum);
-    char avg[64], total[64];
-    std::snprintf(total, sizeof total, "%.17g", a->sum);
-    std::snprintf(avg, sizeof avg, "%.17g", a->avg);
-    out += ",\"rows\":" + std::to_string(a->rows) + ",\"count\":" + std::to_string(a->count) + ",\"sum\":" +
-           (a->integer_sum_exact ? std::to_string(a->integer_sum) : std::string(total)) + ",\"min\":" + a->min_json + ",\"max\":" + a->max_json +
-           ",\"avg\":" + avg + "}";
-    std::printf("%s\n", out.c_str());
+    std::printf("%s\n", format::to_json(*a).c_str());
     return EXIT_OK;
   }
   auto rows = f->query(q);
@@ -390,7 +313,7 @@ int run_inspect(arguments &args) {
   auto files = args.positional();
   if (!args.error().empty()) return usage_error("inspect", args.error());
   if (files.size() != 1) return usage_error("inspect", "needs one FILE.quire");
-  if (load && !native::parse_load_mode(*load)) return usage_error("inspect", "--load takes read, mmap or prewarm");
+  if (load && !native::parse_load_mode(*load)) return usage_error("inspect", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
   if (!source) {
     print_error(files[0], source.error());
@@ -421,43 +344,11 @@ int run_inspect(arguments &args) {
       print_error(files[0], c.error());
       return EXIT_BAD_INPUT;
     }
-    std::printf("%s\n", c->c_str());
+    std::printf("%s\n", format::to_json(*c, f->schema().columns[*f->schema().find(*chunks_of)].type).c_str());
     return EXIT_OK;
   }
-  if (as_json) {
-    std::printf("%s\n", st->c_str());
-    return EXIT_OK;
-  }
-  auto doc = json::parse(*st);
-  if (!doc) {
-    print_error(files[0], doc.error());
-    return EXIT_BAD_INPUT;
-  }
-  auto root = doc->root().get_object().value();
-  auto num = [](const json::object &o, std::string_view k) { return o.find(k)->get_int64().value(); };
-  std::printf("%s: .quire version %lld, %lld bytes (loaded by %s), %lld rows in %lld chunks of %lld, footer %lld bytes\n", files[0].c_str(),
-              static_cast<long long>(num(root, "version")), static_cast<long long>(num(root, "bytes")), kind.c_str(),
-              static_cast<long long>(num(root, "rows")), static_cast<long long>(num(root, "chunks")), static_cast<long long>(num(root, "chunk_rows")),
-              static_cast<long long>(num(root, "footer_bytes")));
-  std::printf("sorted by: %s\n", std::string(f->sorted_by().empty() ? "(input order)" : f->sorted_by()).c_str());
-  std::printf("columns:\n");
-  for (auto c : root.find("columns")->get_array().value()) {
-    auto o = c.get_object().value();
-    std::string enc = json::to_json(*o.find("encodings"));
-    std::printf("  %-20s %-10s data %10lld bytes (encoded %10lld), directories %7lld, pages %5lld, nulls %lld, encodings %s\n",
-                std::string(o.find("name")->get_string().value()).c_str(), std::string(o.find("type")->get_string().value()).c_str(),
-                static_cast<long long>(num(o, "data_bytes")), static_cast<long long>(num(o, "encoded_bytes")),
-                static_cast<long long>(num(o, "directory_bytes")), static_cast<long long>(num(o, "pages")), static_cast<long long>(num(o, "nulls")),
-                enc.c_str());
-  }
-  std::printf("indexes:%s\n", root.find("indexes")->get_array()->size() ? "" : " none");
-  for (auto c : root.find("indexes")->get_array().value()) {
-    auto o = c.get_object().value();
-    std::printf("  %-20s %-7s %10lld bytes, %lld entries in %lld leaves (Bloom filters %lld bytes)\n",
-                std::string(o.find("column")->get_string().value()).c_str(), std::string(o.find("kind")->get_string().value()).c_str(),
-                static_cast<long long>(num(o, "bytes")), static_cast<long long>(num(o, "entries")), static_cast<long long>(num(o, "leaves")),
-                static_cast<long long>(num(o, "bloom_bytes")));
-  }
+  if (as_json) std::printf("%s\n", format::to_json(*st).c_str());
+  else std::fputs(format::to_text(*st, files[0], kind).c_str(), stdout);
   return EXIT_OK;
 }
 
@@ -465,9 +356,9 @@ registration format_convert{{"convert", "",
                              "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] [--page-bytes N] [--level N] [--spill-dir DIR] [--quiet]",
                              "Write CSV or NDJSON as a .quire file (schema inferred; the input read in pieces, twice; sort runs beyond the budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed).", run_convert}};
 registration format_query{{"query", "",
-                           "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm]",
+                           "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm|ranges]",
                            "Query a .quire file; rows print as NDJSON. EXPR: country = 'NA' and age > 80, name contains 'Okafor' (docs/format.md).", run_query}};
-registration format_inspect{{"inspect", "", "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm]",
+registration format_inspect{{"inspect", "", "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm|ranges]",
                              "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
 
 }  // namespace

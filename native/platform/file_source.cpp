@@ -66,6 +66,27 @@ class read_source final : public byte_source {
   std::string reason_;
 };
 
+/// Keeps the descriptor open and reads each range when asked (pread: no shared file position).
+class range_source final : public byte_source {
+ public:
+  range_source(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~range_source() override { ::close(fd_); }
+  range_source(const range_source &) = delete;
+  range_source &operator=(const range_source &) = delete;
+  uint64_t size() const noexcept override { return size_; }
+  result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    auto r = check_range(size_, offset, out.size());
+    if (!r) return r;
+    return read_range(fd_, offset, out, path_);
+  }
+  std::string_view kind() const noexcept override { return "ranges"; }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  std::string path_;
+};
+
 class mapped_source final : public byte_source {
  public:
   mapped_source(void *base, uint64_t size, bool prewarm) : base_(static_cast<const uint8_t *>(base)), size_(size) {
@@ -135,6 +156,7 @@ std::string_view load_mode_name(load_mode mode) noexcept {
     case load_mode::read: return "read";
     case load_mode::mmap: return "mmap";
     case load_mode::prewarm: return "prewarm";
+    case load_mode::ranges: return "ranges";
   }
   return "read";
 }
@@ -143,6 +165,7 @@ std::optional<load_mode> parse_load_mode(std::string_view name) noexcept {
   if (name == "read") return load_mode::read;
   if (name == "mmap") return load_mode::mmap;
   if (name == "prewarm") return load_mode::prewarm;
+  if (name == "ranges") return load_mode::ranges;
   return std::nullopt;
 }
 
@@ -170,6 +193,11 @@ result<std::unique_ptr<byte_source>> open_file(const std::string &path, const op
   }
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (options.mode == load_mode::read) return read_whole(guard.fd, size, path, {});
+  if (options.mode == load_mode::ranges) {
+    int fd = guard.fd;
+    guard.fd = -1;  // the source closes it
+    return std::unique_ptr<byte_source>(std::make_unique<range_source>(fd, size, path));
+  }
 
   std::string reason;
   if (options.simulate_mmap_failure) {

@@ -30,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)f->find(c, value::of(int64_t{7}));
     (void)f->find(c, value::text("a"));
     (void)f->aggregate(c);
-    (void)f->columns({c});
+    query just_c;
+    just_c.columns = {c};
+    (void)f->columns(just_c);
     filter eq;
     eq.o = filter::op::eq;
     eq.column = c;
@@ -46,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     contains.o = filter::op::contains;
     contains.column = c;
     contains.values.push_back(value::text("abc"));
-    (void)f->count(contains);
+    (void)f->count(rows_where(contains));
   }
   return 0;
 }

@@ -50,6 +50,8 @@ enum class error_code : uint16_t {
   SCHEMA_MISMATCH,              ///< a value does not fit its column's type
   INVALID_QUERY,                ///< a query expression that cannot be parsed or planned
   TOO_MANY_CONTAINED,           ///< a FHIR resource holds more contained resources than the limit's max_contained
+  NO_SUCH_COLUMN = 32,          ///< a query, filter, projection, order, aggregate, sort or index names a column the table does not have
+  NUMERIC_OVERFLOW = 37,        ///< an exact result (a decimal sum or average) needs more digits than its limit allows
 };
 
 /// The stable UPPER_SNAKE name of a code ("MAX_DEPTH_EXCEEDED"); "UNKNOWN" for a value out of range.

@@ -185,8 +185,8 @@ class vector_sink final : public byte_sink {
 class writer {
  public:
   /// Errors: INVALID_ARGUMENT (no columns, more than MAX_COLUMNS, an empty or repeated column
-  /// name, options out of range), WRONG_KEY (sorted_by or an index names no column, or an index
-  /// kind the column's type cannot have: text needs string, json or decimal...).
+  /// name, options out of range, an index kind the column's type cannot have: text needs
+  /// string, json or decimal...), NO_SUCH_COLUMN (sorted_by or an index names no column).
   static result<std::unique_ptr<writer>> create(const format::schema &schema, const write_options &options, byte_sink &sink);
   ~writer();
   writer(const writer &) = delete;
@@ -368,6 +368,13 @@ struct query {
   uint64_t limit = UINT64_MAX;
 };
 
+/// The query of every row a filter matches (every row when absent), for count, aggregate, columns.
+inline query rows_where(std::optional<filter> where) {
+  query q;
+  q.where = std::move(where);
+  return q;
+}
+
 /// Parses a query written as JSON: {"where": EXPR-string or filter object, "columns": [...],
 /// "orderBy": "col", "descending": true, "offset": N, "limit": N}. Errors: INVALID_QUERY.
 result<query> parse_query_json(std::string_view json_text);
@@ -396,18 +403,41 @@ struct read_counters {
   uint64_t columns = 0;           ///< distinct columns any of whose pages or statistics were read
 };
 
-/// count and sum/min/max/avg of one column over the rows a filter matches.
+/// Most digits (integer digits plus fraction digits) of an exact decimal result: a decimal
+/// aggregate whose values need more is NUMERIC_OVERFLOW, so a value like `1e-999999` costs nothing.
+inline constexpr unsigned MAX_EXACT_DECIMAL_DIGITS = 1000;
+/// Fraction digits of a decimal average at least (it has max(scale of the values, this)).
+inline constexpr unsigned DECIMAL_AVG_MIN_SCALE = 6;
+
+/// count and sum/min/max/avg of one column over the rows a query selects.
+///
+/// Exactness: integer and boolean sums are exact (128-bit: no file the format allows overflows
+/// them). Decimal sums are exact decimals at the largest scale among the values (`12.50` + `3.1`
+/// = `15.60`), and the average is the exact quotient rounded half away from zero to
+/// max(that scale, DECIMAL_AVG_MIN_SCALE) places (SQL Server's rule for decimal AVG); min and max
+/// compare decimals exactly and keep the value's own text. Floats are IEEE doubles, summed with
+/// Neumaier's compensation (the same digits on every target); a float result that is not finite
+/// (an overflowing sum, NaN in a hostile file) is reported as `finite = false` and prints as null.
+/// With no values (count 0) sum, avg, min and max are null, as in SQL.
 struct aggregate_result {
-  uint64_t rows = 0;        ///< rows matched
+  std::string column;
+  column_type type = column_type::string;
+  uint64_t rows = 0;        ///< rows selected
   uint64_t count = 0;       ///< non-null values of the column among them
-  double sum = 0;           ///< numeric columns (booleans count true as 1); 0 when count is 0
-  int64_t integer_sum = 0;  ///< integer columns: the exact sum when integer_sum_exact
-  bool integer_sum_exact = false;
-  std::string min_json;     ///< the least value as JSON text ("null" when count is 0)
-  std::string max_json;
-  double avg = 0;           ///< sum / count (0 when count is 0)
+  /// Integer, boolean and decimal columns: the exact sum as decimal text ("1250075.00", "-3");
+  /// empty when count is 0 or the column has no sum (string, json, date, timestamp).
+  std::string exact_sum;
+  /// Decimal columns: the exact average as decimal text; empty otherwise.
+  std::string exact_avg;
+  double sum = 0;           ///< float columns: the sum (integer, boolean, decimal: the nearest double of exact_sum)
+  double avg = 0;           ///< float, integer and boolean columns: sum / count (decimal: nearest double of exact_avg)
+  /// The least and greatest values: integer (integer, date as days, timestamp as µs), boolean,
+  /// real (float), text (string, json, decimal: its exact text). null when count is 0.
+  value min, max;
+  bool finite = true;       ///< false when a float sum, avg, min or max is infinite or NaN
 };
 
+/// A whole column (or its values in the matching rows) in bulk.
 /// A whole column (or its values in the matching rows) in bulk.
 struct column_array {
   std::string name;
@@ -424,6 +454,116 @@ struct row_set {
   std::string json;    ///< NDJSON (one object a line, each ending in \n), or a JSON array
   uint64_t count = 0;  ///< rows in it
 };
+
+/// What the file is: from its footer alone.
+struct file_info {
+  uint16_t version = FORMAT_VERSION;
+  uint64_t bytes = 0;       ///< size of the source
+  uint64_t rows = 0;
+  uint32_t chunk_rows = 0;
+  uint64_t chunks = 0;
+  std::string sorted_by;    ///< "" when the rows are in input order
+  std::string created_by;   ///< the writer's name and version
+  format::schema schema;
+  std::vector<index_def> indexes;
+};
+
+/// The plan of a query, and with `analyzed` what running it read (file::explain).
+struct explain_report {
+  struct index_use {
+    std::string column;
+    std::string kind;         ///< "sorted", "hash", "text"
+    std::string use;          ///< how: "equal", "range", "in", "contains", "startsWith"...
+    uint64_t candidates = 0;  ///< rows the index proposed
+  };
+  struct order_plan {
+    std::string column;
+    bool descending = false;
+    bool by_sorted_column = false;  ///< the file's sorted_by column: no sort needed
+  };
+  struct chunk_plan {
+    uint64_t total = 0;
+    uint64_t skipped_by_statistics = 0;
+    uint64_t skipped_by_bloom = 0;
+    uint64_t skipped_by_index = 0;
+    uint64_t scanned = 0;
+  };
+  std::optional<std::string> where;        ///< the filter as expression text
+  std::optional<index_use> index;          ///< the index the filter used, if any
+  std::vector<std::string> filter_columns; ///< columns the filter reads
+  std::vector<std::string> columns;        ///< columns the rows return
+  std::optional<order_plan> order;
+  uint64_t offset = 0;
+  std::optional<uint64_t> limit;
+  chunk_plan chunks;
+  bool analyzed = false;
+  // Filled only when analyzed:
+  uint64_t rows_matched = 0;
+  uint64_t rows_returned = 0;
+  bool stopped_early = false;              ///< the limit was reached before every chunk was visited
+  read_counters read;                      ///< what the run read, from a cold cache
+};
+
+/// Bytes by column and by index (file::storage).
+struct storage_report {
+  struct column_storage {
+    std::string name;
+    column_type type = column_type::string;
+    uint64_t data_bytes = 0;       ///< stored pages (after compression)
+    uint64_t encoded_bytes = 0;    ///< the same pages encoded, before compression
+    uint64_t directory_bytes = 0;  ///< statistics and page directories
+    uint64_t nulls = 0;
+    uint64_t pages = 0;
+    std::vector<std::pair<std::string, uint64_t>> encodings;  ///< pages by encoding name, by name
+  };
+  struct index_storage {
+    std::string column;
+    index_kind kind = index_kind::sorted;
+    uint64_t entries = 0;
+    uint64_t leaves = 0;
+    uint64_t bytes = 0;            ///< root, leaves and Bloom filters
+    uint64_t bloom_bytes = 0;
+  };
+  file_info info;
+  uint64_t footer_bytes = 0;
+  std::vector<column_storage> columns;
+  std::vector<index_storage> indexes;
+};
+
+/// Statistics of one column in one chunk (file::chunk_statistics).
+struct chunk_statistic {
+  uint64_t chunk = 0;
+  uint64_t rows = 0;
+  uint64_t nulls = 0;
+  value min, max;          ///< as in aggregate_result; null when unknown (long text keeps no max)
+  uint64_t bytes = 0;      ///< stored bytes of the column's pages in the chunk
+};
+
+// One JSON writer per result, in camelCase keys (docs/format.md lists every field). The npm
+// package, the CLI and the tests print exactly these texts; doubles print through
+// quire/number_text.h; decimal values (exact_sum, exact_avg, decimal min/max) are JSON strings.
+std::string to_json(const read_counters &c);
+std::string to_json(const aggregate_result &a);
+std::string to_json(const file_info &i);
+std::string to_json(const explain_report &e);
+std::string to_json(const storage_report &s);
+/// `type`: the column's type (dates and timestamps print as ISO text).
+std::string to_json(const std::vector<chunk_statistic> &s, column_type type);
+/// The storage report as the table `quire inspect` prints for people; `loaded_by` names the
+/// byte source ("mmap", "read"...), `name` the file.
+std::string to_text(const storage_report &s, std::string_view name, std::string_view loaded_by);
+
+/// Reads write options from JSON (the npm package's object form): {"chunkRows", "pageBytes",
+/// "compressionLevel", "sortMemoryBytes", "sortedBy", "indexes": [{"column", "kind"}],
+/// "schema": [{"name", "type"}], "inferRows"}; null members are skipped. Errors:
+/// INVALID_ARGUMENT naming the member (an unknown one, a wrong type, a number out of range).
+result<void> parse_write_options_json(std::string_view json_text, write_options &options, input_options &input);
+/// A lookup key written as JSON: a string, a number (an integer when it has no fraction and fits
+/// int64) or a boolean. Errors: WRONG_KEY (null, an object or an array), INVALID_JSON.
+result<value> parse_key_json(std::string_view json_text);
+/// A lookup key written as text (`quire query --find COL=TEXT`), read as the column's type.
+/// Errors: NO_SUCH_COLUMN, WRONG_KEY (text the column's type cannot hold).
+result<value> parse_key_text(const format::schema &schema, std::string_view column, std::string_view text);
 
 /// An open .quire file. Movable, not copyable.
 class file {
@@ -453,29 +593,34 @@ class file {
 
   /// The first row (in file order) whose `column` equals `key`, as a JSON object of the asked
   /// columns (all when empty); nullopt when there is none. Uses a hash or sorted index of the
-  /// column when there is one, else chunk statistics and a scan. Errors: WRONG_KEY (no such
-  /// column, or a key that cannot be compared with it), CORRUPT_BLOCK, CORRUPT_FILE, IO_ERROR.
+  /// column when there is one, else chunk statistics and a scan. Errors: NO_SUCH_COLUMN,
+  /// WRONG_KEY (a key that cannot be compared with the column), CORRUPT_BLOCK, CORRUPT_FILE,
+  /// IO_ERROR.
   result<std::optional<std::string>> find(std::string_view column, const value &key, const std::vector<std::string> &columns = {});
 
-  /// Rows matching a query. `as_array`: one JSON array instead of NDJSON. Errors: WRONG_KEY (an
-  /// unknown column), INVALID_QUERY (a value that cannot be compared with its column, contains on
-  /// a non-text column...), and the read errors of find().
+  /// Rows a query selects. `as_array`: one JSON array instead of NDJSON. Errors: NO_SUCH_COLUMN
+  /// (an unknown column anywhere in the query), INVALID_QUERY (a value that cannot be compared
+  /// with its column, contains on a non-text column...), and the read errors of find().
   result<row_set> query(const format::query &q, bool as_array = false);
-  /// Rows matching a filter (every row when absent); no rows are built.
-  result<uint64_t> count(const std::optional<filter> &where = std::nullopt);
-  /// count and sum/min/max/avg of a column over matching rows; only that column and the filter's
-  /// columns are read (min/max with no filter come from statistics alone).
-  result<aggregate_result> aggregate(std::string_view column, const std::optional<filter> &where = std::nullopt);
-  /// Whole columns (every row, or the rows a filter matches) as arrays.
-  result<std::vector<column_array>> columns(const std::vector<std::string> &names, const std::optional<filter> &where = std::nullopt);
-  /// The plan of a query as a JSON object; with `analyze` the query runs and the report adds what
-  /// it read (read_counters) and the rows it matched. docs/format.md lists the fields.
-  result<std::string> explain(const format::query &q, bool analyze);
-  /// Schema, chunks, indexes and bytes by column and by index, as a JSON object (reads every
-  /// column's statistics and every index root).
-  result<std::string> storage();
-  /// Statistics of one column in each chunk as a JSON array ({chunk, rows, nulls, min, max}).
-  result<std::string> chunk_statistics(std::string_view column);
+  /// The number of rows query(q) returns (where, then offset and limit); no rows are built.
+  result<uint64_t> count(const format::query &q = {});
+  /// count and sum/min/max/avg of a column over the rows query(q) returns; only that column and
+  /// the filter's columns are read (min/max with no filter come from statistics alone).
+  /// Errors: those of query(), NUMERIC_OVERFLOW (a decimal needing more than
+  /// MAX_EXACT_DECIMAL_DIGITS digits).
+  result<aggregate_result> aggregate(std::string_view column, const format::query &q = {});
+  /// The columns q.columns (all when empty) of the rows query(q) returns, in its order, as arrays.
+  result<std::vector<column_array>> columns(const format::query &q = {});
+  /// The plan of a query; with `analyze` the query runs and the report adds what it read
+  /// (read_counters) and the rows it matched.
+  result<explain_report> explain(const format::query &q, bool analyze);
+  /// Schema, chunks, indexes and bytes by column and by index (reads every column's statistics
+  /// and every index root).
+  result<storage_report> storage();
+  /// Statistics of one column in each chunk. Errors: NO_SUCH_COLUMN.
+  result<std::vector<chunk_statistic>> chunk_statistics(std::string_view column);
+  /// What the file is, from its footer (no read).
+  file_info info() const;
 
   /// Reads every page of the file (directories, dictionaries, data, index roots, leaves, Bloom
   /// filters) and checks its checksum and structure: CORRUPT_BLOCK or CORRUPT_FILE naming the

@@ -39,6 +39,8 @@ std::string_view error_name(error_code code) noexcept {
     QUIRE_NAME(SCHEMA_MISMATCH)
     QUIRE_NAME(INVALID_QUERY)
     QUIRE_NAME(TOO_MANY_CONTAINED)
+    QUIRE_NAME(NO_SUCH_COLUMN)
+    QUIRE_NAME(NUMERIC_OVERFLOW)
 #undef QUIRE_NAME
   }
   return "UNKNOWN";

@@ -373,65 +373,6 @@ void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
   out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
-namespace {
-
-// The fast path of append_double: a value that is an integer of at most 15 digits divided by 10^k
-// (k <= 6) — prices, measurements, every double that came from short decimal text. Then that decimal
-// is the only one of 15 digits or fewer that reads back as `v` (doubles are 15.95 digits apart at
-// worst), so it is exactly what "%.15g" prints; written here without printf's cost. Only the fixed
-// notation of %g is produced (exponent -4..14); everything else goes the slow way. Plain IEEE
-// arithmetic: the same digits on every target.
-bool append_short_decimal(std::string &out, double v) {
-  constexpr double LIMIT = 1e15;
-  const bool negative = v < 0;
-  const double a = negative ? -v : v;
-  if (!(a < LIMIT)) return false;
-  double scale = 1;
-  for (int k = 0; k <= 6; ++k, scale *= 10) {
-    const double m = std::nearbyint(a * scale);
-    if (m >= LIMIT) return false;
-    if (m / scale != a) continue;
-    uint64_t digits = static_cast<uint64_t>(m);
-    if (digits == 0) return false;
-    // %g's exponent of the value: fixed notation needs it >= -4.
-    uint64_t pow = 1;
-    int magnitude = 0;  // digits in `digits` minus one
-    while (digits / pow >= 10) { pow *= 10; ++magnitude; }
-    if (magnitude - k < -4) return false;
-    char buf[32];
-    char *p = buf + sizeof buf;
-    for (int i = 0; i < k; ++i) { *--p = static_cast<char>('0' + digits % 10); digits /= 10; }
-    if (k) *--p = '.';
-    do { *--p = static_cast<char>('0' + digits % 10); digits /= 10; } while (digits);
-    if (negative) *--p = '-';
-    out.append(p, static_cast<size_t>(buf + sizeof buf - p));
-    return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-void append_double(std::string &out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";  // JSON has no inf or NaN; quire never stores them from its inputs
-    return;
-  }
-  if (v == 0) {
-    out.push_back('0');  // -0 prints as 0
-    return;
-  }
-  if (append_short_decimal(out, v)) return;
-  char buf[40];
-  for (int precision = 15; precision <= 17; ++precision) {
-    int n = std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (precision == 17 || std::strtod(buf, nullptr) == v) {
-      out.append(buf, static_cast<size_t>(n));
-      return;
-    }
-  }
-}
-
 number_class classify_number(std::string_view s) noexcept {
   size_t i = 0, n = s.size();
   if (i < n && s[i] == '-') ++i;

@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "quire/format.h"
+#include "quire/number_text.h"
 
 namespace quire::format::detail {
 
@@ -183,9 +184,8 @@ void append_date(std::string &out, int64_t days);
 /// `YYYY-MM-DDTHH:MM:SS[.mmm|.uuuuuu]Z`: the fraction only when it is not zero, 3 digits when
 /// they suffice.
 void append_timestamp(std::string &out, int64_t micros);
-/// The shortest of %.15g, %.16g, %.17g that reads back as the same double: identical text on
-/// every target (standard libraries differ in std::to_chars support for doubles).
-void append_double(std::string &out, double v);
+/// Doubles print through core's one number printer (quire/number_text.h).
+using quire::append_double;
 /// strtod on a bounded copy.
 double parse_double(std::string_view s) noexcept;
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "format_decimal.h"
 #include "format_file.h"
 
 namespace quire::format {
@@ -166,7 +167,7 @@ result<pred> compile(const filter &f, const format::schema &sch, size_t depth = 
     default: break;
   }
   auto col = sch.find(f.column);
-  if (!col) return quire::error(error_code::WRONG_KEY, "no column named '" + f.column + "'");
+  if (!col) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + f.column + "'");
   p.column = *col;
   const column_type type = sch.columns[*col].type;
   p.dom = domain_of(type);
@@ -850,7 +851,7 @@ struct engine {
     }
     for (const auto &n : names) {
       auto c = f.sch.find(n);
-      if (!c) return quire::error(error_code::WRONG_KEY, "no column named '" + n + "'");
+      if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + n + "'");
       cols.push_back(*c);
     }
     return cols;
@@ -863,7 +864,7 @@ struct engine {
     std::optional<size_t> order_col;
     if (!q.order_by.empty()) {
       auto c = f.sch.find(q.order_by);
-      if (!c) return quire::error(error_code::WRONG_KEY, "no column named '" + q.order_by + "'");
+      if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
       order_col = *c;
     }
     const bool natural = !order_col || static_cast<int>(*order_col) == f.sorted_column;
@@ -1011,34 +1012,86 @@ result<std::optional<std::string>> file::find(std::string_view column, const val
   return std::optional<std::string>(std::move(row));
 }
 
-result<uint64_t> file::count(const std::optional<filter> &where) {
-  if (!where) return impl_->rows;
-  engine e(*impl_);
-  auto p = compile_where(where, impl_->sch);
-  if (!p) return std::move(p).error();
-  auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
-  if (!r) return std::move(r).error();
-  return e.info.rows_matched;
+namespace {
+
+bool plain_selection(const query &q) { return q.order_by.empty() && q.offset == 0 && q.limit == UINT64_MAX; }
+
+/// Calls fn(chunk, selection) for the rows query(q) returns, grouped by chunk in file order: for a
+/// query without order, offset or limit, the filter's own pass over the chunks; else the rows
+/// select() returns (the order does not matter to the callers: sums and counts).
+template <typename Fn>
+result<void> for_each_selected(engine &e, const query &q, const std::optional<pred> &where, Fn fn) {
+  if (plain_selection(q)) return e.for_each_chunk(where, false, fn);
+  auto rows = e.select(q, where);
+  if (!rows) return std::move(rows).error();
+  std::sort(rows->begin(), rows->end());
+  std::vector<uint8_t> mask;
+  for (size_t k = 0; k < rows->size();) {
+    const uint64_t chunk = (*rows)[k] / e.f.chunk_rows, first = chunk * e.f.chunk_rows;
+    mask.assign(e.f.rows_in_chunk(chunk), 0);
+    for (; k < rows->size() && (*rows)[k] / e.f.chunk_rows == chunk; ++k) mask[(*rows)[k] - first] = 1;
+    if (!fn(chunk, mask)) return {};
+  }
+  return {};
 }
 
-result<aggregate_result> file::aggregate(std::string_view column, const std::optional<filter> &where) {
+/// Neumaier's compensated sum: the same digits on every target (plain IEEE operations in a fixed
+/// order), and exact for sums of short decimals far longer than a plain sum stays exact.
+struct compensated_sum {
+  double sum = 0, compensation = 0;
+  void add(double v) {
+    const double t = sum + v;
+    if (std::fabs(sum) >= std::fabs(v)) compensation += (sum - t) + v;
+    else compensation += (v - t) + sum;
+    sum = t;
+  }
+  double value() const { return std::isfinite(sum) ? sum + compensation : sum; }
+};
+
+}  // namespace
+
+result<uint64_t> file::count(const format::query &q) {
+  engine e(*impl_);
+  auto p = compile_where(q.where, impl_->sch);
+  if (!p) return std::move(p).error();
+  if (auto c = e.projection(q.columns); !c) return std::move(c).error();
+  if (!q.order_by.empty() && !impl_->sch.find(q.order_by)) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
+  uint64_t matched = impl_->rows;
+  if (*p) {
+    auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
+    if (!r) return std::move(r).error();
+    matched = e.info.rows_matched;
+  }
+  // The order changes which rows, never how many.
+  const uint64_t after_offset = matched > q.offset ? matched - q.offset : 0;
+  return std::min(after_offset, q.limit);
+}
+
+result<aggregate_result> file::aggregate(std::string_view column, const format::query &q) {
   auto &f = *impl_;
   auto col = f.sch.find(column);
-  if (!col) return quire::error(error_code::WRONG_KEY, "no column named '" + std::string(column) + "'");
+  if (!col) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + std::string(column) + "'");
   engine e(f);
-  auto p = compile_where(where, f.sch);
+  auto p = compile_where(q.where, f.sch);
   if (!p) return std::move(p).error();
+  if (auto c = e.projection(q.columns); !c) return std::move(c).error();
   const column_type type = f.sch.columns[*col].type;
   const domain dom = domain_of(type);
   aggregate_result out;
-  bool exact = true;
-  int64_t isum = 0, imin = 0, imax = 0;
+  out.column = std::string(column);
+  out.type = type;
+  int128 isum = 0;
+  int64_t imin = 0, imax = 0;
+  compensated_sum rsum;
   double rmin = 0, rmax = 0;
-  std::string tmin, tmax;  // text columns; decimals keep the text of their least and greatest
+  bool nan_seen = false;
+  std::string tmin, tmax;  // text columns, and decimals' own text
+  decimal_sum dsum(MAX_EXACT_DECIMAL_DIGITS);
+  decimal_parts dv, dmin, dmax;
   quire::error failure;
-  // Page by page over the selected rows: numbers are summed and compared as numbers, text is
-  // copied only when it becomes the new least or greatest.
-  auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+  // Page by page over the selected rows: numbers are summed and compared as numbers, decimals
+  // exactly, text is copied only when it becomes the new least or greatest.
+  auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     auto dir = f.load_page_directory(*col, chunk);
     if (!dir) { failure = std::move(dir).error(); return false; }
     for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
@@ -1057,22 +1110,22 @@ result<aggregate_result> file::aggregate(std::string_view column, const std::opt
         const bool first = out.count++ == 0;
         if (dom == domain::ints) {
           int64_t v = vals.ints[i];
-          out.sum += static_cast<double>(v);
-          if (exact && __builtin_add_overflow(isum, v, &isum)) exact = false;
+          isum += v;
           if (first || v < imin) imin = v;
           if (first || v > imax) imax = v;
         } else if (type == column_type::float64) {
           double v = vals.reals[i];
-          out.sum += v;
+          if (std::isnan(v)) nan_seen = true;
+          rsum.add(v);
           if (first || v < rmin) rmin = v;
           if (first || v > rmax) rmax = v;
         } else {
           std::string_view t = view->text(i);
           if (type == column_type::decimal) {
-            double v = parse_double(t);
-            out.sum += v;
-            if (first || v < rmin) { rmin = v; tmin.assign(t); }
-            if (first || v > rmax) { rmax = v; tmax.assign(t); }
+            if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) { failure = std::move(parsed).error(); return false; }
+            if (auto added = dsum.add(dv); !added) { failure = std::move(added).error(); return false; }
+            if (first || compare_decimals(dv, dmin) < 0) { dmin = dv; tmin.assign(t); }
+            if (first || compare_decimals(dv, dmax) > 0) { dmax = dv; tmax.assign(t); }
           } else {
             if (first || t < tmin) tmin.assign(t);
             if (first || t > tmax) tmax.assign(t);
@@ -1083,38 +1136,59 @@ result<aggregate_result> file::aggregate(std::string_view column, const std::opt
     return true;
   });
   if (!r) return std::move(r).error();
-  if (failure.code != error_code::OK) return failure;
-  auto render = [&](bool least) {
-    std::string o;
-    if (!out.count) return std::string("null");
-    switch (type) {
-      case column_type::integer: o = std::to_string(least ? imin : imax); break;
-      case column_type::boolean: o = (least ? imin : imax) ? "true" : "false"; break;
-      case column_type::date: o.push_back('"'); append_date(o, least ? imin : imax); o.push_back('"'); break;
-      case column_type::timestamp: o.push_back('"'); append_timestamp(o, least ? imin : imax); o.push_back('"'); break;
-      case column_type::float64: append_double(o, least ? rmin : rmax); break;
-      case column_type::string: json::append_quoted(o, least ? tmin : tmax); break;
-      case column_type::decimal:
-      case column_type::json: o = least ? tmin : tmax; break;
-    }
-    return o;
-  };
-  if (dom == domain::ints) {
-    out.integer_sum = isum;
-    out.integer_sum_exact = exact;
+  if (failure.code != error_code::OK) {
+    if (failure.path.empty()) failure.path = std::string(column);
+    return failure;
   }
-  out.min_json = render(true);
-  out.max_json = render(false);
-  out.avg = out.count ? out.sum / static_cast<double>(out.count) : 0;
+  if (!out.count) return out;
+  const double n = static_cast<double>(out.count);
+  switch (type) {
+    case column_type::integer:
+    case column_type::boolean:
+      out.exact_sum = int128_text(isum);
+      out.sum = static_cast<double>(isum);
+      out.avg = out.sum / n;
+      break;
+    case column_type::float64:
+      out.sum = rsum.value();
+      out.avg = out.sum / n;
+      break;
+    case column_type::decimal:
+      out.exact_sum = dsum.text();
+      out.exact_avg = dsum.average(out.count, std::max<uint32_t>(dsum.scale(), DECIMAL_AVG_MIN_SCALE));
+      out.sum = parse_double(out.exact_sum);
+      out.avg = parse_double(out.exact_avg);
+      break;
+    default: break;
+  }
+  switch (dom) {
+    case domain::ints:
+      out.min = type == column_type::boolean ? value::of(imin != 0) : value::of(imin);
+      out.max = type == column_type::boolean ? value::of(imax != 0) : value::of(imax);
+      break;
+    case domain::reals:
+      if (type == column_type::float64) {
+        if (nan_seen) rmin = rmax = std::nan("");
+        out.min = value::of(rmin);
+        out.max = value::of(rmax);
+        out.finite = std::isfinite(out.sum) && std::isfinite(out.avg) && std::isfinite(rmin) && std::isfinite(rmax);
+        break;
+      }
+      [[fallthrough]];
+    case domain::text:
+      out.min = value::text(std::move(tmin));
+      out.max = value::text(std::move(tmax));
+      break;
+  }
   return out;
 }
 
-result<std::vector<column_array>> file::columns(const std::vector<std::string> &names, const std::optional<filter> &where) {
+result<std::vector<column_array>> file::columns(const format::query &q) {
   auto &f = *impl_;
   engine e(f);
-  auto cols = e.projection(names);
+  auto cols = e.projection(q.columns);
   if (!cols) return std::move(cols).error();
-  auto p = compile_where(where, f.sch);
+  auto p = compile_where(q.where, f.sch);
   if (!p) return std::move(p).error();
   std::vector<column_array> out(cols->size());
   for (size_t c = 0; c < cols->size(); ++c) {
@@ -1122,32 +1196,50 @@ result<std::vector<column_array>> file::columns(const std::vector<std::string> &
     out[c].type = f.sch.columns[(*cols)[c]].type;
     if (stored_as_text(out[c].type)) out[c].text_offsets.push_back(0);
   }
+  auto append = [](column_array &a, const engine::cursor &cur, uint32_t k) {
+    const auto &vals = *cur.view.values;
+    bool valid = vals.is_valid(k);
+    a.valid.push_back(valid ? 1 : 0);
+    switch (a.type) {
+      case column_type::float64: a.reals.push_back(valid ? vals.reals[k] : 0); break;
+      case column_type::decimal:
+      case column_type::string:
+      case column_type::json: {
+        std::string_view t = valid ? cur.view.text(k) : std::string_view();
+        if (a.type == column_type::decimal) a.reals.push_back(valid ? parse_double(t) : 0);
+        a.text.append(t);
+        a.text_offsets.push_back(static_cast<uint32_t>(a.text.size()));
+        break;
+      }
+      default: a.ints.push_back(valid ? vals.ints[k] : 0); break;
+    }
+  };
   quire::error failure;
+  if (!plain_selection(q)) {
+    // In the query's order: one cursor per column, as rows are rendered.
+    auto rows = e.select(q, *p);
+    if (!rows) return std::move(rows).error();
+    std::vector<std::optional<engine::cursor>> cursors(cols->size());
+    for (uint64_t row : *rows) {
+      const uint64_t chunk = row / f.chunk_rows;
+      const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+      for (size_t c = 0; c < cols->size(); ++c) {
+        auto &cur = cursors[c];
+        if (!cur || cur->chunk != chunk) cur.emplace(engine::cursor{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}});
+        if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
+        append(out[c], *cur, cur->local(in_chunk));
+      }
+    }
+    return out;
+  }
   auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     for (size_t c = 0; c < cols->size(); ++c) {
-      auto &a = out[c];
       engine::cursor cur{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}};
       for (uint32_t i = 0; i < sel.size(); ++i) {
         if (!sel[i]) continue;
         auto s = cur.seek(i);
         if (!s) { failure = std::move(s).error(); return false; }
-        uint32_t k = cur.local(i);
-        const auto &vals = *cur.view.values;
-        bool valid = vals.is_valid(k);
-        a.valid.push_back(valid ? 1 : 0);
-        switch (a.type) {
-          case column_type::float64: a.reals.push_back(valid ? vals.reals[k] : 0); break;
-          case column_type::decimal:
-          case column_type::string:
-          case column_type::json: {
-            std::string_view t = valid ? cur.view.text(k) : std::string_view();
-            if (a.type == column_type::decimal) a.reals.push_back(valid ? parse_double(t) : 0);
-            a.text.append(t);
-            a.text_offsets.push_back(static_cast<uint32_t>(a.text.size()));
-            break;
-          }
-          default: a.ints.push_back(valid ? vals.ints[k] : 0); break;
-        }
+        append(out[c], cur, cur.local(i));
       }
     }
     return true;
@@ -1160,13 +1252,6 @@ result<std::vector<column_array>> file::columns(const std::vector<std::string> &
 // --- explain and storage ----------------------------------------------------------------------------
 
 namespace {
-
-void append_counters(std::string &o, const read_counters &c) {
-  o += "{\"bytes\":" + std::to_string(c.bytes) + ",\"reads\":" + std::to_string(c.reads) + ",\"data_pages\":" + std::to_string(c.data_pages) +
-       ",\"index_pages\":" + std::to_string(c.index_pages) + ",\"directory_pages\":" + std::to_string(c.directory_pages) +
-       ",\"cache_hits\":" + std::to_string(c.cache_hits) + ",\"blocks\":" + std::to_string(c.blocks) + ",\"chunks\":" + std::to_string(c.chunks) +
-       ",\"columns\":" + std::to_string(c.columns) + "}";
-}
 
 read_counters diff(const read_counters &a, const read_counters &b) {
   read_counters d;
@@ -1183,7 +1268,7 @@ read_counters diff(const read_counters &a, const read_counters &b) {
 
 std::string filter_to_expression(const filter &f);
 
-result<std::string> file::explain(const format::query &q, bool analyze) {
+result<explain_report> file::explain(const format::query &q, bool analyze) {
   auto &f = *impl_;
   engine e(f);
   auto where = compile_where(q.where, f.sch);
@@ -1238,148 +1323,121 @@ result<std::string> file::explain(const format::query &q, bool analyze) {
   f.counters.columns = f.touched_columns.size();
   if (!run) return std::move(run).error();
 
-  std::string o = "{\"where\":";
-  if (q.where) json::append_quoted(o, filter_to_expression(*q.where));
-  else o += "null";
-  o += ",\"index\":";
-  if (e.info.used_index) {
-    o += "{\"column\":";
-    json::append_quoted(o, e.info.index_column);
-    o += ",\"kind\":\"" + e.info.index_kind + "\",\"use\":\"" + e.info.index_use + "\",\"candidates\":" + std::to_string(e.info.index_candidates) + "}";
-  } else {
-    o += "null";
-  }
+  explain_report out;
+  if (q.where) out.where = filter_to_expression(*q.where);
+  if (e.info.used_index) out.index = explain_report::index_use{e.info.index_column, e.info.index_kind, e.info.index_use, e.info.index_candidates};
   std::vector<size_t> filter_cols;
   if (*where) collect_columns(**where, filter_cols);
-  o += ",\"filter_columns\":[";
-  for (size_t i = 0; i < filter_cols.size(); ++i) {
-    if (i) o.push_back(',');
-    json::append_quoted(o, f.sch.columns[filter_cols[i]].name);
+  for (size_t c : filter_cols) out.filter_columns.push_back(f.sch.columns[c].name);
+  for (size_t c : *cols) out.columns.push_back(f.sch.columns[c].name);
+  if (!q.order_by.empty()) {
+    out.order = explain_report::order_plan{q.order_by, q.descending,
+                                           f.sorted_column >= 0 && f.sch.columns[static_cast<size_t>(f.sorted_column)].name == q.order_by};
   }
-  o += "],\"columns\":[";
-  for (size_t i = 0; i < cols->size(); ++i) {
-    if (i) o.push_back(',');
-    json::append_quoted(o, f.sch.columns[(*cols)[i]].name);
-  }
-  o += "],\"order\":";
-  if (q.order_by.empty()) o += "null";
-  else {
-    o += "{\"column\":";
-    json::append_quoted(o, q.order_by);
-    o += std::string(",\"descending\":") + (q.descending ? "true" : "false") + ",\"by_sorted_column\":" +
-         (f.sorted_column >= 0 && f.sch.columns[static_cast<size_t>(f.sorted_column)].name == q.order_by ? "true" : "false") + "}";
-  }
-  o += ",\"offset\":" + std::to_string(q.offset) + ",\"limit\":" + (q.limit == UINT64_MAX ? std::string("null") : std::to_string(q.limit));
-  o += ",\"chunks\":{\"total\":" + std::to_string(e.info.chunks_total) + ",\"skipped_by_statistics\":" + std::to_string(e.info.skipped_by_statistics) +
-       ",\"skipped_by_bloom\":" + std::to_string(e.info.skipped_by_bloom) + ",\"skipped_by_index\":" + std::to_string(e.info.skipped_by_index) +
-       ",\"scanned\":" + std::to_string(e.info.scanned) + "}";
-  o += std::string(",\"analyzed\":") + (analyze ? "true" : "false");
+  out.offset = q.offset;
+  if (q.limit != UINT64_MAX) out.limit = q.limit;
+  out.chunks = {e.info.chunks_total, e.info.skipped_by_statistics, e.info.skipped_by_bloom, e.info.skipped_by_index, e.info.scanned};
+  out.analyzed = analyze;
   if (analyze) {
-    o += ",\"rows_matched\":" + std::to_string(e.info.rows_matched) + ",\"rows_returned\":" + std::to_string(returned) +
-         ",\"stopped_early\":" + (e.info.stopped_early ? "true" : "false") + ",\"read\":";
-    append_counters(o, used);
+    out.rows_matched = e.info.rows_matched;
+    out.rows_returned = returned;
+    out.stopped_early = e.info.stopped_early;
+    out.read = used;
   }
-  o += "}";
-  return o;
+  return out;
 }
 
 namespace {
 
-void append_stat_value(std::string &o, column_type type, const stats &s, bool min) {
-  if (!(min ? s.has_min : s.has_max)) { o += "null"; return; }
+value stat_value(column_type type, const stats &s, bool min) {
+  if (!(min ? s.has_min : s.has_max)) return value::null();
   switch (type) {
-    case column_type::integer: o += std::to_string(min ? s.imin : s.imax); break;
-    case column_type::boolean: o += (min ? s.imin : s.imax) ? "true" : "false"; break;
-    case column_type::date: o.push_back('"'); append_date(o, min ? s.imin : s.imax); o.push_back('"'); break;
-    case column_type::timestamp: o.push_back('"'); append_timestamp(o, min ? s.imin : s.imax); o.push_back('"'); break;
+    case column_type::boolean: return value::of((min ? s.imin : s.imax) != 0);
+    case column_type::integer:
+    case column_type::date:
+    case column_type::timestamp: return value::of(min ? s.imin : s.imax);
     case column_type::float64:
-    case column_type::decimal: append_double(o, min ? s.rmin : s.rmax); break;
-    default: json::append_quoted(o, min ? s.tmin : s.tmax); break;
+    case column_type::decimal: return value::of(min ? s.rmin : s.rmax);
+    default: return value::text(min ? s.tmin : s.tmax);
   }
 }
 
 }  // namespace
 
-result<std::string> file::chunk_statistics(std::string_view column) {
+result<std::vector<chunk_statistic>> file::chunk_statistics(std::string_view column) {
   auto &f = *impl_;
   auto col = f.sch.find(column);
-  if (!col) return quire::error(error_code::WRONG_KEY, "no column named '" + std::string(column) + "'");
+  if (!col) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + std::string(column) + "'");
   auto cd = f.column_directory(*col);
   if (!cd) return std::move(cd).error();
-  std::string o = "[";
+  std::vector<chunk_statistic> out;
   for (size_t i = 0; i < cd.value()->size(); ++i) {
     const auto &c = (*cd.value())[i];
-    if (i) o.push_back(',');
-    o += "{\"chunk\":" + std::to_string(i) + ",\"rows\":" + std::to_string(c.st.rows) + ",\"nulls\":" + std::to_string(c.st.nulls) + ",\"min\":";
-    append_stat_value(o, f.sch.columns[*col].type, c.st, true);
-    o += ",\"max\":";
-    append_stat_value(o, f.sch.columns[*col].type, c.st, false);
-    o += ",\"bytes\":" + std::to_string(c.data_bytes) + "}";
+    const column_type type = f.sch.columns[*col].type;
+    out.push_back({i, c.st.rows, c.st.nulls, stat_value(type, c.st, true), stat_value(type, c.st, false), c.data_bytes});
   }
-  o += "]";
-  return o;
+  return out;
 }
 
-result<std::string> file::storage() {
+file_info file::info() const {
+  const auto &f = *impl_;
+  file_info i;
+  i.bytes = f.size;
+  i.rows = f.rows;
+  i.chunk_rows = f.chunk_rows;
+  i.chunks = f.chunks;
+  if (f.sorted_column >= 0) i.sorted_by = f.sch.columns[static_cast<size_t>(f.sorted_column)].name;
+  i.created_by = f.created_by;
+  i.schema = f.sch;
+  i.indexes = indexes();
+  return i;
+}
+
+result<storage_report> file::storage() {
   auto &f = *impl_;
-  std::string o = "{\"version\":" + std::to_string(FORMAT_VERSION) + ",\"bytes\":" + std::to_string(f.size) + ",\"rows\":" + std::to_string(f.rows) +
-                  ",\"chunk_rows\":" + std::to_string(f.chunk_rows) + ",\"chunks\":" + std::to_string(f.chunks) + ",\"sorted_by\":";
-  if (f.sorted_column < 0) o += "null";
-  else json::append_quoted(o, f.sch.columns[static_cast<size_t>(f.sorted_column)].name);
-  o += ",\"created_by\":";
-  json::append_quoted(o, f.created_by);
-  o += ",\"footer_bytes\":" + std::to_string(f.size - f.footer_offset) + ",\"columns\":[";
+  storage_report out;
+  out.info = info();
+  out.footer_bytes = f.size - f.footer_offset;
   for (size_t c = 0; c < f.columns.size(); ++c) {
     auto cd = f.column_directory(c);
     if (!cd) return std::move(cd).error();
-    uint64_t data = 0, dirs = 0, nulls = 0, pages = 0, raw = 0;
+    storage_report::column_storage cs;
+    cs.name = f.sch.columns[c].name;
+    cs.type = f.sch.columns[c].type;
     std::map<std::string, uint64_t> encodings;
     for (uint64_t ch = 0; ch < cd.value()->size(); ++ch) {
       const auto &entry = (*cd.value())[ch];
-      data += entry.data_bytes;
-      dirs += entry.page_directory.stored_length;
-      nulls += entry.st.nulls;
+      cs.data_bytes += entry.data_bytes;
+      cs.directory_bytes += entry.page_directory.stored_length;
+      cs.nulls += entry.st.nulls;
       auto pd = f.load_page_directory(c, ch);
       if (!pd) return std::move(pd).error();
       for (const auto &pe : pd.value()->pages) {
-        ++pages;
-        raw += pe.ref.raw_length;
+        ++cs.pages;
+        cs.encoded_bytes += pe.ref.raw_length;
         ++encodings[encoding_name(pe.encoding)];
       }
-      if (pd.value()->has_dictionary) raw += pd.value()->dictionary_ref.raw_length;
+      if (pd.value()->has_dictionary) cs.encoded_bytes += pd.value()->dictionary_ref.raw_length;
     }
-    if (c) o.push_back(',');
-    o += "{\"name\":";
-    json::append_quoted(o, f.sch.columns[c].name);
-    o += ",\"type\":\"" + std::string(type_name(f.sch.columns[c].type)) + "\",\"data_bytes\":" + std::to_string(data) +
-         ",\"encoded_bytes\":" + std::to_string(raw) + ",\"directory_bytes\":" + std::to_string(dirs + f.columns[c].directory.stored_length) +
-         ",\"nulls\":" + std::to_string(nulls) + ",\"pages\":" + std::to_string(pages) + ",\"encodings\":{";
-    bool first = true;
-    for (const auto &[name, n] : encodings) {
-      if (!first) o.push_back(',');
-      first = false;
-      json::append_quoted(o, name);
-      o.push_back(':');
-      o += std::to_string(n);
-    }
-    o += "}}";
+    cs.directory_bytes += f.columns[c].directory.stored_length;
+    cs.encodings.assign(encodings.begin(), encodings.end());
+    out.columns.push_back(std::move(cs));
   }
-  o += "],\"indexes\":[";
   for (size_t i = 0; i < f.indexes.size(); ++i) {
     auto root = f.load_index_root(i);
     if (!root) return std::move(root).error();
-    uint64_t leaves = 0, blooms = 0;
+    storage_report::index_storage is;
+    uint64_t leaves = 0;
     for (const auto &l : root.value()->leaves) leaves += l.ref.stored_length;
-    for (const auto &b : root.value()->blooms) blooms += b.ref.stored_length;
-    if (i) o.push_back(',');
-    o += "{\"column\":";
-    json::append_quoted(o, f.sch.columns[f.indexes[i].column].name);
-    o += ",\"kind\":\"" + std::string(index_kind_name(f.indexes[i].kind)) + "\",\"entries\":" + std::to_string(f.indexes[i].entries) +
-         ",\"leaves\":" + std::to_string(root.value()->leaves.size()) + ",\"bytes\":" + std::to_string(leaves + blooms + f.indexes[i].root.stored_length) +
-         ",\"bloom_bytes\":" + std::to_string(blooms) + "}";
+    for (const auto &b : root.value()->blooms) is.bloom_bytes += b.ref.stored_length;
+    is.column = f.sch.columns[f.indexes[i].column].name;
+    is.kind = f.indexes[i].kind;
+    is.entries = f.indexes[i].entries;
+    is.leaves = root.value()->leaves.size();
+    is.bytes = leaves + is.bloom_bytes + f.indexes[i].root.stored_length;
+    out.indexes.push_back(std::move(is));
   }
-  o += "]}";
-  return o;
+  return out;
 }
 
 result<uint64_t> file::verify() {

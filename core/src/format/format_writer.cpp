@@ -696,16 +696,16 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
   size_t share = sorters ? o.sort_memory_bytes / sorters : o.sort_memory_bytes;
   if (!o.sorted_by.empty()) {
     auto c = s.find(o.sorted_by);
-    if (!c) return quire::error(error_code::WRONG_KEY, "sorted_by names no column: '" + o.sorted_by + "'");
+    if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "sorted_by names no column: '" + o.sorted_by + "'");
     p->sort_column = static_cast<int>(*c);
     p->row_sorter = std::make_unique<run_sorter>(share, o.spill);
   }
   for (const auto &d : o.indexes) {
     auto c = s.find(d.column);
-    if (!c) return quire::error(error_code::WRONG_KEY, "an index names no column: '" + d.column + "'");
+    if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "an index names no column: '" + d.column + "'");
     column_type t = s.columns[*c].type;
     if (d.kind == index_kind::text && t != column_type::string && t != column_type::json) {
-      return quire::error(error_code::WRONG_KEY, "a text index needs a string or json column; '" + d.column + "' is " + std::string(type_name(t)));
+      return quire::error(error_code::INVALID_ARGUMENT, "a text index needs a string or json column; '" + d.column + "' is " + std::string(type_name(t)));
     }
     if (!parse_index_kind(index_kind_name(d.kind))) return quire::error(error_code::INVALID_ARGUMENT, "unknown index kind");
     for (const auto &other : p->indexes) {

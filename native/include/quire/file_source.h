@@ -17,9 +17,11 @@ enum class load_mode {
   mmap,     ///< a read-only private mapping; pages come in as they are touched
   prewarm,  ///< mapped, then read through once by a background thread so its pages are resident;
             ///< opening does not wait for it
+  ranges,   ///< nothing held: each read_at is a pread of that range (streaming a large input
+            ///< through a bounded buffer, or a .quire file read a page at a time)
 };
 
-/// "read", "mmap", "prewarm".
+/// "read", "mmap", "prewarm", "ranges".
 std::string_view load_mode_name(load_mode mode) noexcept;
 /// The mode named by `name`, or nullopt.
 std::optional<load_mode> parse_load_mode(std::string_view name) noexcept;

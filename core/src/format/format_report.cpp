@@ -1,0 +1,361 @@
+// The one JSON writer of each fixed-shape result of the format (aggregate, counters, file info,
+// explain, storage, chunk statistics) and the storage table `quire inspect` prints. Keys are
+// camelCase; the npm package parses exactly these texts, the CLI prints them.
+#include <cstdio>
+
+#include "format_internal.h"
+#include "quire/json.h"
+
+namespace quire::format {
+
+using namespace detail;
+
+namespace {
+
+void key(std::string &o, std::string_view k, bool first = false) {
+  if (!first) o.push_back(',');
+  o.push_back('"');
+  o.append(k);
+  o += "\":";
+}
+
+void number(std::string &o, uint64_t v) { o += std::to_string(v); }
+
+void quoted(std::string &o, std::string_view s) { json::append_quoted(o, s); }
+
+void boolean(std::string &o, bool b) { o += b ? "true" : "false"; }
+
+/// A value of a column of `type` as JSON: dates and timestamps as ISO text, decimals as strings
+/// (their exact text), json as the JSON value itself, floats through the one number printer.
+void typed_value(std::string &o, column_type type, const value &v) {
+  switch (v.k) {
+    case value::kind::null_value: o += "null"; return;
+    case value::kind::boolean: boolean(o, v.b); return;
+    case value::kind::real: append_double(o, v.d); return;
+    case value::kind::integer:
+      if (type == column_type::date) {
+        o.push_back('"');
+        append_date(o, v.i);
+        o.push_back('"');
+      } else if (type == column_type::timestamp) {
+        o.push_back('"');
+        append_timestamp(o, v.i);
+        o.push_back('"');
+      } else {
+        o += std::to_string(v.i);
+      }
+      return;
+    case value::kind::text:
+      if (type == column_type::json) o += v.s;
+      else quoted(o, v.s);
+      return;
+  }
+}
+
+void schema_json(std::string &o, const format::schema &s) {
+  o.push_back('[');
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    if (i) o.push_back(',');
+    o += "{\"name\":";
+    quoted(o, s.columns[i].name);
+    o += ",\"type\":\"";
+    o += type_name(s.columns[i].type);
+    o += "\"}";
+  }
+  o.push_back(']');
+}
+
+void info_members(std::string &o, const file_info &i, bool with_schema) {
+  key(o, "version", true);
+  number(o, i.version);
+  key(o, "bytes");
+  number(o, i.bytes);
+  key(o, "rows");
+  number(o, i.rows);
+  key(o, "chunkRows");
+  number(o, i.chunk_rows);
+  key(o, "chunks");
+  number(o, i.chunks);
+  key(o, "sortedBy");
+  if (i.sorted_by.empty()) o += "null";
+  else quoted(o, i.sorted_by);
+  key(o, "createdBy");
+  quoted(o, i.created_by);
+  if (with_schema) {
+    key(o, "columns");
+    schema_json(o, i.schema);
+  }
+}
+
+}  // namespace
+
+std::string to_json(const read_counters &c) {
+  std::string o = "{";
+  key(o, "bytes", true);
+  number(o, c.bytes);
+  key(o, "reads");
+  number(o, c.reads);
+  key(o, "dataPages");
+  number(o, c.data_pages);
+  key(o, "indexPages");
+  number(o, c.index_pages);
+  key(o, "directoryPages");
+  number(o, c.directory_pages);
+  key(o, "cacheHits");
+  number(o, c.cache_hits);
+  key(o, "blocks");
+  number(o, c.blocks);
+  key(o, "chunks");
+  number(o, c.chunks);
+  key(o, "columns");
+  number(o, c.columns);
+  o.push_back('}');
+  return o;
+}
+
+std::string to_json(const aggregate_result &a) {
+  std::string o = "{";
+  key(o, "column", true);
+  quoted(o, a.column);
+  key(o, "type");
+  quoted(o, type_name(a.type));
+  key(o, "rows");
+  number(o, a.rows);
+  key(o, "count");
+  number(o, a.count);
+  const bool empty = a.count == 0;
+  key(o, "sum");
+  if (empty) o += "null";
+  else if (a.type == column_type::decimal) quoted(o, a.exact_sum);
+  else if (a.type == column_type::integer || a.type == column_type::boolean) o += a.exact_sum;
+  else if (a.type == column_type::float64) append_double(o, a.sum);
+  else o += "null";
+  key(o, "min");
+  typed_value(o, a.type, a.min);
+  key(o, "max");
+  typed_value(o, a.type, a.max);
+  key(o, "avg");
+  if (empty) o += "null";
+  else if (a.type == column_type::decimal) quoted(o, a.exact_avg);
+  else if (a.type == column_type::integer || a.type == column_type::boolean || a.type == column_type::float64) append_double(o, a.avg);
+  else o += "null";
+  key(o, "finite");
+  boolean(o, a.finite);
+  o.push_back('}');
+  return o;
+}
+
+std::string to_json(const file_info &i) {
+  std::string o = "{";
+  info_members(o, i, true);
+  key(o, "indexes");
+  o.push_back('[');
+  for (size_t k = 0; k < i.indexes.size(); ++k) {
+    if (k) o.push_back(',');
+    o += "{\"column\":";
+    quoted(o, i.indexes[k].column);
+    o += ",\"kind\":\"";
+    o += index_kind_name(i.indexes[k].kind);
+    o += "\"}";
+  }
+  o += "]}";
+  return o;
+}
+
+std::string to_json(const explain_report &e) {
+  std::string o = "{";
+  key(o, "where", true);
+  if (e.where) quoted(o, *e.where);
+  else o += "null";
+  key(o, "index");
+  if (e.index) {
+    o += "{\"column\":";
+    quoted(o, e.index->column);
+    key(o, "kind");
+    quoted(o, e.index->kind);
+    key(o, "use");
+    quoted(o, e.index->use);
+    key(o, "candidates");
+    number(o, e.index->candidates);
+    o.push_back('}');
+  } else {
+    o += "null";
+  }
+  auto names = [&](const std::vector<std::string> &v) {
+    o.push_back('[');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) o.push_back(',');
+      quoted(o, v[i]);
+    }
+    o.push_back(']');
+  };
+  key(o, "filterColumns");
+  names(e.filter_columns);
+  key(o, "columns");
+  names(e.columns);
+  key(o, "order");
+  if (e.order) {
+    o += "{\"column\":";
+    quoted(o, e.order->column);
+    key(o, "descending");
+    boolean(o, e.order->descending);
+    key(o, "bySortedColumn");
+    boolean(o, e.order->by_sorted_column);
+    o.push_back('}');
+  } else {
+    o += "null";
+  }
+  key(o, "offset");
+  number(o, e.offset);
+  key(o, "limit");
+  if (e.limit) number(o, *e.limit);
+  else o += "null";
+  key(o, "chunks");
+  o += "{\"total\":";
+  number(o, e.chunks.total);
+  key(o, "skippedByStatistics");
+  number(o, e.chunks.skipped_by_statistics);
+  key(o, "skippedByBloom");
+  number(o, e.chunks.skipped_by_bloom);
+  key(o, "skippedByIndex");
+  number(o, e.chunks.skipped_by_index);
+  key(o, "scanned");
+  number(o, e.chunks.scanned);
+  o.push_back('}');
+  key(o, "analyzed");
+  boolean(o, e.analyzed);
+  if (e.analyzed) {
+    key(o, "rowsMatched");
+    number(o, e.rows_matched);
+    key(o, "rowsReturned");
+    number(o, e.rows_returned);
+    key(o, "stoppedEarly");
+    boolean(o, e.stopped_early);
+    key(o, "read");
+    o += to_json(e.read);
+  }
+  o.push_back('}');
+  return o;
+}
+
+std::string to_json(const storage_report &s) {
+  std::string o = "{";
+  info_members(o, s.info, false);
+  key(o, "footerBytes");
+  number(o, s.footer_bytes);
+  key(o, "columns");
+  o.push_back('[');
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    const auto &c = s.columns[i];
+    if (i) o.push_back(',');
+    o += "{\"name\":";
+    quoted(o, c.name);
+    key(o, "type");
+    quoted(o, type_name(c.type));
+    key(o, "dataBytes");
+    number(o, c.data_bytes);
+    key(o, "encodedBytes");
+    number(o, c.encoded_bytes);
+    key(o, "directoryBytes");
+    number(o, c.directory_bytes);
+    key(o, "nulls");
+    number(o, c.nulls);
+    key(o, "pages");
+    number(o, c.pages);
+    key(o, "encodings");
+    o.push_back('{');
+    for (size_t k = 0; k < c.encodings.size(); ++k) {
+      if (k) o.push_back(',');
+      quoted(o, c.encodings[k].first);
+      o.push_back(':');
+      number(o, c.encodings[k].second);
+    }
+    o += "}}";
+  }
+  o.push_back(']');
+  key(o, "indexes");
+  o.push_back('[');
+  for (size_t i = 0; i < s.indexes.size(); ++i) {
+    const auto &x = s.indexes[i];
+    if (i) o.push_back(',');
+    o += "{\"column\":";
+    quoted(o, x.column);
+    key(o, "kind");
+    quoted(o, index_kind_name(x.kind));
+    key(o, "entries");
+    number(o, x.entries);
+    key(o, "leaves");
+    number(o, x.leaves);
+    key(o, "bytes");
+    number(o, x.bytes);
+    key(o, "bloomBytes");
+    number(o, x.bloom_bytes);
+    o.push_back('}');
+  }
+  o += "]}";
+  return o;
+}
+
+std::string to_json(const std::vector<chunk_statistic> &stats, column_type type) {
+  std::string o = "[";
+  for (size_t i = 0; i < stats.size(); ++i) {
+    const auto &c = stats[i];
+    if (i) o.push_back(',');
+    o += "{\"chunk\":";
+    number(o, c.chunk);
+    key(o, "rows");
+    number(o, c.rows);
+    key(o, "nulls");
+    number(o, c.nulls);
+    // Statistics keep decimals as their nearest doubles (typed_value prints the real).
+    key(o, "min");
+    typed_value(o, type, c.min);
+    key(o, "max");
+    typed_value(o, type, c.max);
+    key(o, "bytes");
+    number(o, c.bytes);
+    o.push_back('}');
+  }
+  o.push_back(']');
+  return o;
+}
+
+std::string to_text(const storage_report &s, std::string_view name, std::string_view loaded_by) {
+  std::string o;
+  char line[512];
+  std::snprintf(line, sizeof line, "%.*s: .quire version %u, %llu bytes (loaded by %.*s), %llu rows in %llu chunks of %u, footer %llu bytes\n",
+                static_cast<int>(name.size()), name.data(), s.info.version, static_cast<unsigned long long>(s.info.bytes),
+                static_cast<int>(loaded_by.size()), loaded_by.data(), static_cast<unsigned long long>(s.info.rows),
+                static_cast<unsigned long long>(s.info.chunks), s.info.chunk_rows, static_cast<unsigned long long>(s.footer_bytes));
+  o += line;
+  o += "sorted by: ";
+  o += s.info.sorted_by.empty() ? std::string_view("(input order)") : std::string_view(s.info.sorted_by);
+  o += "\ncolumns:\n";
+  for (const auto &c : s.columns) {
+    std::string enc = "{";
+    for (size_t k = 0; k < c.encodings.size(); ++k) {
+      if (k) enc.push_back(',');
+      quoted(enc, c.encodings[k].first);
+      enc.push_back(':');
+      enc += std::to_string(c.encodings[k].second);
+    }
+    enc += "}";
+    std::snprintf(line, sizeof line, "  %-20s %-10s data %10llu bytes (encoded %10llu), directories %7llu, pages %5llu, nulls %llu, encodings ",
+                  c.name.c_str(), std::string(type_name(c.type)).c_str(), static_cast<unsigned long long>(c.data_bytes),
+                  static_cast<unsigned long long>(c.encoded_bytes), static_cast<unsigned long long>(c.directory_bytes),
+                  static_cast<unsigned long long>(c.pages), static_cast<unsigned long long>(c.nulls));
+    o += line;
+    o += enc;
+    o.push_back('\n');
+  }
+  o += s.indexes.empty() ? "indexes: none\n" : "indexes:\n";
+  for (const auto &x : s.indexes) {
+    std::snprintf(line, sizeof line, "  %-20s %-7s %10llu bytes, %llu entries in %llu leaves (Bloom filters %llu bytes)\n", x.column.c_str(),
+                  std::string(index_kind_name(x.kind)).c_str(), static_cast<unsigned long long>(x.bytes), static_cast<unsigned long long>(x.entries),
+                  static_cast<unsigned long long>(x.leaves), static_cast<unsigned long long>(x.bloom_bytes));
+    o += line;
+  }
+  return o;
+}
+
+}  // namespace quire::format
