@@ -1,5 +1,6 @@
 // Horizontal grouped bar charts drawn as SVG markup (strings: one innerHTML per chart is the
-// quickest way to put ~1,000 bars on the page). Colours come from CSS classes, so light and dark
+// quickest way to put ~1,000 bars on the page). One <title> per case (its row), not per bar: the
+// tooltip lists every target's figures and the page has half the nodes to build. Colours come from CSS classes, so light and dark
 // follow prefers-color-scheme without redrawing.
 import { esc } from './format.mjs';
 
@@ -16,7 +17,7 @@ function niceCeil(v) {
 }
 
 /** A scale from data to x: log10 or linear, over [lo, hi], onto [x0, x1]. */
-export function makeScale(values, log, x0, x1, reference) {
+export function makeScale(values, log, x0, x1, reference, binary = false) {
   const positive = values.filter((v) => v > 0 && Number.isFinite(v));
   if (reference !== undefined) positive.push(reference);
   let lo;
@@ -37,7 +38,13 @@ export function makeScale(values, log, x0, x1, reference) {
     return x0 + Math.min(Math.max(t, 0), 1) * (x1 - x0);
   };
   let ticks = [];
-  if (log) {
+  if (log && binary) {
+    // Bytes: ticks at 1, 32, 1024, 32768... (1 KiB, 32 KiB, 1 MiB) rather than at 9.8 KiB.
+    for (let k = Math.ceil(Math.log2(lo) / 5); 2 ** (5 * k) <= hi * 1.0001; ++k) ticks.push(2 ** (5 * k));
+    const room = Math.max(1, Math.floor((x1 - x0) / 52));
+    const step = Math.ceil(ticks.length / room);
+    if (step > 1) ticks = ticks.filter((_, i) => i % step === 0);
+  } else if (log) {
     for (let v = lo; v <= hi * 1.0001; v *= 10) ticks.push(v);
     // Two decades or fewer (ratios): 2 and 5 between the powers of ten.
     if (ticks.length <= 3 && (x1 - x0) / ticks.length > 160) {
@@ -60,11 +67,11 @@ function shorten(text, room) {
 }
 
 /**
- * One chart. rows: [{ label, problem?, bars: [{ cls, value, p99?, title }], limit? }]; width in
+ * One chart. rows: [{ label, title, problem?, bars: [{ cls, value, p99?, text? }], limit? }]; width in
  * CSS pixels; log scale or linear; tick(v) formats axis labels; reference draws a vertical line
  * (1× in the ratio view) from which bars start; ariaLabel describes the chart for screen readers.
  */
-export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPerRow, barHeight = BAR }) {
+export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPerRow, barHeight = BAR, binary = false }) {
   const bar = barHeight;
   const gap = barHeight > BAR ? 2 : GAP;
   const wide = width >= 640;
@@ -78,7 +85,7 @@ export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPer
     for (const b of r.bars) values.push(b.value, b.p99 ?? 0);
     if (r.limit) values.push(r.limit);
   }
-  const s = makeScale(values, log, x0, x1, reference);
+  const s = makeScale(values, log, x0, x1, reference, binary);
   const base = reference !== undefined ? s.x(reference) : s.x(s.lo);
 
   let body = '';
@@ -92,7 +99,7 @@ export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPer
     const barsTop = wide ? top + Math.round((Math.max(barsH + 9, 22) - barsH) / 2) : top + labelH + problemLine + 3;
     body += `<g class="row${r.problem ? ' row-problem' : ''}">`;
     if (r.problem) body += `<rect class="problem-band" x="0" y="${top}" width="${width}" height="${rowH}"/>`;
-    body += `<title>${esc(r.title ?? r.label)}</title>`;
+    body += `<title>${esc(r.title ?? r.label)}${r.problem ? `\n${esc(r.problem)}` : ''}</title>`;
     const labelY = wide ? top + (r.problem ? 14 : rowH / 2 + 4) : top + 12;
     const label = shorten(`${r.problem ? '⚠ ' : ''}${r.label}`, wide ? labelW : width - 12);
     body += `<text class="label${r.problem ? ' problem' : ''}" x="${wide ? labelW : 6}" y="${labelY}"${wide ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
@@ -106,7 +113,7 @@ export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPer
       const xv = s.x(b.value);
       const left = Math.min(base, xv);
       const w = Math.max(1, Math.abs(xv - base));
-      body += `<rect class="bar ${b.cls}" x="${left.toFixed(1)}" y="${by}" width="${w.toFixed(1)}" height="${bar}"><title>${esc(b.title)}</title></rect>`;
+      body += `<rect class="bar ${b.cls}" x="${left.toFixed(1)}" y="${by}" width="${w.toFixed(1)}" height="${bar}"/>`;
       if (b.text) {
         // The figure beside its bar, on the side away from the reference line.
         const after = xv >= base;

@@ -21,7 +21,7 @@ const stats = { renders: 0, renderMs: 0, cases: 0, rows: 0, loaded: false, view:
 window.quireDashboard = stats;
 
 const VIEWS = {
-  times: { title: 'Median time per call', note: 'Bars: median per call on each target; tick: its p99. Hover a bar for its figures; the table below has them all.' },
+  times: { title: 'Median time per call', note: 'Bars: median per call on each target; tick: its p99. Hover a case for its figures; the table below has them all.' },
   ratio: { title: 'wasm / native, by case', note: 'How many times slower (above 1×) or faster (below 1×) a case runs in WebAssembly than natively, by median. Largest first.' },
   memory: { title: 'Peak memory of one call', note: 'Bars: peak live bytes during one call on each target; dashed mark: the advisory budget (20× the input, 3× for opaque payloads). Allocations per call are in the table.' },
   startup: { title: 'Start-up and artifact size', note: 'What a target costs before its first case (process start, package import, wasm compile + instantiate), and the size of what it loads.' },
@@ -38,7 +38,12 @@ function caseTitle(c) {
 }
 
 function problemOf(c, view) {
-  if (c.checksumsDiffer) return `checksums differ: ${c.targets.map((t) => `${TARGET_LABELS[t]} ${c.checksums[t]}`).join(', ')}`;
+  if (c.checksumsDiffer) {
+    // Which targets agree with which: "native ≠ Node = browser" (the digests are in the table).
+    const groups = new Map();
+    for (const t of c.targets) groups.set(c.checksums[t], [...(groups.get(c.checksums[t]) ?? []), TARGET_LABELS[t]]);
+    return `checksums differ: ${[...groups.values()].map((g) => g.join(' = ')).join(' ≠ ')}`;
+  }
   if (c.errors.length) return `failed: ${c.errors.map((e) => `${TARGET_LABELS[e.target]}: ${e.error}`).join('; ')}`;
   if (view === 'memory' && c.overBudget.length) return `over budget on ${c.overBudget.map((t) => TARGET_LABELS[t]).join(', ')}`;
   return null;
@@ -76,7 +81,7 @@ function renderTimes(cases, width) {
       bars: targets.map((t) => {
         const x = c.byTarget[t];
         return x
-          ? { cls: series(t), value: x.time_ns.median, p99: x.time_ns.p99, title: `${c.name} — ${TARGET_LABELS[t]}: median ${duration(x.time_ns.median)}, p99 ${duration(x.time_ns.p99)}, ${count(x.calls)} calls` }
+          ? { cls: series(t), value: x.time_ns.median, p99: x.time_ns.p99 }
           : { cls: series(t), value: null };
       }),
     }));
@@ -94,11 +99,10 @@ function renderRatio(cases, width) {
   const without = cases.length - sorted.length;
   const rows = sorted.map((c) => ({
     label: c.name,
-    title: `${c.name}\nNode / native ${ratio(c.ratio['wasm-node'])}\nbrowser / native ${ratio(c.ratio['wasm-browser'])}`,
+    title: `${c.name}\n${['wasm-node', 'wasm-browser'].filter((t) => c.ratio[t] !== undefined).map((t) => `${TARGET_LABELS[t]} / native ${ratio(c.ratio[t])} (${duration(c.byTarget[t].time_ns.median)} vs ${duration(c.byTarget.native.time_ns.median)})`).join('\n')}`,
     problem: problemOf(c, 'ratio'),
     bars: ['wasm-node', 'wasm-browser'].map((t) => ({
       cls: series(t), value: c.ratio[t] ?? null, text: c.ratio[t] === undefined ? '' : ratio(c.ratio[t]),
-      title: `${c.name} — ${TARGET_LABELS[t]} / native: ${ratio(c.ratio[t])} (${duration(c.byTarget[t]?.time_ns.median)} vs ${duration(c.byTarget.native?.time_ns.median)})`,
     })),
   }));
   const svg = barChart({
@@ -116,18 +120,16 @@ function renderMemory(cases, width) {
   for (const [module, group] of groupByModule(measured)) {
     const rows = group.map((c) => ({
       label: c.name,
-      title: `${c.name}\n${c.targets.map((t) => `${TARGET_LABELS[t]} peak ${bytes(c.byTarget[t].alloc?.peak_bytes)}, ${count(c.byTarget[t].alloc?.calls_per_op)} allocations per call`).join('\n')}\nbudget ${bytes(Object.values(c.budget)[0]?.limit)}`,
+      title: `${c.name}\n${c.targets.map((t) => `${TARGET_LABELS[t]} peak ${bytes(c.byTarget[t].alloc?.peak_bytes)}, ${count(c.byTarget[t].alloc?.calls_per_op)} allocations and ${bytes(c.byTarget[t].alloc?.bytes_per_op)} per call`).join('\n')}\nbudget ${bytes(Object.values(c.budget)[0]?.limit)}`,
       problem: problemOf(c, 'memory'),
       limit: Object.values(c.budget)[0]?.limit,
       bars: targets.map((t) => {
         const a = c.byTarget[t]?.alloc;
-        return a?.peak_bytes !== undefined
-          ? { cls: series(t), value: a.peak_bytes, title: `${c.name} — ${TARGET_LABELS[t]}: peak ${bytes(a.peak_bytes)}, ${count(a.calls_per_op)} allocations and ${bytes(a.bytes_per_op)} per call` }
-          : { cls: series(t), value: null };
+        return { cls: series(t), value: a?.peak_bytes ?? null };
       }),
     }));
     const svg = barChart({
-      rows, width, log: state.log, tick: tickBytes, barsPerRow: targets.length,
+      rows, width, log: state.log, tick: tickBytes, binary: true, barsPerRow: targets.length,
       ariaLabel: `${module}: peak live bytes of one call for ${group.length} cases on ${targets.map((t) => TARGET_LABELS[t]).join(', ')}, with the advisory budget, ${state.log ? 'log' : 'linear'} scale. The table of cases below lists every figure.`,
     });
     html += section(`${module} — ${group.length} case${group.length === 1 ? '' : 's'}`, svg);
@@ -147,23 +149,23 @@ function renderStartup(width) {
     label: runLabel(r),
     title: `${runLabel(r)}: process start ${millis(r.startup.process_start_ms)}, import ${millis(r.startup.import_ms)}, compile + instantiate ${millis(r.startup.instantiate_ms)}`,
     bars: [
-      { cls: 's-start', value: r.startup.process_start_ms ?? null, title: `${runLabel(r)} — process start ${millis(r.startup.process_start_ms)}` },
-      { cls: 's-import', value: r.startup.import_ms ?? null, title: `${runLabel(r)} — package import ${millis(r.startup.import_ms)}` },
-      { cls: 's-instantiate', value: r.startup.instantiate_ms ?? null, title: `${runLabel(r)} — compile + instantiate ${millis(r.startup.instantiate_ms)}` },
+      { cls: 's-start', value: r.startup.process_start_ms ?? null },
+      { cls: 's-import', value: r.startup.import_ms ?? null },
+      { cls: 's-instantiate', value: r.startup.instantiate_ms ?? null },
     ],
   }));
   const sizeRows = runs.map((r) => ({
     label: runLabel(r),
     title: `${runLabel(r)}: ${bytes(r.startup.artifact_bytes)}, ${bytes(r.startup.artifact_gzip_bytes)} gzipped`,
     bars: [
-      { cls: 's-artifact', value: r.startup.artifact_bytes ?? null, title: `${runLabel(r)} — artifact ${bytes(r.startup.artifact_bytes)}` },
-      { cls: 's-gzip', value: r.startup.artifact_gzip_bytes ?? null, title: `${runLabel(r)} — gzipped ${bytes(r.startup.artifact_gzip_bytes)}` },
+      { cls: 's-artifact', value: r.startup.artifact_bytes ?? null },
+      { cls: 's-gzip', value: r.startup.artifact_gzip_bytes ?? null },
     ],
   }));
-  const ms = (v) => (v >= 1 ? `${v.toFixed(0)} ms` : `${v} ms`);
+  const ms = (v) => (v >= 1000 ? `${v / 1000} s` : `${v >= 1 ? v.toFixed(0) : v} ms`);
   return (
     section('Start-up, per run', barChart({ rows: timeRows, width, log: state.log, tick: ms, ariaLabel: `Start-up of ${runs.length} runs: process start, package import and wasm compile + instantiate in milliseconds. The table of runs below lists every figure.` })) +
-    section('Artifact size, per run', barChart({ rows: sizeRows, width, log: state.log, tick: tickBytes, ariaLabel: `Artifact size of ${runs.length} runs: the native binary or the wasm module with its glue, raw and gzipped. The table of runs below lists every figure.` }))
+    section('Artifact size, per run', barChart({ rows: sizeRows, width, log: state.log, tick: tickBytes, binary: true, ariaLabel: `Artifact size of ${runs.length} runs: the native binary or the wasm module with its glue, raw and gzipped. The table of runs below lists every figure.` }))
   );
 }
 
@@ -181,6 +183,8 @@ function renderCharts(cases) {
   $('view-note').textContent = VIEWS[view].note;
   $('legend').innerHTML = LEGENDS[view]().map(([cls, text]) => `<li><span class="swatch ${cls}" aria-hidden="true"></span>${esc(text)}</li>`).join('');
   $('ratio-sort').hidden = view !== 'ratio';
+  // Start-up and size are per run, not per case: the case filters do not apply there.
+  for (const id of ['module', 'op', 'text', 'peers', 'problems']) $(id).disabled = view === 'startup';
   let html;
   if (view === 'startup') html = renderStartup(width);
   else if (!cases.length) html = '<p class="placeholder">No case matches the filter.</p>';
@@ -194,14 +198,18 @@ function renderCharts(cases) {
 function renderTable(cases) {
   const targets = targetsShown();
   const ordered = state.view === 'ratio' ? [...sortByRatio(cases, state.sort), ...cases.filter((c) => !sortByRatio([c], state.sort).length)] : cases;
-  let head = '<thead><tr><th scope="col">case</th><th scope="col">input</th>';
+  // Checksums right after the name: a mismatch is the one figure that is an error.
+  let head = '<thead><tr><th scope="col">case</th><th scope="col">checksums</th><th scope="col">input</th>';
   for (const t of targets) head += `<th scope="col">${TARGET_LABELS[t]} median</th><th scope="col">${TARGET_LABELS[t]} p99</th>`;
-  head += '<th scope="col">Node / native</th><th scope="col">browser / native</th><th scope="col">allocs / call</th><th scope="col">peak</th><th scope="col">budget</th><th scope="col">checksums</th></tr></thead>';
+  head += '<th scope="col">Node / native</th><th scope="col">browser / native</th><th scope="col">allocs / call</th><th scope="col">peak</th><th scope="col">budget</th></tr></thead>';
   let body = '<tbody>';
   for (const c of ordered) {
     const problem = c.checksumsDiffer || c.errors.length;
     body += `<tr id="case-${esc(c.name)}" data-case="${esc(c.name)}"${problem ? ' class="problem"' : c.overBudget.length ? ' class="over"' : ''}>`;
     body += `<th scope="row">${problem ? '<span class="flag" aria-hidden="true">⚠ </span>' : ''}${esc(c.name)}${c.peer ? `<br><small>${esc(c.peer)}${c.peerRatio['wasm-node'] ? ` — ${ratio(c.peerRatio['wasm-node'])} quire's time in Node` : ''}</small>` : ''}</th>`;
+    if (c.checksumsDiffer) body += `<td class="bad">differ:${c.targets.map((t) => `<br>${TARGET_LABELS[t]} <code>${esc(c.checksums[t])}</code>`).join('')}</td>`;
+    else if (c.errors.length) body += `<td class="bad">${c.errors.map((e) => `${TARGET_LABELS[e.target]}: ${esc(e.error)}`).join('<br>')}</td>`;
+    else body += `<td class="ok">${c.peer ? 'peer, not compared' : c.targets.length > 1 ? 'equal' : 'one target'}</td>`;
     body += `<td>${bytes(c.inputBytes)}</td>`;
     for (const t of targets) {
       const x = c.byTarget[t];
@@ -212,9 +220,6 @@ function renderTable(cases) {
     body += `<td>${count(first?.alloc?.calls_per_op)}</td><td>${bytes(first?.alloc?.peak_bytes)}</td>`;
     const budget = Object.values(c.budget)[0];
     body += `<td>${!budget ? '—' : c.overBudget.length ? `<span class="bad">over on ${c.overBudget.map((t) => TARGET_LABELS[t]).join(', ')}</span> (${bytes(budget.limit)})` : `within (${budget.factor}×)`}</td>`;
-    if (c.checksumsDiffer) body += `<td class="bad">differ: ${c.targets.map((t) => `${TARGET_LABELS[t]} <code>${esc(c.checksums[t])}</code>`).join(', ')}</td>`;
-    else if (c.errors.length) body += `<td class="bad">${c.errors.map((e) => `${TARGET_LABELS[e.target]}: ${esc(e.error)}`).join('; ')}</td>`;
-    else body += `<td>${c.peer ? 'peer (not compared)' : c.targets.length > 1 ? 'equal' : 'one target'}</td>`;
     body += '</tr>';
   }
   body += '</tbody>';
