@@ -249,7 +249,21 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   try {
     const { url, roots } = await startServer(opts);
-    for (const r of roots) console.log(`  ${r.prefix.padEnd(11)} ${path.relative(process.cwd(), r.dir) || '.'}`);
+    const shown = (dir) => {
+      const rel = path.relative(process.cwd(), dir);
+      return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
+    };
+    for (const r of roots) console.log(`  ${r.prefix.padEnd(11)} ${shown(r.dir)}`);
+    if (opts.extra) {
+      // The demo's generated files, as the viewer will open them (?url= of a file beside the site).
+      let names = [];
+      try {
+        names = (await readdir(opts.extra)).filter((n) => n.endsWith('.quire')).sort();
+      } catch {
+        console.error(`serve.mjs: --extra ${opts.extra} cannot be read; /files/ serves nothing`);
+      }
+      for (const n of names) console.log(`  ${url}?url=/files/${encodeURIComponent(n)}`);
+    }
     console.log(`serving ${url} (dashboard: ${url}dashboard/) — Ctrl-C stops`);
   } catch (e) {
     console.error(`serve.mjs: cannot listen on 127.0.0.1:${opts.port}: ${e.code ?? e.message}`);

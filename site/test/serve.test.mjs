@@ -218,6 +218,12 @@ test('bound to 127.0.0.1 only', async () => {
   assert.match(site.output(), /serving http:\/\/127\.0\.0\.1:\d+\//);
 });
 
+test('the .quire files of --extra are printed as viewer URLs', () => {
+  assert.ok(site.output().includes(`${site.url}?url=/files/customers.quire`), site.output());
+  assert.ok(site.output().includes(`${site.url}?url=/files/empty.quire`));
+  assert.ok(!site.output().includes('a%20b.txt'), 'only .quire files');
+});
+
 test('PORT in the environment picks the port; a taken port is a clear error', async () => {
   const { spawnSync } = await import('node:child_process');
   const res = spawnSync(process.execPath, [path.join(repo, 'site', 'serve.mjs')], { env: { ...process.env, PORT: String(site.port) }, encoding: 'utf8', timeout: 10000 });
