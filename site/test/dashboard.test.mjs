@@ -188,6 +188,24 @@ test('a doctored reading opened through the file input: the differing checksum s
   await context.close();
 });
 
+test('reading files dropped on the page replace the shown ones; one target alone still draws', async () => {
+  const { page, context } = await openDashboard();
+  assert.equal(await page.evaluate(() => window.crossOriginIsolated), true, 'the page is cross-origin isolated');
+  const text = readFileSync(path.join(readingsDir, 'format', 'wasm-browser.json'), 'utf8');
+  await page.evaluate((json) => {
+    const data = new DataTransfer();
+    data.items.add(new File([json], 'wasm-browser.json', { type: 'application/json' }));
+    document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, text);
+  await page.waitForFunction(() => document.documentElement.dataset.loaded === 'dropped');
+  const only = JSON.parse(text).cases.map((c) => c.name);
+  assert.deepEqual((await tableCases(page)).sort(), [...only].sort());
+  assert.equal(await page.$$eval('svg.chart rect.bar', (r) => r.length), only.length, 'one bar per case');
+  await page.check('input[name="view"][value="ratio"]');
+  assert.match(await page.textContent('#charts'), /No case has a native and a wasm figure/);
+  await context.close();
+});
+
 test('light and dark follow prefers-color-scheme', async () => {
   const colours = {};
   for (const colorScheme of ['light', 'dark']) {
