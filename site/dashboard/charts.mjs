@@ -39,8 +39,13 @@ export function makeScale(values, log, x0, x1, reference, binary = false) {
   };
   let ticks = [];
   if (log && binary) {
-    // Bytes: ticks at 1, 32, 1024, 32768... (1 KiB, 32 KiB, 1 MiB) rather than at 9.8 KiB.
-    for (let k = Math.ceil(Math.log2(lo) / 5); 2 ** (5 * k) <= hi * 1.0001; ++k) ticks.push(2 ** (5 * k));
+    // Bytes: ticks at powers of two (1 KiB, 32 KiB, 1 MiB...) rather than at 9.8 KiB; every
+    // 32x, or every 4x when that leaves fewer than four.
+    for (const every of [5, 2]) {
+      ticks = [];
+      for (let k = Math.ceil(Math.log2(lo) / every); 2 ** (every * k) <= hi * 1.0001; ++k) ticks.push(2 ** (every * k));
+      if (ticks.length >= 4) break;
+    }
     const room = Math.max(1, Math.floor((x1 - x0) / 52));
     const step = Math.ceil(ticks.length / room);
     if (step > 1) ticks = ticks.filter((_, i) => i % step === 0);
@@ -97,11 +102,13 @@ export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPer
     const labelH = wide ? 0 : 15 * labelLines;
     const rowH = wide ? Math.max(barsH + 9, 22 + problemLine) : labelH + problemLine + barsH + 9;
     const barsTop = wide ? top + Math.round((Math.max(barsH + 9, 22) - barsH) / 2) : top + labelH + problemLine + 3;
-    body += `<g class="row${r.problem ? ' row-problem' : ''}">`;
+    // An error (checksums differ, a failed case) is red; an advisory budget exceeded is amber.
+    const kind = r.problem ? (r.warn ? ' row-warn' : ' row-problem') : '';
+    body += `<g class="row${kind}">`;
     if (r.problem) body += `<rect class="problem-band" x="0" y="${top}" width="${width}" height="${rowH}"/>`;
     body += `<title>${esc(r.title ?? r.label)}${r.problem ? `\n${esc(r.problem)}` : ''}</title>`;
     const labelY = wide ? top + (r.problem ? 14 : rowH / 2 + 4) : top + 12;
-    const label = shorten(`${r.problem ? '⚠ ' : ''}${r.label}`, wide ? labelW : width - 12);
+    const label = shorten(`${r.problem && !r.warn ? '⚠ ' : ''}${r.label}`, wide ? labelW : width - 12);
     body += `<text class="label${r.problem ? ' problem' : ''}" x="${wide ? labelW : 6}" y="${labelY}"${wide ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
     if (r.problem) {
       const py = wide ? labelY + 14 : top + labelH + 11;

@@ -122,6 +122,7 @@ function renderMemory(cases, width) {
       label: c.name,
       title: `${c.name}\n${c.targets.map((t) => `${TARGET_LABELS[t]} peak ${bytes(c.byTarget[t].alloc?.peak_bytes)}, ${count(c.byTarget[t].alloc?.calls_per_op)} allocations and ${bytes(c.byTarget[t].alloc?.bytes_per_op)} per call`).join('\n')}\nbudget ${bytes(Object.values(c.budget)[0]?.limit)}`,
       problem: problemOf(c, 'memory'),
+      warn: !c.checksumsDiffer && !c.errors.length,
       limit: Object.values(c.budget)[0]?.limit,
       bars: targets.map((t) => {
         const a = c.byTarget[t]?.alloc;
