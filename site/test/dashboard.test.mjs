@@ -259,7 +259,10 @@ test('the keyboard alone reaches every control and switches the view', async () 
   for (const want of ['a:Skip to the table of cases', 'input:files', 'input:view=times', 'input:scale=log', 'select:module', 'select:op', 'input:text', 'input:peers', 'input:problems', 'div:']) {
     assert.ok(reached.some((r) => r.startsWith(want)), `Tab reaches ${want}; reached ${reached.join(', ')}`);
   }
-  // The focused control shows it.
+  // The focused control shows it: the hidden file input on its label, the radios on theirs.
+  await page.focus('body');
+  for (let i = 0; i < 40 && (await page.evaluate(() => document.activeElement.id)) !== 'files'; ++i) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('label[for="files"]')).outlineStyle), 'solid');
   await page.focus('input[name="view"][value="times"]');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.value), 'ratio');
