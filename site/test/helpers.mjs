@@ -15,9 +15,15 @@ export const screenshots = path.join(repo, 'build', 'site-screenshots');
 /** Starts `node site/serve.mjs --port 0 ...args`; resolves to { url, port, close, output }. */
 export async function startSite(args = []) {
   const child = spawn(process.execPath, [path.join(siteDir, 'serve.mjs'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A test that dies before its after() must not leave a server behind.
+  const orphan = () => child.kill();
+  process.once('exit', orphan);
   let output = '';
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve.mjs printed no URL in 10 s:\n${output}`)), 10000);
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`serve.mjs printed no URL in 10 s:\n${output}`));
+    }, 10000);
     const take = (chunk) => {
       output += chunk;
       const m = /serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
@@ -31,6 +37,7 @@ export async function startSite(args = []) {
     child.once('exit', (code) => reject(new Error(`serve.mjs exited (${code}):\n${output}`)));
   });
   const close = () => new Promise((resolve) => {
+    process.off('exit', orphan);
     if (child.exitCode !== null) return resolve();
     child.once('exit', resolve);
     child.kill();
