@@ -15,7 +15,7 @@ CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
 .PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean \
-        bench bench-quick scaling bench-base report test-bench-smoke
+        bench bench-quick scaling bench-base report test-bench-smoke site test-site
 
 all: native js
 
@@ -85,8 +85,20 @@ test-bench-smoke: native js
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 
-test: test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke
+test: test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke test-site
 	@echo "make test: all suites passed"
+
+# The site (site/README.md): builds the npm package, then serves site/ with the package at /pkg/
+# and bench/readings/ at /readings/ on http://127.0.0.1:8080/ (PORT=N make site for another),
+# cross-origin isolated. The dashboard is at /dashboard/.
+site: js
+	node site/serve.mjs --pkg $(JS_DIST)
+
+# The site's tests: its server (ranges, MIME types, isolation, no path out of its roots) and the
+# dashboard end to end in headless Chromium; screenshots go to build/site-screenshots/. They
+# need no wasm build: the dashboard and the landing page do not load it.
+test-site: bootstrap
+	node --test site/test/*.test.mjs
 
 # Benchmarks: the same C++ cases natively, in Node and in headless Chromium; one reading each
 # (bench/readings/local/), validated against bench/reading.schema.json, then compared.

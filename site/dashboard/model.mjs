@@ -1,0 +1,148 @@
+// The dashboard's data: reading files (bench/reading.schema.json) merged into one row per case,
+// matched across targets by case name as `quire compare` (core/src/bench/bench_compare.cpp) and
+// bench/report.mjs do. No DOM here, so Node's tests can check it directly.
+
+export const TARGETS = ['native', 'wasm-node', 'wasm-browser'];
+export const TARGET_LABELS = { native: 'native', 'wasm-node': 'Node', 'wasm-browser': 'browser' };
+
+/** Returns why `reading` is not a reading file (a string), or null when it is one. */
+export function checkReading(reading) {
+  if (reading === null || typeof reading !== 'object' || Array.isArray(reading)) return 'not a JSON object';
+  if (reading.schema !== 'quire-reading/1') return `schema is ${JSON.stringify(reading.schema)}, not "quire-reading/1"`;
+  if (!TARGETS.includes(reading.target)) return `target ${JSON.stringify(reading.target)} is none of ${TARGETS.join(', ')}`;
+  if (!Array.isArray(reading.cases)) return 'has no cases array';
+  for (const [i, c] of reading.cases.entries()) {
+    if (!c || typeof c.name !== 'string' || typeof c.op !== 'string') return `case ${i} has no name or op`;
+    if (!c.time_ns || typeof c.time_ns.median !== 'number') return `case ${c.name} has no time_ns.median`;
+  }
+  return null;
+}
+
+/**
+ * The peak-memory budget of one call (advisory, as `quire compare` prints it): 20x the input, 3x
+ * for inputs that are mostly one opaque value.
+ */
+export function budgetFactor(c) {
+  return c.opaque_payload ? 3 : 20;
+}
+
+/**
+ * Merges readings ({ source, run, reading }, in load order) into
+ * { runs, cases, modules, ops, mismatches, overBudget, failed, duplicates }.
+ * A case seen twice on one target (two readings of the same target) keeps the later one and is
+ * listed in `duplicates`. Peer cases (other libraries) are never checked for equal checksums: a
+ * peer on another target is another build of another library.
+ */
+export function buildModel(readings) {
+  const runs = [];
+  const byName = new Map();
+  const duplicates = [];
+  for (const { source, run, reading } of readings) {
+    runs.push({
+      source,
+      run: run ?? '',
+      target: reading.target,
+      runtime: reading.runtime ?? {},
+      build: reading.build ?? {},
+      machine: reading.machine ?? {},
+      startedAt: reading.started_at ?? '',
+      startup: reading.startup ?? {},
+      caseCount: reading.cases.length,
+    });
+    for (const c of reading.cases) {
+      let row = byName.get(c.name);
+      if (!row) {
+        row = {
+          name: c.name,
+          op: c.op,
+          shape: c.shape ?? c.name.slice(c.name.indexOf('/') + 1),
+          module: c.op.split('.')[0],
+          peer: c.peer ?? null,
+          mirrors: c.mirrors ?? null,
+          inputBytes: c.input_bytes ?? 0,
+          byTarget: {},
+          source: {},
+        };
+        byName.set(c.name, row);
+      } else if (row.byTarget[reading.target]) {
+        duplicates.push(`${c.name} (${reading.target}: ${row.source[reading.target]} and ${source})`);
+      }
+      row.byTarget[reading.target] = c;
+      row.source[reading.target] = source;
+      if (c.peer && !row.peer) row.peer = c.peer;
+    }
+  }
+
+  const cases = [...byName.values()];
+  const mismatches = [];
+  const overBudget = [];
+  const failed = [];
+  for (const row of cases) {
+    const present = TARGETS.filter((t) => row.byTarget[t]);
+    row.targets = present;
+    // Checksums: every quire case must compute the same digest on every target.
+    const sums = present.map((t) => row.byTarget[t].checksum).filter((s) => s);
+    row.checksumsDiffer = !row.peer && new Set(sums).size > 1;
+    row.checksums = Object.fromEntries(present.map((t) => [t, row.byTarget[t].checksum ?? '']));
+    if (row.checksumsDiffer) mismatches.push(row.name);
+    row.errors = present.filter((t) => row.byTarget[t].error).map((t) => ({ target: t, error: row.byTarget[t].error }));
+    if (row.errors.length) failed.push(row.name);
+    // Wasm over native, by median, for quire's own cases (a peer's "native" is another library).
+    const native = row.byTarget.native;
+    row.ratio = {};
+    if (!row.peer && native && native.time_ns.median > 0 && !native.error) {
+      for (const t of ['wasm-node', 'wasm-browser']) {
+        const c = row.byTarget[t];
+        if (c && !c.error && c.time_ns.median > 0) row.ratio[t] = c.time_ns.median / native.time_ns.median;
+      }
+    }
+    row.budget = {};
+    row.overBudget = [];
+    for (const t of present) {
+      const c = row.byTarget[t];
+      const peak = c.alloc?.peak_bytes;
+      if (peak === undefined || !(c.input_bytes > 0)) continue;
+      const limit = budgetFactor(c) * c.input_bytes;
+      row.budget[t] = { peak, limit, factor: budgetFactor(c), over: peak > limit };
+      if (peak > limit) row.overBudget.push(t);
+    }
+    if (row.overBudget.length) overBudget.push(row.name);
+  }
+  // A peer's ratio to the quire case it mirrors, on the same target.
+  for (const row of cases) {
+    row.peerRatio = {};
+    if (!row.peer || !row.mirrors) continue;
+    const quire = byName.get(row.mirrors);
+    if (!quire) continue;
+    for (const t of row.targets) {
+      const q = quire.byTarget[t];
+      if (q && q.time_ns.median > 0) row.peerRatio[t] = row.byTarget[t].time_ns.median / q.time_ns.median;
+    }
+  }
+  const modules = [...new Set(cases.map((c) => c.module))];
+  const ops = [...new Set(cases.map((c) => c.op))];
+  return { runs, cases, modules, ops, mismatches, overBudget, failed, duplicates };
+}
+
+/** The cases that pass the filter { module, op, text, peers, problems }. */
+export function filterCases(cases, { module = '', op = '', text = '', peers = true, problems = false } = {}) {
+  const needle = text.trim().toLowerCase();
+  return cases.filter(
+    (c) =>
+      (!module || c.module === module) &&
+      (!op || c.op === op) &&
+      (peers || !c.peer) &&
+      (!problems || c.checksumsDiffer || c.errors.length > 0 || c.overBudget.length > 0) &&
+      (!needle || c.name.toLowerCase().includes(needle)),
+  );
+}
+
+/**
+ * Cases with a wasm/native ratio, largest first, by `target`'s ratio (falling back to the other
+ * wasm target's when a case did not run there).
+ */
+export function sortByRatio(cases, target = 'wasm-node') {
+  const other = target === 'wasm-node' ? 'wasm-browser' : 'wasm-node';
+  const key = (c) => c.ratio[target] ?? c.ratio[other];
+  return cases.filter((c) => key(c) !== undefined).sort((a, b) => key(b) - key(a) || a.name.localeCompare(b.name));
+}
