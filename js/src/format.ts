@@ -4,6 +4,7 @@
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { Handle } from './handles.js';
+import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
@@ -31,14 +32,15 @@ interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
   query(queryJson: string): TextResult;
-  find(column: string, keyJson: string, columnsJson: string): TextResult;
-  count(where: string): NumberResult;
-  aggregate(column: string, where: string): TextResult;
+  find(column: string, keyJson: string, queryJson: string): TextResult;
+  count(queryJson: string): NumberResult;
+  aggregate(column: string, queryJson: string): TextResult;
   explain(queryJson: string, analyze: boolean): TextResult;
   storage(): TextResult;
+  chunkStatistics(column: string): TextResult;
   verify(): NumberResult;
   counters(): string;
-  loadColumns(namesJson: string, where: string): NumberResult;
+  loadColumns(queryJson: string): NumberResult;
   column(index: number): ColumnRecord;
   releaseColumns(): void;
 }
@@ -72,7 +74,7 @@ interface FormatStreamWriterHandle extends EmbindHandle {
 }
 interface FormatStreamBindings {
   HEAPU8: Uint8Array;
-  FormatStreamWriter: new (from: string, optionsJson: string, inferRows: number) => FormatStreamWriterHandle;
+  FormatStreamWriter: new (from: string, optionsJson: string) => FormatStreamWriterHandle;
 }
 
 // --- public types ----------------------------------------------------------------------------------
@@ -118,6 +120,11 @@ export type WriteSource = AsyncIterable<Uint8Array | string> | ReadableStream<Ui
 /** A filter: an expression (`"country = 'NA' and age > 80"`) or the object form (`{ country: 'NA', age: { '>': 80 } }`). */
 export type Where = string | Record<string, unknown>;
 
+/**
+ * What to read: the one shape query(), count(), aggregate(), columns() and explain() take. count
+ * and aggregate see the rows query() would return (where, then offset and limit); columns returns
+ * `columns` of those rows in their order.
+ */
 export interface Query {
   where?: Where;
   /** Columns to return, in this order (default: all). */
@@ -129,15 +136,82 @@ export interface Query {
   limit?: number;
 }
 
+/**
+ * count, sum, min, max and avg of one column. Integer and boolean sums are exact; decimal columns
+ * give their sum, average, min and max as exact decimal strings (`"1250075.00"`; the average has
+ * max(scale, 6) places, rounded half away from zero); floats are numbers (a non-finite float
+ * result is null with `finite: false`). With no values, sum, avg, min and max are null.
+ */
 export interface Aggregate {
-  /** Rows the filter matched. */
+  column: string;
+  type: ColumnType;
+  /** Rows selected. */
   rows: number;
   /** Non-null values of the column among them. */
   count: number;
-  sum: number;
+  /** number (integer, boolean, float), string (decimal), null (no values, or text columns). Integer sums beyond 2^53 lose precision as JavaScript numbers. */
+  sum: number | string | null;
+  /** The least value: number, boolean, string (decimal, string, date, timestamp), a JSON value (json columns), or null. */
   min: unknown;
   max: unknown;
-  avg: number;
+  /** number (integer, boolean, float), string (decimal), or null. */
+  avg: number | string | null;
+  /** false when a float sum, avg, min or max is infinite or NaN (those are then null). */
+  finite: boolean;
+}
+
+/** The plan of a query, and with `analyze` what running it read. */
+export interface ExplainReport {
+  /** The filter as expression text. */
+  where: string | null;
+  /** The index the filter used. */
+  index: { column: string; kind: IndexKind; use: string; candidates: number } | null;
+  filterColumns: string[];
+  columns: string[];
+  order: { column: string; descending: boolean; bySortedColumn: boolean } | null;
+  offset: number;
+  limit: number | null;
+  chunks: { total: number; skippedByStatistics: number; skippedByBloom: number; skippedByIndex: number; scanned: number };
+  analyzed: boolean;
+  /** Analyzed only. */
+  rowsMatched?: number;
+  rowsReturned?: number;
+  stoppedEarly?: boolean;
+  read?: ReadCounters;
+}
+
+/** Bytes by column and by index. */
+export interface StorageReport {
+  version: number;
+  bytes: number;
+  rows: number;
+  chunkRows: number;
+  chunks: number;
+  sortedBy: string | null;
+  createdBy: string;
+  footerBytes: number;
+  columns: {
+    name: string;
+    type: ColumnType;
+    dataBytes: number;
+    encodedBytes: number;
+    directoryBytes: number;
+    nulls: number;
+    pages: number;
+    /** Pages by encoding name ("DELTA", "DICT+FOR", "SCALED+FOR"...). */
+    encodings: Record<string, number>;
+  }[];
+  indexes: { column: string; kind: IndexKind; entries: number; leaves: number; bytes: number; bloomBytes: number }[];
+}
+
+/** Statistics of one column in one chunk. */
+export interface ChunkStatistic {
+  chunk: number;
+  rows: number;
+  nulls: number;
+  min: unknown;
+  max: unknown;
+  bytes: number;
 }
 
 /** A column in bulk: numbers (NaN at nulls), booleans as 0/1, text as strings (null at nulls). */
@@ -164,11 +238,13 @@ export interface ReadCounters {
 }
 
 export interface FileInfo {
-  rows: number;
-  chunks: number;
-  chunkRows: number;
+  version: number;
   bytes: number;
+  rows: number;
+  chunkRows: number;
+  chunks: number;
   sortedBy: string | null;
+  createdBy: string;
   columns: ColumnDef[];
   indexes: { column: string; kind: IndexKind }[];
 }
@@ -188,13 +264,13 @@ function check(r: { error: ErrorRecord }): void {
   if (r.error.code) throw QuireError.fromRecord(r.error);
 }
 
-function whereText(where: Where | undefined): string {
-  if (where === undefined || where === null) return '';
-  return typeof where === 'string' ? where : JSON.stringify(where);
-}
-
-function queryJson(q: Query): string {
-  return JSON.stringify({ ...q, where: q.where === undefined ? undefined : q.where });
+/** The query as core reads it (parse_query_json); a plain Error for what is not a query object. */
+function queryJson(q: Query | undefined, method: string): string {
+  if (q === undefined) return '';
+  if (q === null || typeof q !== 'object' || Array.isArray(q)) {
+    throw new TypeError(`quire: ${method} takes a query object, e.g. ${method}({ where: "age > 80" })`);
+  }
+  return JSON.stringify(q);
 }
 
 function indexList(indexes: WriteOptions['indexes']): { column: string; kind: IndexKind }[] | undefined {
@@ -236,7 +312,8 @@ export class QuireFile extends Handle<FormatFileHandle> {
   readonly #onClose: (() => void) | undefined;
 
   /** @internal */
-  constructor(handle: FormatFileHandle, onClose?: () => void) {
+  constructor(token: typeof INTERNAL, handle: FormatFileHandle, onClose?: () => void) {
+    checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
     this.#info = JSON.parse(handle.info()) as FileInfo;
     this.#onClose = onClose;
@@ -256,36 +333,36 @@ export class QuireFile extends Handle<FormatFileHandle> {
 
   /** The first row whose `column` equals `key`, or undefined. */
   find(column: string, key: string | number | boolean, options: { columns?: string[] } = {}): Record<string, unknown> | undefined {
-    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify(options.columns) : '');
+    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '');
     check(r);
     return r.present ? (JSON.parse(r.text) as Record<string, unknown>) : undefined;
   }
 
-  /** Rows matching a query, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers). */
+  /** Rows a query selects, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers; decimals are numbers here, their exact text is in aggregate()). */
   query(q: Query = {}): Record<string, unknown>[] {
-    const r = this.handle.query(queryJson(q));
+    const r = this.handle.query(queryJson(q, 'query'));
     check(r);
     return JSON.parse(r.text) as Record<string, unknown>[];
   }
 
-  /** Rows matching a filter (all rows when absent); no rows are built. */
-  count(where?: Where): number {
-    const r = this.handle.count(whereText(where));
+  /** The number of rows query(q) would return; no rows are built. */
+  count(q?: Query): number {
+    const r = this.handle.count(queryJson(q, 'count'));
     check(r);
     return r.value;
   }
 
-  /** count, sum, min, max and avg of a column over the rows a filter matches. */
-  aggregate(column: string, where?: Where): Aggregate {
-    const r = this.handle.aggregate(column, whereText(where));
+  /** count, sum, min, max and avg of a column over the rows query(q) would return (see Aggregate for exactness). */
+  aggregate(column: string, q?: Query): Aggregate {
+    const r = this.handle.aggregate(column, queryJson(q, 'aggregate'));
     check(r);
     return JSON.parse(r.text) as Aggregate;
   }
 
-  /** Whole columns (or their values in matching rows) as typed arrays, copied out of wasm memory. */
-  columns(names: string[] = [], where?: Where): ColumnsResult {
+  /** The columns `q.columns` (all when absent) of the rows query(q) would return, as typed arrays copied out of wasm memory. */
+  columns(q?: Query): ColumnsResult {
     const h = this.handle;
-    const n = h.loadColumns(JSON.stringify(names), whereText(where));
+    const n = h.loadColumns(queryJson(q, 'columns'));
     check(n);
     const out: ColumnsResult = { columns: {}, valid: {}, rows: 0 };
     try {
@@ -318,17 +395,24 @@ export class QuireFile extends Handle<FormatFileHandle> {
   }
 
   /** The plan of a query; with `analyze` the query runs and the report adds what it read. */
-  explain(q: Query = {}, options: { analyze?: boolean } = {}): Record<string, unknown> {
-    const r = this.handle.explain(queryJson(q), options.analyze ?? false);
+  explain(q: Query = {}, options: { analyze?: boolean } = {}): ExplainReport {
+    const r = this.handle.explain(queryJson(q, 'explain'), options.analyze ?? false);
     check(r);
-    return JSON.parse(r.text) as Record<string, unknown>;
+    return JSON.parse(r.text) as ExplainReport;
   }
 
   /** Bytes by column and by index, encodings, chunks. */
-  storage(): Record<string, unknown> {
+  storage(): StorageReport {
     const r = this.handle.storage();
     check(r);
-    return JSON.parse(r.text) as Record<string, unknown>;
+    return JSON.parse(r.text) as StorageReport;
+  }
+
+  /** Statistics of one column in each chunk (min and max as the file keeps them: decimals as numbers). */
+  chunkStatistics(column: string): ChunkStatistic[] {
+    const r = this.handle.chunkStatistics(column);
+    check(r);
+    return JSON.parse(r.text) as ChunkStatistic[];
   }
 
   /** Reads every page and checks its checksum; returns the number of pages checked. */
@@ -357,7 +441,7 @@ function openHandle(handle: FormatFileHandle, onClose?: () => void): QuireFile {
     onClose?.();
     throw QuireError.fromRecord(err);
   }
-  return new QuireFile(handle, onClose);
+  return new QuireFile(INTERNAL, handle, onClose);
 }
 
 function openBytes(bytes: Uint8Array | ArrayBuffer): QuireFile {
@@ -501,6 +585,7 @@ function writeOptionsJson(options: WriteOptions): string {
     pageBytes: options.pageBytes,
     compressionLevel: options.compressionLevel,
     sortMemoryBytes: options.sortMemoryBytes,
+    inferRows: (options as StreamWriteOptions).inferRows,
   });
 }
 
@@ -513,7 +598,7 @@ async function streamTable(source: WriteSource, options: StreamWriteOptions, emi
   if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
   const m = wasm() as unknown as FormatStreamBindings;
   const opts = writeOptionsJson(options);
-  const handle = new m.FormatStreamWriter(from, opts, options.inferRows ?? 0);
+  const handle = new m.FormatStreamWriter(from, opts);
   const drain = () => {
     const size = handle.outputSize();
     if (size === 0) return;
