@@ -41,7 +41,7 @@ int run_stats(arguments &args) {
       continue;
     }
     const auto &s = r.value();
-    // Bad lines were already printed (--continue); a file with any is bad input.
+    // A bad line (--continue) or an invalid resource makes the file bad input, whatever else read well.
     if (s.bad_lines || s.invalid_resources) status = worse_exit(status, EXIT_BAD_INPUT);
     if (as_json) {
       std::string line = "{\"file\":";
