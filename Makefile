@@ -38,6 +38,7 @@ wasm: bootstrap $(WASM)/build.ninja
 js: wasm
 	mkdir -p $(JS_DIST)
 	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
+	node js/scripts/gen-error-codes.mjs
 	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
 
 test-native: native

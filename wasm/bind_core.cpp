@@ -39,7 +39,8 @@ EMSCRIPTEN_BINDINGS(quire_core) {
       .field("offset", &quire::wasm::error_record::offset)
       .field("line", &quire::wasm::error_record::line)
       .field("column", &quire::wasm::error_record::column)
-      .field("path", &quire::wasm::error_record::path);
+      .field("path", &quire::wasm::error_record::path)
+      .field("text", &quire::wasm::error_record::text);
   function("version", &version_record);
   function("memory", &memory_record);
 }

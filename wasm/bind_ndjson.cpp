@@ -17,6 +17,7 @@ void append_error(std::string &out, const quire::error &e) {
   out += ",\"offset\":" + (e.offset == quire::error::NO_OFFSET ? std::string("-1") : std::to_string(e.offset));
   out += ",\"line\":" + std::to_string(e.line) + ",\"column\":" + std::to_string(e.column) + ",\"path\":";
   quire::json::append_quoted(out, e.path);
+  out += ",\"text\":"; quire::json::append_quoted(out, e.describe());
   out += '}';
 }
 

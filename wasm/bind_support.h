@@ -18,7 +18,8 @@ struct memory_record {
   double heap_capacity_bytes = 0;
 };
 
-/// An error as JS sees it; code is "" on success. offset is -1 when unknown.
+/// An error as JS sees it; code is "" on success. offset is -1 when unknown. `text` is core's one
+/// line (quire::error::describe()), which QuireError takes as its message: JS formats none itself.
 struct error_record {
   std::string code;
   std::string message;
@@ -26,11 +27,12 @@ struct error_record {
   uint32_t line = 0;
   uint32_t column = 0;
   std::string path;
+  std::string text;
 };
 
 inline error_record to_record(const quire::error &e) {
   return {std::string(error_name(e.code)), e.message, e.offset == quire::error::NO_OFFSET ? -1.0 : static_cast<double>(e.offset),
-          e.line, e.column, e.path};
+          e.line, e.column, e.path, e.describe()};
 }
 
 /// Bytes the JS wrapper placed in the wasm heap: `pointer` from malloc, `length` bytes, followed by

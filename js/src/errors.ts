@@ -2,14 +2,9 @@
 // closed handle) is a plain Error that says what to do.
 import type { ErrorRecord } from './quire.mjs';
 
-/** The stable error codes of quire (see core/include/quire/error.h for one line on each). */
-export type ErrorCode =
-  | 'IO_ERROR' | 'FILE_NOT_FOUND' | 'NOT_A_FILE' | 'EMPTY_INPUT' | 'OUT_OF_MEMORY' | 'OUT_OF_RANGE'
-  | 'INVALID_ARGUMENT' | 'MAX_DEPTH_EXCEEDED' | 'DOCUMENT_TOO_LARGE' | 'LINE_TOO_LONG' | 'INVALID_JSON'
-  | 'INVALID_UTF8' | 'INVALID_STRING' | 'INVALID_NUMBER' | 'TRAILING_CONTENT' | 'WRONG_TYPE' | 'NO_SUCH_KEY'
-  | 'UNKNOWN_ELEMENT' | 'INVALID_RESOURCE' | 'INVALID_HL7' | 'INVALID_ESCAPE' | 'FRAME_TOO_LARGE'
-  | 'NOT_A_QUIRE_FILE' | 'UNSUPPORTED_VERSION' | 'CORRUPT_FILE' | 'CORRUPT_BLOCK' | 'WRONG_KEY' | 'INVALID_CSV'
-  | 'SCHEMA_MISMATCH' | 'INVALID_QUERY' | 'TOO_MANY_CONTAINED' | (string & {});
+// The codes are generated from core/include/quire/error_list.h (js/scripts/gen-error-codes.mjs).
+import type { ErrorCode } from './error_codes.js';
+export { ERROR_CODES, type ErrorCode } from './error_codes.js';
 
 /** Bad input: what went wrong (`code`), and where (`offset` in bytes, `line`, `column`, `path`). */
 export class QuireError extends Error {
@@ -34,12 +29,9 @@ export class QuireError extends Error {
     this.path = where.path;
   }
 
-  /** @internal Builds a QuireError from a record the wasm module returned. */
+  /** @internal Builds a QuireError from a record the wasm module returned; its message is the core's one line (`text`). */
   static fromRecord(r: ErrorRecord): QuireError {
-    let where = '';
-    if (r.offset >= 0) where = ` at offset ${r.offset}` + (r.line ? ` (line ${r.line}, column ${r.column})` : '');
-    if (r.path) where += ` (${r.path})`;
-    return new QuireError(r.code, `${r.code}${where}: ${r.message}`, {
+    return new QuireError(r.code, r.text, {
       offset: r.offset >= 0 ? r.offset : undefined,
       line: r.line || undefined,
       column: r.column || undefined,

@@ -60,6 +60,7 @@ interface ErrorJson {
   line: number;
   column: number;
   path: string;
+  text: string;
 }
 
 interface FeedJson {

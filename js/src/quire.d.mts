@@ -13,6 +13,8 @@ export interface ErrorRecord {
   line: number;
   column: number;
   path: string;
+  /** The core's one line for the error (quire::error::describe()); "" on success. */
+  text: string;
 }
 
 export interface VersionRecord {
@@ -57,6 +59,8 @@ export interface QuireModule {
   _free(pointer: number): void;
   version(): VersionRecord;
   memory(): MemoryRecord;
+  /** Every error code the core names, as name/value pairs (tests hold ERROR_CODES to it). */
+  errorCodes(): Array<{ name: string; value: number }>;
   jsonCheck(pointer: number, length: number, maxDepth: number, maxBytes: number): JsonStatsRecord;
   JsonDocument: new (pointer: number, length: number, maxDepth: number, maxBytes: number) => JsonDocumentHandle;
   // Other modules' bindings are typed where they are used.

@@ -15,10 +15,21 @@
 
 namespace quire::cli {
 
-/// Exit codes: 0 success, 1 bad input (a file that fails), 2 bad usage.
+/// Exit codes: 0 success, 1 bad input (a file that fails), 2 bad usage (including a mistake in a
+/// query, filter or expression the user typed). exit_code_for() decides which an error is.
 constexpr int EXIT_OK = 0;
 constexpr int EXIT_BAD_INPUT = 1;
 constexpr int EXIT_USAGE = 2;
+
+/// The exit code of a command that failed with `code`: EXIT_USAGE for what the user typed wrong
+/// (INVALID_ARGUMENT, INVALID_QUERY, NO_SUCH_COLUMN, INVALID_FHIRPATH, UNKNOWN_FUNCTION,
+/// FHIRPATH_TYPE_ERROR, INVALID_VIEW), EXIT_BAD_INPUT for every other code, EXIT_OK for OK. The one
+/// place that decides, so a bad expression and an unknown column exit alike in every command.
+int exit_code_for(quire::error_code code) noexcept;
+
+/// Of two exit codes, the one to report: a usage mistake outranks bad input, which outranks success
+/// (for commands that go on to the next file after one fails).
+constexpr int worse_exit(int a, int b) noexcept { return a > b ? a : b; }
 
 /// Command-line words after the command's name, with simple option parsing.
 class arguments {
@@ -53,8 +64,12 @@ struct registration {
   explicit registration(command c);
 };
 
-/// Prints `FILE: CODE at offset N (path): message` to stderr.
+/// Prints `FILE: ` and the error's one line (quire::error::describe()) to stderr.
 void print_error(std::string_view file, const quire::error &e);
+
+/// Prints the error as print_error() does and returns exit_code_for(e.code), so a command ends
+/// with `return fail(file, r.error());`.
+int fail(std::string_view file, const quire::error &e);
 
 /// Prints a usage error and returns EXIT_USAGE.
 int usage_error(std::string_view command, std::string_view message);

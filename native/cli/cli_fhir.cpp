@@ -31,17 +31,21 @@ int run_validate(arguments &args) {
   if (files.empty()) return usage_error("fhir validate", "needs at least one FILE");
 
   size_t failed = 0, total_errors = 0, total_warnings = 0;
+  int status = EXIT_OK;
   for (const auto &file : files) {
     auto source = native::open_file(file);
     if (!source) {
-      print_error(file, source.error());
+      status = worse_exit(status, fail(file, source.error()));
       ++failed;
       continue;
     }
     auto o = fhir::validate(*source.value(), opts);
     total_errors += o.errors;
     total_warnings += o.warnings;
-    if (o.errors) ++failed;
+    if (o.errors) {
+      ++failed;
+      status = worse_exit(status, EXIT_BAD_INPUT);
+    }
     if (as_json) {
       std::string line = "{\"file\":";
       json::append_quoted(line, file);
@@ -59,7 +63,7 @@ int run_validate(arguments &args) {
   if (!as_json && !quiet && files.size() > 1) {
     std::printf("%zu files, %zu with errors; %zu errors, %zu warnings\n", files.size(), failed, total_errors, total_warnings);
   }
-  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+  return status;
 }
 
 int run_format(arguments &args) {
@@ -70,17 +74,11 @@ int run_format(arguments &args) {
   if (!args.error().empty()) return usage_error("fhir format", args.error());
   if (files.size() != 1) return usage_error("fhir format", "needs exactly one FILE");
   auto source = native::open_file(files[0]);
-  if (!source) {
-    print_error(files[0], source.error());
-    return EXIT_BAD_INPUT;
-  }
+  if (!source) return fail(files[0], source.error());
   fhir::options opts;
   opts.strict = strict;
   auto r = fhir::read(*source.value(), opts);
-  if (!r) {
-    print_error(files[0], r.error());
-    return EXIT_BAD_INPUT;
-  }
+  if (!r) return fail(files[0], r.error());
   std::string text = fhir::write(r.value(), {.pretty = !compact});
   text += '\n';
   if (!output) {
@@ -94,8 +92,7 @@ int run_format(arguments &args) {
   if (f && std::fclose(f) != 0) ok = false;
   if (!ok || std::rename(temporary.c_str(), output->c_str()) != 0) {
     std::remove(temporary.c_str());
-    print_error(*output, quire::error(error_code::IO_ERROR, "cannot write the output"));
-    return EXIT_BAD_INPUT;
+    return fail(*output, quire::error(error_code::IO_ERROR, "cannot write the output"));
   }
   return EXIT_OK;
 }

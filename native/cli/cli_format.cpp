@@ -125,24 +125,21 @@ int run_convert(arguments &args) {
   // The input is read range by range (nothing of it is held), twice.
   auto input = native::open_file(files[0], {.mode = native::load_mode::ranges});
   if (!input) {
-    print_error(files[0], input.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], input.error());
   }
   // Sort runs beyond the sort budget go to an unnamed temporary file, not to memory.
   std::unique_ptr<native::spill_file> spill;
   if (!opts.sorted_by.empty() || !opts.indexes.empty()) {
     auto s = native::spill_file::create(spill_dir.value_or(""));
     if (!s) {
-      print_error(spill_dir.value_or("--spill-dir"), s.error());
-      return EXIT_BAD_INPUT;
+      return fail(spill_dir.value_or("--spill-dir"), s.error());
     }
     spill = std::move(s).value();
     opts.spill = spill.get();
   }
   temp_file_sink sink(files[1]);
   if (!sink.opened()) {
-    print_error(files[1], quire::error(error_code::IO_ERROR, "cannot create " + sink.temp_path()));
-    return EXIT_BAD_INPUT;
+    return fail(files[1], quire::error(error_code::IO_ERROR, "cannot create " + sink.temp_path()));
   }
   // Two passes over the file, in pieces: the schema from every row (as write_ndjson / write_csv
   // infer it), then the rows; memory holds one piece and one line, never the whole input.
@@ -152,18 +149,15 @@ int run_convert(arguments &args) {
   {
     auto inferrer = format::schema_inferrer::create(text_kind);
     if (!inferrer) {
-      print_error(files[0], inferrer.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], inferrer.error());
     }
     auto read = read_pieces(*input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
     if (!read) {
-      print_error(files[0], read.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], read.error());
     }
     auto inferred = inferrer.value()->finish();
     if (!inferred) {
-      print_error(files[0], inferred.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], inferred.error());
     }
     in.schema = std::move(inferred).value();
   }
@@ -171,23 +165,19 @@ int run_convert(arguments &args) {
   // fault from the tool's view: the error says which.
   auto writer = format::text_writer::create(text_kind, opts, sink, in);
   if (!writer) {
-    print_error(files[0], writer.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], writer.error());
   }
   auto input_bytes = read_pieces(*input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
   if (!input_bytes) {
-    print_error(files[0], input_bytes.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], input_bytes.error());
   }
   auto rows = writer.value()->finish();
   if (!rows) {
-    print_error(files[0], rows.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], rows.error());
   }
   auto committed = sink.commit();
   if (!committed) {
-    print_error(files[1], committed.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[1], committed.error());
   }
   if (!quiet) {
     struct stat st {};
@@ -232,20 +222,17 @@ int run_query(arguments &args) {
   if (load && !native::parse_load_mode(*load)) return usage_error("query", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
   if (!source) {
-    print_error(files[0], source.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], source.error());
   }
   auto f = format::file::open(std::move(source).value());
   if (!f) {
-    print_error(files[0], f.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], f.error());
   }
   format::query q;
   if (where) {
     auto flt = format::parse_expression(*where);
     if (!flt) {
-      print_error("--where", flt.error());
-      return EXIT_USAGE;
+      return fail("--where", flt.error());
     }
     q.where = std::move(flt).value();
   }
@@ -254,8 +241,7 @@ int run_query(arguments &args) {
     std::string column = find->substr(0, eq);
     auto key = format::parse_key_text(f->schema(), column, find->substr(eq + 1));
     if (!key) {
-      print_error("--find", key.error());
-      return EXIT_USAGE;
+      return fail("--find", key.error());
     }
     format::filter flt;
     flt.o = format::filter::op::eq;
@@ -272,8 +258,7 @@ int run_query(arguments &args) {
   if (explain) {
     auto e = f->explain(q, analyze);
     if (!e) {
-      print_error(files[0], e.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], e.error());
     }
     std::printf("%s\n", format::to_json(*e).c_str());
     return EXIT_OK;
@@ -281,8 +266,7 @@ int run_query(arguments &args) {
   if (count) {
     auto n = f->count(q);
     if (!n) {
-      print_error(files[0], n.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], n.error());
     }
     std::printf("%llu\n", static_cast<unsigned long long>(*n));
     return EXIT_OK;
@@ -290,16 +274,14 @@ int run_query(arguments &args) {
   if (sum) {
     auto a = f->aggregate(*sum, q);
     if (!a) {
-      print_error(files[0], a.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], a.error());
     }
     std::printf("%s\n", format::to_json(*a).c_str());
     return EXIT_OK;
   }
   auto rows = f->query(q);
   if (!rows) {
-    print_error(files[0], rows.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], rows.error());
   }
   std::fwrite(rows->json.data(), 1, rows->json.size(), stdout);
   return EXIT_OK;
@@ -316,33 +298,28 @@ int run_inspect(arguments &args) {
   if (load && !native::parse_load_mode(*load)) return usage_error("inspect", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
   if (!source) {
-    print_error(files[0], source.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], source.error());
   }
   std::string kind(source.value()->kind());
   auto f = format::file::open(std::move(source).value());
   if (!f) {
-    print_error(files[0], f.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], f.error());
   }
   auto st = f->storage();
   if (!st) {
-    print_error(files[0], st.error());
-    return EXIT_BAD_INPUT;
+    return fail(files[0], st.error());
   }
   if (verify) {
     auto v = f->verify();
     if (!v) {
-      print_error(files[0], v.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], v.error());
     }
     if (!as_json) std::printf("verified: %llu pages, every checksum matches\n", static_cast<unsigned long long>(*v));
   }
   if (chunks_of) {
     auto c = f->chunk_statistics(*chunks_of);
     if (!c) {
-      print_error(files[0], c.error());
-      return EXIT_BAD_INPUT;
+      return fail(files[0], c.error());
     }
     std::printf("%s\n", format::to_json(*c, f->schema().columns[*f->schema().find(*chunks_of)].type).c_str());
     return EXIT_OK;

@@ -26,18 +26,16 @@ int run_parse(arguments &args) {
   if (!args.error().empty()) return usage_error("hl7 parse", args.error());
   if (files.empty()) return usage_error("hl7 parse", "needs at least one FILE");
 
-  int failed = 0;
+  int status = EXIT_OK;
   for (const auto &file : files) {
     auto source = native::open_file(file);
     if (!source) {
-      print_error(file, source.error());
-      ++failed;
+      status = worse_exit(status, fail(file, source.error()));
       continue;
     }
     auto b = read_messages(*source, strict);
     if (!b) {
-      print_error(file, b.error());
-      ++failed;
+      status = worse_exit(status, fail(file, b.error()));
       continue;
     }
     const size_t n = b->messages.size();
@@ -64,7 +62,7 @@ int run_parse(arguments &args) {
       std::printf("%s: %zu messages, %zu envelope segments, %llu bytes skipped\n", file.c_str(), n, b->envelope.size(),
                   static_cast<unsigned long long>(b->skipped_bytes));
   }
-  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+  return status;
 }
 
 std::optional<hl7v2::ack_code> ack_code_named(std::string_view name) {
@@ -87,24 +85,15 @@ int run_ack(arguments &args) {
   if (!code) return usage_error("hl7 ack", "--code takes AA, AE, AR, CA, CE or CR");
 
   auto source = native::open_file(files[0]);
-  if (!source) {
-    print_error(files[0], source.error());
-    return EXIT_BAD_INPUT;
-  }
+  if (!source) return fail(files[0], source.error());
   auto b = read_messages(*source, strict);
-  if (!b) {
-    print_error(files[0], b.error());
-    return EXIT_BAD_INPUT;
-  }
+  if (!b) return fail(files[0], b.error());
   hl7v2::ack_options o;
   o.text = text.value_or("");
   o.timestamp = timestamp.value_or("");
   for (const hl7v2::message &m : b->messages) {
     auto ack = hl7v2::build_ack(m, *code, o);
-    if (!ack) {
-      print_error(files[0], ack.error());
-      return EXIT_BAD_INPUT;
-    }
+    if (!ack) return fail(files[0], ack.error());
     std::string out = std::move(ack).value();
     // On the wire segments end with CR; a terminal shows them better one per line.
     if (!raw)

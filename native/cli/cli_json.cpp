@@ -58,7 +58,7 @@ int run_check(arguments &args) {
   if (!args.error().empty()) return usage_error("json check", args.error());
   if (files.empty()) return usage_error("json check", "needs at least one FILE");
 
-  int failed = 0;
+  int failed = 0, status = EXIT_OK;
   for (const auto &file : files) {
     auto started = std::chrono::steady_clock::now();
     auto source = native::open_file(file, opts);
@@ -67,8 +67,9 @@ int run_check(arguments &args) {
     if (!r) ++failed;
     if (as_json) {
       std::printf("%s\n", json_line(file, r, seconds).c_str());
+      if (!r) status = worse_exit(status, exit_code_for(r.code()));
     } else if (!r) {
-      print_error(file, r.error());
+      status = worse_exit(status, fail(file, r.error()));
     } else if (!quiet) {
       const auto &s = r.value();
       double mbps = seconds > 0 ? static_cast<double>(s.bytes) / seconds / 1e6 : 0;
@@ -83,7 +84,7 @@ int run_check(arguments &args) {
   if (!as_json && files.size() > 1 && !quiet) {
     std::printf("%zu checked, %zu ok, %d failed\n", files.size(), files.size() - static_cast<size_t>(failed), failed);
   }
-  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+  return status;
 }
 
 registration json_check{{"json", "check", "FILE... [--load read|mmap|prewarm] [--max-depth N] [--max-bytes N] [--json] [--quiet]",

@@ -61,8 +61,30 @@ std::vector<std::string> arguments::positional() {
   return out;
 }
 
+int exit_code_for(quire::error_code code) noexcept {
+  switch (code) {
+    case error_code::OK:
+      return EXIT_OK;
+    case error_code::INVALID_ARGUMENT:
+    case error_code::INVALID_QUERY:
+    case error_code::NO_SUCH_COLUMN:
+    case error_code::INVALID_FHIRPATH:
+    case error_code::UNKNOWN_FUNCTION:
+    case error_code::FHIRPATH_TYPE_ERROR:
+    case error_code::INVALID_VIEW:
+      return EXIT_USAGE;
+    default:
+      return EXIT_BAD_INPUT;
+  }
+}
+
 void print_error(std::string_view file, const quire::error &e) {
   std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(file.size()), file.data(), e.describe().c_str());
+}
+
+int fail(std::string_view file, const quire::error &e) {
+  print_error(file, e);
+  return exit_code_for(e.code);
 }
 
 int usage_error(std::string_view command, std::string_view message) {
@@ -86,7 +108,8 @@ void print_help(FILE *out) {
     std::fprintf(out, "  quire %s %.*s\n        %.*s\n", name.c_str(), static_cast<int>(c.usage.size()), c.usage.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
-  std::fputs("  quire --help\n        Print this help.\n\nExit codes: 0 success, 1 bad input, 2 bad usage.\n", out);
+  std::fputs("  quire --help\n        Print this help.\n\nExit codes: 0 success, 1 bad input, 2 bad usage (options, or a query, filter or\n"
+             "expression that names no such column, does not parse or does not type-check).\n", out);
 }
 
 int run_version(arguments &args) {

@@ -18,12 +18,11 @@ int run_stats(arguments &args) {
   if (files.empty()) return usage_error("ndjson stats", "needs at least one FILE");
   ndjson::options opts;
   opts.continue_on_error = keep_going;
-  int failed = 0;
+  int status = EXIT_OK;
   for (const auto &file : files) {
     auto source = native::open_file(file, {.mode = native::load_mode::mmap});
     if (!source) {
-      print_error(file, source.error());
-      ++failed;
+      status = worse_exit(status, fail(file, source.error()));
       continue;
     }
     auto visit = [&](const ndjson::line_result &l) {
@@ -38,12 +37,12 @@ int run_stats(arguments &args) {
     };
     auto r = ndjson::read_all(*source.value(), visit, opts);
     if (!r) {
-      print_error(file, r.error());
-      ++failed;
+      status = worse_exit(status, fail(file, r.error()));
       continue;
     }
     const auto &s = r.value();
-    if (s.bad_lines || s.invalid_resources) ++failed;
+    // A bad line (--continue) or an invalid resource makes the file bad input, whatever else read well.
+    if (s.bad_lines || s.invalid_resources) status = worse_exit(status, EXIT_BAD_INPUT);
     if (as_json) {
       std::string line = "{\"file\":";
       json::append_quoted(line, file);
@@ -69,7 +68,7 @@ int run_stats(arguments &args) {
       for (const auto &[type, count] : s.by_type) std::printf("  %s %llu\n", type.c_str(), static_cast<unsigned long long>(count));
     }
   }
-  return failed ? EXIT_BAD_INPUT : EXIT_OK;
+  return status;
 }
 
 registration ndjson_stats{{"ndjson", "stats", "FILE... [--json] [--continue] [--issues]",

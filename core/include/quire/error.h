@@ -1,61 +1,43 @@
 // quire/error.h — the error type every quire call returns instead of throwing.
 //
 // Core never throws. A call that can fail returns quire::result<T> (see result.h): a value or a
-// quire::error. Error codes are stable: once released, a code keeps its name and its meaning.
+// quire::error. Error codes are stable: once released, a code keeps its name, its value and its
+// meaning (the list is quire/error_list.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace quire {
 
-/// Why a quire call failed. Each value is stable once released; new values are only appended.
+/// Why a quire call failed. The codes, their fixed values and one line on each are in
+/// quire/error_list.h: that list IS the documentation of every code (read each code's line there,
+/// or call error_meaning()). This enum, error_name(), the wasm module's list and the TypeScript
+/// ErrorCode type are all generated from it. A value is pinned once released
+/// (tests/data/error_codes.tsv checks it); new codes are only appended.
 enum class error_code : uint16_t {
-  OK = 0,                       ///< no error
-  // --- input and platform ---
-  IO_ERROR,                     ///< the operating system refused a read, open or write
-  FILE_NOT_FOUND,               ///< no file at the given path
-  NOT_A_FILE,                   ///< the path names a directory or another non-regular file
-  EMPTY_INPUT,                  ///< the input holds no bytes (or only whitespace) where a value was expected
-  OUT_OF_MEMORY,                ///< an allocation failed
-  OUT_OF_RANGE,                 ///< a read past the end of a byte source
-  INVALID_ARGUMENT,             ///< the caller passed an option or argument that cannot be used
-  // --- limits (hostile input costs a bounded amount) ---
-  MAX_DEPTH_EXCEEDED,           ///< nesting deeper than the limit's max_depth
-  DOCUMENT_TOO_LARGE,           ///< the input is larger than the limit's max_document_bytes
-  LINE_TOO_LONG,                ///< a line is longer than the limit's max_line_bytes
-  // --- JSON ---
-  INVALID_JSON,                 ///< the bytes are not JSON (structure: brackets, commas, colons, atoms)
-  INVALID_UTF8,                 ///< the bytes are not valid UTF-8
-  INVALID_STRING,               ///< a string has a bad escape, an unescaped control character or no end
-  INVALID_NUMBER,               ///< a number does not follow JSON's number grammar
-  TRAILING_CONTENT,             ///< something other than whitespace follows the document's value
-  WRONG_TYPE,                   ///< a value was read as a type it does not have (a number as a string...)
-  NO_SUCH_KEY,                  ///< an object has no member with that key (only where absence is an error)
-  // --- FHIR ---
-  UNKNOWN_ELEMENT,              ///< an element not defined for the resource or type (strict mode)
-  INVALID_RESOURCE,             ///< a resource that breaks FHIR's rules (missing resourceType...)
-  // --- HL7 v2 ---
-  INVALID_HL7,                  ///< the bytes are not an HL7 v2 message (no MSH, bad delimiters...)
-  INVALID_ESCAPE,               ///< an HL7 v2 escape sequence that is unknown or unterminated (strict mode)
-  FRAME_TOO_LARGE,              ///< an MLLP frame larger than the decoder's max_frame_bytes
-  // --- the .quire format ---
-  NOT_A_QUIRE_FILE,             ///< the magic bytes are wrong
-  UNSUPPORTED_VERSION,          ///< the file's format version is newer than this reader
-  CORRUPT_FILE,                 ///< the footer or directory is inconsistent (offsets past the end, absurd counts)
-  CORRUPT_BLOCK,                ///< a block's checksum does not match its bytes
-  WRONG_KEY,                    ///< a key of the wrong type or a column that does not exist
-  INVALID_CSV,                  ///< ragged rows or bad quoting in CSV input
-  SCHEMA_MISMATCH,              ///< a value does not fit its column's type
-  INVALID_QUERY,                ///< a query expression that cannot be parsed or planned
-  TOO_MANY_CONTAINED,           ///< a FHIR resource holds more contained resources than the limit's max_contained
-  NO_SUCH_COLUMN = 32,          ///< a query, filter, projection, order, aggregate, sort or index names a column the table does not have
-  NUMERIC_OVERFLOW = 37,        ///< an exact result (a decimal sum or average) needs more digits than its limit allows
+#define QUIRE_ERROR_CODE(NAME, VALUE, DOC) NAME = VALUE,
+#include "quire/error_list.h"
+#undef QUIRE_ERROR_CODE
 };
 
-/// The stable UPPER_SNAKE name of a code ("MAX_DEPTH_EXCEEDED"); "UNKNOWN" for a value out of range.
+/// Every code, in the list's order (ascending values).
+inline constexpr error_code ALL_ERROR_CODES[] = {
+#define QUIRE_ERROR_CODE(NAME, VALUE, DOC) error_code::NAME,
+#include "quire/error_list.h"
+#undef QUIRE_ERROR_CODE
+};
+
+/// The stable UPPER_SNAKE name of a code ("MAX_DEPTH_EXCEEDED"); "UNKNOWN" for a value not in the list.
 std::string_view error_name(error_code code) noexcept;
+
+/// The list's one line on what a code means; "" for a value not in the list.
+std::string_view error_meaning(error_code code) noexcept;
+
+/// The code named `name` (exactly, e.g. "INVALID_JSON"); nullopt for a name not in the list.
+std::optional<error_code> parse_error_name(std::string_view name) noexcept;
 
 /// What went wrong and where. `offset` is a byte offset into the input (or NO_OFFSET); `line` and
 /// `column` are 1-based and 0 when unknown; `path` is a location like `Bundle.entry[3].resource`
@@ -73,7 +55,9 @@ struct error {
   error() = default;
   error(error_code c, std::string msg, uint64_t off = NO_OFFSET) : code(c), message(std::move(msg)), offset(off) {}
 
-  /// One line for people: `CODE at offset N, line L, column C (path): message`.
+  /// One line for people: `CODE at offset N, line L, column C (path): message` (the parts that are
+  /// unknown are left out). The one formatter of an error: the CLI prints it after `FILE: `, the wasm
+  /// error record carries it as `text` and QuireError uses it as its message.
   std::string describe() const;
 };
 

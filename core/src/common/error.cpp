@@ -6,44 +6,31 @@ namespace quire {
 
 std::string_view error_name(error_code code) noexcept {
   switch (code) {
-#define QUIRE_NAME(c) case error_code::c: return #c;
-    QUIRE_NAME(OK)
-    QUIRE_NAME(IO_ERROR)
-    QUIRE_NAME(FILE_NOT_FOUND)
-    QUIRE_NAME(NOT_A_FILE)
-    QUIRE_NAME(EMPTY_INPUT)
-    QUIRE_NAME(OUT_OF_MEMORY)
-    QUIRE_NAME(OUT_OF_RANGE)
-    QUIRE_NAME(INVALID_ARGUMENT)
-    QUIRE_NAME(MAX_DEPTH_EXCEEDED)
-    QUIRE_NAME(DOCUMENT_TOO_LARGE)
-    QUIRE_NAME(LINE_TOO_LONG)
-    QUIRE_NAME(INVALID_JSON)
-    QUIRE_NAME(INVALID_UTF8)
-    QUIRE_NAME(INVALID_STRING)
-    QUIRE_NAME(INVALID_NUMBER)
-    QUIRE_NAME(TRAILING_CONTENT)
-    QUIRE_NAME(WRONG_TYPE)
-    QUIRE_NAME(NO_SUCH_KEY)
-    QUIRE_NAME(UNKNOWN_ELEMENT)
-    QUIRE_NAME(INVALID_RESOURCE)
-    QUIRE_NAME(INVALID_HL7)
-    QUIRE_NAME(INVALID_ESCAPE)
-    QUIRE_NAME(FRAME_TOO_LARGE)
-    QUIRE_NAME(NOT_A_QUIRE_FILE)
-    QUIRE_NAME(UNSUPPORTED_VERSION)
-    QUIRE_NAME(CORRUPT_FILE)
-    QUIRE_NAME(CORRUPT_BLOCK)
-    QUIRE_NAME(WRONG_KEY)
-    QUIRE_NAME(INVALID_CSV)
-    QUIRE_NAME(SCHEMA_MISMATCH)
-    QUIRE_NAME(INVALID_QUERY)
-    QUIRE_NAME(TOO_MANY_CONTAINED)
-    QUIRE_NAME(NO_SUCH_COLUMN)
-    QUIRE_NAME(NUMERIC_OVERFLOW)
-#undef QUIRE_NAME
+#define QUIRE_ERROR_CODE(NAME, VALUE, DOC) \
+  case error_code::NAME:                   \
+    return #NAME;
+#include "quire/error_list.h"
+#undef QUIRE_ERROR_CODE
   }
   return "UNKNOWN";
+}
+
+std::string_view error_meaning(error_code code) noexcept {
+  switch (code) {
+#define QUIRE_ERROR_CODE(NAME, VALUE, DOC) \
+  case error_code::NAME:                   \
+    return DOC;
+#include "quire/error_list.h"
+#undef QUIRE_ERROR_CODE
+  }
+  return "";
+}
+
+std::optional<error_code> parse_error_name(std::string_view name) noexcept {
+  // A linear scan: the list is short and a name is parsed rarely (once per record crossing a boundary).
+  for (error_code code : ALL_ERROR_CODES)
+    if (error_name(code) == name) return code;
+  return std::nullopt;
 }
 
 std::string error::describe() const {

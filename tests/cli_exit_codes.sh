@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The `quire` CLI's exit codes and error line (ctest cli_exit_codes, native only):
+# 0 success, 1 bad input, 2 bad usage or a mistake in a query the user typed.
+#   tests/cli_exit_codes.sh path/to/quire
+set -uo pipefail
+quire=$(realpath "${1:?usage: cli_exit_codes.sh path/to/quire}") || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+printf '[1, 2]\n' > good.json
+printf '[1,\n  2,]\n' > bad.json
+printf 'id,name\n1,a\n2,b\n' > people.csv
+
+failures=0
+# expect CODE DESCRIPTION -- COMMAND...: runs it, checks its exit code, keeps its stderr in $err.
+expect() {
+  local want=$1 what=$2
+  shift 3
+  err=$("$quire" "$@" 2>&1 >/dev/null)
+  local got=$?
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: $what: quire $* exited $got, expected $want"
+    echo "$err" | sed 's/^/  stderr: /'
+    failures=$((failures + 1))
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
+# line TEXT DESCRIPTION: the last command's stderr holds exactly the line TEXT.
+line() {
+  if ! grep -qxF -- "$1" <<<"$err"; then
+    echo "FAIL: $2: stderr has no line '$1':"
+    echo "$err" | sed 's/^/  stderr: /'
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 "a good file" -- json check good.json
+expect 1 "a file that is not JSON" -- json check bad.json
+line "bad.json: INVALID_JSON at offset 8, line 2, column 5: unexpected character or structure" "the error line is FILE: and core's describe()"
+expect 1 "a good file and a bad one" -- json check good.json bad.json
+expect 1 "a missing file" -- json check missing.json
+line "missing.json: FILE_NOT_FOUND: cannot open missing.json: No such file or directory" "a missing file's line"
+expect 2 "an unknown option" -- json check --bogus good.json
+expect 2 "an unknown command" -- nope
+expect 2 "no arguments" --
+expect 2 "an option without its number" -- json check --max-depth many good.json
+expect 2 "a bad ACK code" -- hl7 ack --code ZZ good.json
+expect 0 "a conversion" -- convert people.csv people.quire
+expect 2 "a --where that does not parse" -- query people.quire --where "id =="
+expect 2 "a --where naming no such column" -- query people.quire --where "nope = 1"
+line "people.quire: NO_SUCH_COLUMN: no column named 'nope'" "an unknown column's line"
+expect 2 "a --sum naming no such column" -- query people.quire --sum nope
+expect 2 "a --find naming no such column" -- query people.quire --find nope=1
+expect 2 "a --sort naming no such column" -- convert people.csv sorted.quire --sort nope
+expect 2 "a --find key the column cannot hold" -- query people.quire --find id=abc
+expect 1 "a .quire file that is not one" -- query good.json
+
+if ((failures)); then
+  echo "$failures failed"
+  exit 1
+fi
+echo "all passed"
