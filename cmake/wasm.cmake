@@ -8,6 +8,14 @@ set(QUIRE_WASM_MODULE_LINK_FLAGS
   --bind
   -O3
   -sALLOW_MEMORY_GROWTH=1
+  # Above 2GB this sets Emscripten's CAN_ADDRESS_2GB, and 3.1.6 then rewrites its own glue's heap
+  # accesses to unsigned addresses (the `unsignPointers` pass: HEAPU32[p >>> 2], subarray(p >>> 0)).
+  # Checked in 3.1.6's quire.mjs: Embind's std::string, UTF8ToString, readLatin1String and
+  # integer conversions (unsigned long arguments `>>> 0`, returns `<< 0 >>> 0`) are unsigned; the
+  # few signed shifts left (memory_view decoding, type lists) read the C++ stack or static data,
+  # which lie below 2^31. What the pass cannot see, the values wasm exports return (i32, signed in
+  # JS), the wrapper reads with `>>> 0` (js/src/module.ts). Growth on turns ABORTING_MALLOC off,
+  # so malloc returns 0 when memory cannot grow; dlmalloc never asks for 2 GiB or more at once.
   -sMAXIMUM_MEMORY=4GB
   -sMODULARIZE=1
   -sEXPORT_ES6=1

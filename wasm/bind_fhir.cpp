@@ -2,6 +2,9 @@
 // length, padded by the wrapper); results leave as one record of JSON texts, never value by value.
 #include <emscripten/bind.h>
 
+#include <algorithm>
+
+#include "../core/src/common/alloc.h"
 #include "bind_support.h"
 #include "quire/fhir.h"
 
@@ -58,6 +61,14 @@ fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, const
   auto r = quire::fhir::read(*source, make_options(opts));
   if (!r) {
     out.error = quire::wasm::to_record(r.error());
+    return out;
+  }
+  // write() reserves the input's size (half again when pretty) and Embind copies the text once
+  // more into a fresh malloc to hand it to JS, whose failure 3.1.6 does not check: both must fit,
+  // or this is OUT_OF_MEMORY instead of an abort.
+  const uint64_t bound = length + (pretty ? length / 2 : 0);
+  if (bound >= quire::detail::PROBE_THRESHOLD && !quire::detail::can_allocate(static_cast<size_t>(std::min<uint64_t>(2 * bound, SIZE_MAX - 64)))) {
+    out.error = quire::wasm::to_record(quire::detail::out_of_memory(2 * bound, "the written resource"));
     return out;
   }
   out.text = quire::fhir::write(r.value(), {.pretty = pretty});

@@ -14,7 +14,9 @@ class heap_probe final : public memory_probe {
   memory_reading read() const override {
     memory_reading m;
     struct mallinfo mi = ::mallinfo();
-    m.heap_bytes = static_cast<uint64_t>(mi.uordblks);
+    // Emscripten's <malloc.h> declares the fields int while dlmalloc fills them from its 32-bit
+    // size_t: past 2 GiB in use the int is negative, so it is read back as the unsigned it was.
+    m.heap_bytes = static_cast<uint32_t>(mi.uordblks);
     m.heap_capacity_bytes = emscripten_get_heap_size();
     m.resident_bytes = m.heap_capacity_bytes;
     m.anonymous_bytes = m.heap_capacity_bytes;

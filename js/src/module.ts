@@ -79,6 +79,50 @@ const encoder = new TextEncoder();
 export const INPUT_PADDING = 64;
 
 /**
+ * The most a wasm32 heap can address (MAXIMUM_MEMORY=4GB in cmake/wasm.cmake; Emscripten 3.1.6
+ * stops one 64 KiB page short of it). A request above this cannot be met, and must not be passed
+ * to `_malloc` at all: its size_t argument is 32 bits, so 2^32 + 10 would wrap to 10 bytes.
+ */
+export const MAX_HEAP_BYTES = 2 ** 32 - 65536;
+
+/**
+ * @internal `_malloc(size)` as an unsigned address, or a QuireError OUT_OF_MEMORY (naming `what`)
+ * when the heap cannot give it. wasm exports return i32, which JS reads as signed: an address at
+ * or above 2^31 comes back negative, and every view made with it throws RangeError (`offset is
+ * out of bounds`). `>>> 0` gives the real address. With memory growth on, Emscripten's malloc
+ * returns 0 when memory cannot grow (ABORTING_MALLOC is off), and nothing has changed in the heap.
+ */
+export function allocate(m: QuireModule, size: number, what: string): number {
+  if (!Number.isSafeInteger(size) || size < 0 || size + HEAP_HEADROOM > MAX_HEAP_BYTES) throw outOfMemory(size, what);
+  // Asked with headroom first, then freed and asked again without: dlmalloc (single-threaded,
+  // never trimming) serves the second request from the chunk the first one freed, and at least
+  // HEAP_HEADROOM bytes stay free above it for the call's own small allocations, which core makes
+  // with operator new and which abort the module when they fail (core/src/common/alloc.h).
+  const probe = m._malloc(size + HEAP_HEADROOM) >>> 0;
+  if (probe === 0) throw outOfMemory(size, what);
+  m._free(probe);
+  const pointer = m._malloc(size) >>> 0;
+  if (pointer === 0) throw outOfMemory(size, what);
+  return pointer;
+}
+
+/**
+ * Bytes left free after each input copy: what a call's small allocations (records, strings,
+ * directories) need, so that the heap runs out at a copy, which is a QuireError, and not inside
+ * core, where a small allocation that fails aborts the module.
+ */
+export const HEAP_HEADROOM = 16 * 1024 * 1024;
+
+function outOfMemory(size: number, what: string): QuireError {
+  return new QuireError('OUT_OF_MEMORY', `OUT_OF_MEMORY: cannot allocate ${size} bytes in the wasm heap for ${what} (it holds at most 4 GB)`);
+}
+
+/** @internal A pointer or size that a binding returned, as the unsigned number it is (see allocate()). */
+export function unsigned(value: number): number {
+  return value >>> 0;
+}
+
+/**
  * @internal Copies `input` into the wasm heap (one copy, zero padding after it) and calls `fn`
  * with its pointer and length. The copy is freed afterwards unless `fn` takes it (returns true
  * from `keep`).
@@ -90,14 +134,13 @@ export function withInput<T>(input: Input, fn: (pointer: number, length: number)
   else if (input instanceof ArrayBuffer) bytes = new Uint8Array(input);
   else if (input instanceof Uint8Array) bytes = input;
   else throw new TypeError('quire: input must be a Uint8Array, an ArrayBuffer or a string');
-  const pointer = m._malloc(bytes.length + INPUT_PADDING);
-  if (!pointer) throw new QuireError('OUT_OF_MEMORY', `OUT_OF_MEMORY: cannot place ${bytes.length} bytes in the wasm heap`);
-  // Views of wasm memory go stale when it grows: take HEAPU8 after the allocation.
-  const heap = m.HEAPU8;
-  heap.set(bytes, pointer);
-  heap.fill(0, pointer + bytes.length, pointer + bytes.length + INPUT_PADDING);
+  const pointer = allocate(m, bytes.length + INPUT_PADDING, `${bytes.length} bytes of input`);
   let kept = false;
   try {
+    // Views of wasm memory go stale when it grows: take HEAPU8 after the allocation.
+    const heap = m.HEAPU8;
+    heap.set(bytes, pointer);
+    heap.fill(0, pointer + bytes.length, pointer + bytes.length + INPUT_PADDING);
     const result = fn(pointer, bytes.length);
     kept = keep ? keep(result) : false;
     return result;

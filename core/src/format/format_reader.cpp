@@ -4,6 +4,7 @@
 // and the open options before anything is allocated.
 #include <algorithm>
 
+#include "../common/alloc.h"
 #include "format_file.h"
 
 namespace quire::format {
@@ -49,7 +50,7 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
   if (!whole.empty() && whole.size() == size) {
     stored = whole.subspan(static_cast<size_t>(ref.offset), ref.stored_length);
   } else {
-    stored_copy.resize(ref.stored_length);
+    if (auto a = quire::detail::resize_or_oom(stored_copy, ref.stored_length, what); !a) return std::move(a).error();
     auto r = read_range(*source, ref.offset, stored_copy);
     if (!r) return std::move(r).error();
     stored = stored_copy;
@@ -63,8 +64,10 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
     case fetch_kind::footer: break;
   }
   if (options.verify_checksums && crc32c(stored) != ref.crc) return corrupt_block("checksum mismatch", what, ref.offset);
+  // Pages are bounded by max_page_bytes, but many large pages held open (or one large file) can
+  // still exhaust the wasm heap: the decoded page is OUT_OF_MEMORY then, not an abort.
   std::vector<uint8_t> out;
-  out.resize(size_t{ref.raw_length} + DECODE_PADDING);
+  if (auto a = quire::detail::resize_or_oom(out, uint64_t{ref.raw_length} + DECODE_PADDING, what); !a) return std::move(a).error();
   if (ref.compression == COMPRESSION_NONE) {
     if (ref.raw_length) std::memcpy(out.data(), stored.data(), ref.raw_length);
     return out;
@@ -372,7 +375,8 @@ result<file> open_impl(std::unique_ptr<file::impl> f, file (*make)(std::unique_p
     return corrupt_file("the footer's offset and length do not fit the file", "footer", size - TAIL_SIZE);
   }
   f->footer_offset = footer_offset;
-  std::vector<uint8_t> footer(footer_length);
+  std::vector<uint8_t> footer;
+  if (auto a = quire::detail::resize_or_oom(footer, footer_length, "footer"); !a) return std::move(a).error();
   r = src.read_at(footer_offset, footer);
   if (!r) return std::move(r).error();
   f->counters.bytes += HEADER_SIZE + TAIL_SIZE + footer_length;

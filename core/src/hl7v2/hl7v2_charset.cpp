@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../common/alloc.h"
 #include "hl7v2_internal.h"
 
 namespace quire::hl7v2 {
@@ -66,8 +67,9 @@ charset charset_from_name(std::string_view name) noexcept {
 
 result<std::string> decode_text(std::string_view text, charset cs, bool strict) {
   std::string out;
+  // A value can be as large as the message: its copy is OUT_OF_MEMORY when the heap cannot hold it.
   if (cs == charset::ISO_8859_1) {
-    out.reserve(text.size());
+    if (auto r = quire::detail::reserve_or_oom(out, text.size(), "a decoded value"); !r) return std::move(r).error();
     for (const char c : text) {
       const auto u = static_cast<unsigned char>(c);
       if (u < 0x80) {
@@ -86,9 +88,14 @@ result<std::string> decode_text(std::string_view text, charset cs, bool strict) 
     if (len == 0) break;
     i += len;
   }
-  if (i == text.size()) return std::string(text);
+  if (i == text.size()) {
+    // Exactly the size: a short value stays in the string's inline buffer, as std::string(text) would.
+    if (auto r = quire::detail::reserve_or_oom(out, text.size(), "a decoded value"); !r) return std::move(r).error();
+    out.assign(text);
+    return out;
+  }
   if (strict) return quire::error(error_code::INVALID_UTF8, "invalid UTF-8 byte in a value", i);
-  out.reserve(text.size() + 16);
+  if (auto r = quire::detail::reserve_or_oom(out, text.size() + 16, "a decoded value"); !r) return std::move(r).error();
   out.append(text.substr(0, i));
   while (i < text.size()) {
     const size_t len = utf8_sequence_length(text, i);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "../common/alloc.h"
 #include "json_internal.h"
 
 #define QUIRE_KERNEL_FN(name) baseline_##name
@@ -91,8 +92,14 @@ result<document> parse_padded(std::string_view input, size_t padding, const limi
   // unfaulted pages on every call past its mmap threshold: a 4x input cost 25x natively).
   // Unescaped strings are never longer than the input; every tape entry but the root is preceded
   // by one of , : [ { — counting them (strings included, so an upper bound) costs one quick pass.
-  data->tape.reserve(tape_entries_bound(data->input));
-  data->strings.reserve(input.size());
+  // Both are sized from the input, so an allocation that fails is OUT_OF_MEMORY, not an abort
+  // (common/alloc.h).
+  if (auto r = quire::detail::reserve_or_oom(data->tape, tape_entries_bound(data->input), "the document's tape"); !r) {
+    return std::move(r).error();
+  }
+  if (auto r = quire::detail::reserve_or_oom(data->strings, input.size(), "the document's strings"); !r) {
+    return std::move(r).error();
+  }
   auto r = best_kernel().build(data->input, lim, *data);
   if (!r) return located(std::move(r).error(), input);
   return document(std::move(data));

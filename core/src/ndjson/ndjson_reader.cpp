@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../common/alloc.h"
 #include "quire/ndjson.h"
 
 namespace quire::ndjson {
@@ -123,6 +124,17 @@ result<void> reader::feed(std::string_view chunk, const line_callback &visit) {
       if (nl) discarding_ = false;
       if (!r) return r;
       continue;
+    }
+    if (!nl || !pending_.empty()) {
+      // A line split across chunks grows up to max_line_bytes: a heap that cannot hold it stops
+      // the stream with OUT_OF_MEMORY rather than aborting.
+      if (auto g = quire::detail::grow_or_oom(pending_, line_length, "a line split across chunks"); !g) {
+        quire::error e = std::move(g).error();
+        e.offset = pending_.empty() ? piece_offset : pending_offset_;
+        stopped_ = true;
+        stop_error_ = e;
+        return e;
+      }
     }
     if (!nl) {
       if (pending_.empty()) pending_offset_ = piece_offset;
