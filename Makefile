@@ -14,8 +14,8 @@ FUZZ := build/fuzz
 CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean \
-        bench bench-quick scaling bench-base report test-bench-smoke
+.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke fuzz-merge \
+        format format-check clean bench bench-quick scaling bench-base report test-bench-smoke
 
 all: native js
 
@@ -74,9 +74,58 @@ fuzz: bootstrap $(FUZZ)/build.ninja
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=10
 
-# Every test: the Catch2 suite native and in wasm (under Node), the fuzz corpora replayed, the
-# same suite under ASan+UBSan, a short run of every fuzzer, and the npm package's tests in Node
-# and in headless Chromium (including the packed tarball).
+# Grows the saved corpora: runs each target FUZZ_SECONDS (niced, one at a time) from its corpus,
+# then minimizes corpus and finds with -merge=1 into a fresh folder, which becomes
+# tests/fuzz/corpus/<target>. Hand-written seeds (any name that is not libFuzzer's 40-hex SHA-1)
+# are always kept; the rest is what adds coverage, each input at most FUZZ_MERGE_MAX_LEN bytes.
+FUZZ_MERGE_MAX_LEN ?= 4096
+fuzz-merge: bootstrap $(FUZZ)/build.ninja
+	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
+	for target in $(FUZZ_TARGETS); do \
+	  name=$${target%_fuzz}; corpus=tests/fuzz/corpus/$$name; work=$(FUZZ)/merge/$$name; \
+	  rm -rf $$work; mkdir -p $$work/found $$work/old $$work/new $$corpus; \
+	  for f in $$corpus/*; do \
+	    [ -f "$$f" ] || continue; \
+	    if [[ $$(basename "$$f") =~ ^[0-9a-f]{40}$$ ]]; then cp "$$f" $$work/old/; else cp "$$f" $$work/new/; fi; \
+	  done; \
+	  echo "fuzz-merge: $$target for $(FUZZ_SECONDS) s"; \
+	  nice $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
+	    -print_final_stats=1 $$work/found $$corpus 2>&1 | tail -n 12; \
+	  nice $(FUZZ)/tests/$$target -merge=1 -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
+	    $$work/new $$work/old $$work/found 2>&1 | tail -n 2; \
+	  rm -f $$corpus/*; cp $$work/new/* $$corpus/; \
+	  echo "fuzz-merge: $$corpus: $$(ls $$corpus | wc -l) files, $$(du -sk $$corpus | cut -f1) KiB"; \
+	done
+
+# Formatting: clang-format 14 (Debian bookworm's, installed by scripts/bootstrap) with the
+# repository's .clang-format, over every C++ source and header the project wrote (tracked or new
+# files under core/ native/ wasm/ tests/ bench/; never .deps, build output or node_modules).
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard -- core native wasm tests bench | \
+                 grep -E '\.(c|cc|cpp|h|hpp)$$' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done)
+define check_clang_format_version
+	@version=$$($(CLANG_FORMAT) --version 2>/dev/null | head -n 1 || true); \
+	if ! [[ "$$version" =~ clang-format\ version\ 14\. ]]; then \
+	  echo "make $@: needs clang-format 14.x (Debian bookworm's clang-format package; scripts/bootstrap installs it)," \
+	       "found: $${version:-no $(CLANG_FORMAT) on PATH}" >&2; \
+	  exit 1; \
+	fi
+endef
+
+format-check: bootstrap
+	$(check_clang_format_version)
+	@if ! $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES); then \
+	  echo "make format-check: the files above are not formatted as .clang-format says: run make format" >&2; exit 1; \
+	fi
+	@echo "make format-check: $(words $(FORMAT_FILES)) files formatted"
+
+format: bootstrap
+	$(check_clang_format_version)
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+# Every test: the formatting (format-check), the Catch2 suite native and in wasm (under Node),
+# the fuzz corpora replayed, the same suite under ASan+UBSan, a short run of every fuzzer, and the
+# npm package's tests in Node and in headless Chromium (including the packed tarball).
 # The same quick benchmark cases natively and in Node must compute equal checksums.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
@@ -85,7 +134,7 @@ test-bench-smoke: native js
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 
-test: test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke
+test: format-check test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke
 	@echo "make test: all suites passed"
 
 # Benchmarks: the same C++ cases natively, in Node and in headless Chromium; one reading each
