@@ -60,28 +60,34 @@ $(FUZZ)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIRE_FUZZ=ON -DQUIRE_TESTS=ON
 
 # Runs every libFuzzer target for FUZZ_SECONDS, starting from its saved corpus (new finds go to
-# build/fuzz/found/<target>, not into the repository).
+# build/fuzz/found/<target>, not into the repository), with tests/fuzz/<target>.dict if there is one.
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/*_fuzz.cpp)))
 fuzz: bootstrap $(FUZZ)/build.ninja
 	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
 	for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
 	  name=$${target%_fuzz}; mkdir -p $(FUZZ)/found/$$name; \
 	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  dict=tests/fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-	    $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
+	    $$dict $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
 	done
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=10
 
 # Grows the saved corpora: runs each target FUZZ_SECONDS (niced, one at a time) from its corpus,
-# then minimizes corpus and finds with -merge=1 into a fresh folder, which becomes
-# tests/fuzz/corpus/<target>. Hand-written seeds (any name that is not libFuzzer's 40-hex SHA-1)
-# are always kept; the rest is what adds coverage, each input at most FUZZ_MERGE_MAX_LEN bytes.
-FUZZ_MERGE_MAX_LEN ?= 4096
+# then measures corpus and finds with -merge=1 (the control file lists each input's coverage
+# features) and rebuilds tests/fuzz/corpus/<target> from them with tests/fuzz/pick_corpus.mjs:
+# every hand-written seed (a name that is not libFuzzer's 40-hex SHA-1), then greedily the inputs
+# that add the most coverage, within FUZZ_CORPUS_MAX_FILES files and FUZZ_CORPUS_MAX_BYTES bytes,
+# each at most FUZZ_MERGE_MAX_LEN bytes. A target that fails keeps its corpus; the input is kept
+# under build/fuzz/merge/<target>/.
+FUZZ_MERGE_MAX_LEN ?= 8192
+FUZZ_CORPUS_MAX_FILES ?= 60
+FUZZ_CORPUS_MAX_BYTES ?= 204800
 fuzz-merge: bootstrap $(FUZZ)/build.ninja
 	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
-	for target in $(FUZZ_TARGETS); do \
+	failed=""; for target in $(FUZZ_TARGETS); do \
 	  name=$${target%_fuzz}; corpus=tests/fuzz/corpus/$$name; work=$(FUZZ)/merge/$$name; \
 	  rm -rf $$work; mkdir -p $$work/found $$work/old $$work/new $$corpus; \
 	  for f in $$corpus/*; do \
@@ -89,13 +95,21 @@ fuzz-merge: bootstrap $(FUZZ)/build.ninja
 	    if [[ $$(basename "$$f") =~ ^[0-9a-f]{40}$$ ]]; then cp "$$f" $$work/old/; else cp "$$f" $$work/new/; fi; \
 	  done; \
 	  echo "fuzz-merge: $$target for $(FUZZ_SECONDS) s"; \
-	  nice $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
-	    -print_final_stats=1 $$work/found $$corpus 2>&1 | tail -n 12; \
-	  nice $(FUZZ)/tests/$$target -merge=1 -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
-	    $$work/new $$work/old $$work/found 2>&1 | tail -n 2; \
-	  rm -f $$corpus/*; cp $$work/new/* $$corpus/; \
-	  echo "fuzz-merge: $$corpus: $$(ls $$corpus | wc -l) files, $$(du -sk $$corpus | cut -f1) KiB"; \
-	done
+	  dict=tests/fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
+	  if ! nice $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$$work/ $$dict $$work/found $$corpus >$$work/run.log 2>&1; then \
+	    tail -n 40 $$work/run.log; echo "fuzz-merge: $$target FAILED: the input is in $$work (crash-*, leak-*, timeout-*...)"; \
+	    failed="$$failed $$target"; continue; \
+	  fi; \
+	  tail -n 6 $$work/run.log; \
+	  mkdir -p $$work/scratch; \
+	  nice $(FUZZ)/tests/$$target -merge=1 -merge_control_file=$$work/control -max_len=$(FUZZ_MERGE_MAX_LEN) \
+	    -rss_limit_mb=2048 $$work/scratch $$work/new $$work/old $$work/found >$$work/merge.log 2>&1; \
+	  tail -n 1 $$work/merge.log; \
+	  node tests/fuzz/pick_corpus.mjs --control $$work/control --out $$corpus \
+	    --max-files $(FUZZ_CORPUS_MAX_FILES) --max-bytes $(FUZZ_CORPUS_MAX_BYTES); \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz-merge: failures in$$failed (their corpora are unchanged)" >&2; exit 1; fi
 
 # Formatting: clang-format 14 (Debian bookworm's, installed by scripts/bootstrap) with the
 # repository's .clang-format, over every C++ source and header the project wrote (tracked or new
