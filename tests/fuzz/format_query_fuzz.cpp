@@ -94,8 +94,9 @@ struct prng {
 
 // Decimal texts whose doubles all differ, so that the least and the greatest have one spelling
 // whatever the row order.
-const char *const DECIMALS[] = {"0.700", "12.5", "-3.14159265358979323846", "100", "0.1",
-                                "99999999999999999999.5", "-0.001", "42", "7.25", "1234567890.123456789"};
+const char *const DECIMALS[] = {
+    "0.700", "12.5", "-3.14159265358979323846", "100", "0.1", "99999999999999999999.5", "-0.001",
+    "42",    "7.25", "1234567890.123456789"};
 const char *const WORDS[] = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
 const char *const SYLLABLES[] = {"ok", "af", "or", "an", "ka", "mi", "zu", "re", "lo", "ti", "\xc3\xa9", "'"};
 
@@ -132,7 +133,9 @@ std::vector<row> make_rows() {
     }
     x.ts = 1600000000000000LL + (i / 3) * 3600000000LL;  // repeats: ties keep input order
     if (!g.chance(15)) x.seen = 1500000000000000LL + g.in(0, 100000) * 1000003LL;
-    if (!g.chance(30)) x.j = g.chance(50) ? "{\"k\":" + std::to_string(g.in(0, 9)) + "}" : "[1,\"" + std::string(WORDS[g.next() % 8]) + "\"]";
+    if (!g.chance(30))
+      x.j = g.chance(50) ? "{\"k\":" + std::to_string(g.in(0, 9)) + "}"
+                         : "[1,\"" + std::string(WORDS[g.next() % 8]) + "\"]";
     rows.push_back(std::move(x));
   }
   return rows;
@@ -148,8 +151,9 @@ std::vector<uint8_t> write_table(const std::vector<row> &rows, write_options o) 
   auto text = [](const std::optional<std::string> &v) { return v ? cell::text(*v) : cell::null(); };
   auto integer = [](const std::optional<int64_t> &v) { return v ? cell::of(*v) : cell::null(); };
   for (const auto &x : rows) {
-    cells = {cell::of(x.id),  integer(x.n),  integer(x.big), x.r ? cell::of(*x.r) : cell::null(), text(x.d), text(x.s),
-             text(x.t),       x.b ? cell::of(*x.b) : cell::null(), text(x.day), cell::of(x.ts), integer(x.seen), text(x.j)};
+    cells = {cell::of(x.id), integer(x.n),   integer(x.big),  x.r ? cell::of(*x.r) : cell::null(),
+             text(x.d),      text(x.s),      text(x.t),       x.b ? cell::of(*x.b) : cell::null(),
+             text(x.day),    cell::of(x.ts), integer(x.seen), text(x.j)};
     if (auto a = w.value()->append_row(cells); !a) fail(("append_row: " + a.error().describe()).c_str(), "");
   }
   if (auto n = w.value()->finish(); !n) fail(("finish: " + n.error().describe()).c_str(), "");
@@ -171,9 +175,10 @@ struct tables {
     same_order_bytes = write_table(rows, a);
     write_options b;
     b.sorted_by = "n";
-    b.indexes = {{"id", index_kind::hash},  {"n", index_kind::hash},    {"s", index_kind::sorted}, {"t", index_kind::text},
-                 {"d", index_kind::sorted}, {"ts", index_kind::sorted}, {"day", index_kind::hash}, {"big", index_kind::sorted},
-                 {"s", index_kind::text},   {"r", index_kind::hash}};
+    b.indexes = {{"id", index_kind::hash},  {"n", index_kind::hash},     {"s", index_kind::sorted},
+                 {"t", index_kind::text},   {"d", index_kind::sorted},   {"ts", index_kind::sorted},
+                 {"day", index_kind::hash}, {"big", index_kind::sorted}, {"s", index_kind::text},
+                 {"r", index_kind::hash}};
     reordered_bytes = write_table(rows, b);
     plain.emplace(open(plain_bytes));
     same_order.emplace(open(same_order_bytes));
@@ -200,11 +205,13 @@ std::optional<int> compare(const row &x, size_t column, const value &v) {
   auto integer = [&](int64_t c) -> std::optional<int> {
     if (v.k == value::kind::integer) return sign(c, v.i);
     // long double holds every int64 and every double exactly (x86 and wasm alike).
-    if (v.k == value::kind::real && !std::isnan(v.d)) return sign(static_cast<long double>(c), static_cast<long double>(v.d));
+    if (v.k == value::kind::real && !std::isnan(v.d))
+      return sign(static_cast<long double>(c), static_cast<long double>(v.d));
     return std::nullopt;
   };
   auto real = [&](double c) -> std::optional<int> {
-    if (v.k == value::kind::integer && v.i <= (int64_t{1} << 53) && v.i >= -(int64_t{1} << 53)) return sign(c, static_cast<double>(v.i));
+    if (v.k == value::kind::integer && v.i <= (int64_t{1} << 53) && v.i >= -(int64_t{1} << 53))
+      return sign(c, static_cast<double>(v.i));
     if (v.k == value::kind::real && !std::isnan(v.d)) return sign(c, v.d);
     return std::nullopt;
   };
@@ -228,7 +235,8 @@ std::optional<int> compare(const row &x, size_t column, const value &v) {
       if (v.k != value::kind::text || s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
       for (size_t k : {0, 1, 2, 3, 5, 6, 8, 9})
         if (s[k] < '0' || s[k] > '9') return std::nullopt;
-      int y = std::atoi(s.substr(0, 4).c_str()), m = std::atoi(s.substr(5, 2).c_str()), dd = std::atoi(s.substr(8, 2).c_str());
+      int y = std::atoi(s.substr(0, 4).c_str()), m = std::atoi(s.substr(5, 2).c_str()),
+          dd = std::atoi(s.substr(8, 2).c_str());
       bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
       if (m < 1 || m > 12 || dd < 1 || dd > DAYS[m - 1] || (m == 2 && dd == 29 && !leap)) return std::nullopt;
       return sign(x.day->compare(s), 0);
@@ -280,7 +288,8 @@ bool eval(const filter &f, const row &x, bool &undecided) {
   if (f.o == op::is_not_null) return !null;
   if (f.values.empty()) return undecided = true;
   for (const auto &v : f.values)
-    if (v.k == value::kind::null_value && !((f.o == op::eq || f.o == op::ne) && f.values.size() == 1)) return undecided = true;
+    if (v.k == value::kind::null_value && !((f.o == op::eq || f.o == op::ne) && f.values.size() == 1))
+      return undecided = true;
   if (f.values[0].k == value::kind::null_value) return f.o == op::eq ? null : !null;  // `= null`, `!= null`
   if (null) return false;
   auto cmp = [&](const value &v) {
@@ -336,10 +345,12 @@ std::optional<uint64_t> number_after(const std::string &json, std::string_view k
 }
 
 bool same_aggregate(const aggregate_result &a, const aggregate_result &b) {
-  auto close = [](double x, double y) { return x == y || std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y)); };
+  auto close = [](double x, double y) {
+    return x == y || std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+  };
   return a.rows == b.rows && a.count == b.count && a.integer_sum_exact == b.integer_sum_exact &&
-         (!a.integer_sum_exact || a.integer_sum == b.integer_sum) && a.min_json == b.min_json && a.max_json == b.max_json &&
-         close(a.sum, b.sum) && close(a.avg, b.avg);
+         (!a.integer_sum_exact || a.integer_sum == b.integer_sum) && a.min_json == b.min_json &&
+         a.max_json == b.max_json && close(a.sum, b.sum) && close(a.avg, b.avg);
 }
 
 struct answer {
@@ -379,10 +390,12 @@ void check(tables &t, const query &q, std::string_view column, std::string_view 
     if (a->rows->count != expected) fail("query returns another number of rows than count(where) gives", input);
     if (lines(a->rows->json).size() != a->rows->count) fail("row_set.count differs from its lines", input);
     if (a->aggregate && a->aggregate->rows != matched) fail("aggregate(where).rows differs from count(where)", input);
-    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate)) fail("aggregate differs between the files", input);
+    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate))
+      fail("aggregate differs between the files", input);
     if (a->explain && whole) {
       auto m = number_after(*a->explain, "rows_matched"), r = number_after(*a->explain, "rows_returned");
-      if (!m || *m != matched || !r || *r != expected) fail("explain's rows_matched/rows_returned differ from count", input);
+      if (!m || *m != matched || !r || *r != expected)
+        fail("explain's rows_matched/rows_returned differ from count", input);
     }
   }
   if (same_order.rows->json != plain.rows->json) fail("the indexed file in the same order returns other rows", input);
