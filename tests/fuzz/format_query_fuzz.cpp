@@ -344,13 +344,16 @@ std::optional<uint64_t> number_after(const std::string &json, std::string_view k
   return std::strtoull(json.c_str() + at + key.size() + 3, nullptr, 10);
 }
 
-bool same_aggregate(const aggregate_result &a, const aggregate_result &b) {
+/// `sums_too`: also the sums. Sums of the `big` column (int64 extremes that overflow and cancel)
+/// depend on the order of the additions, so they are compared only between files in one order.
+bool same_aggregate(const aggregate_result &a, const aggregate_result &b, bool sums_too) {
   auto close = [](double x, double y) {
     return x == y || std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
   };
-  return a.rows == b.rows && a.count == b.count && a.integer_sum_exact == b.integer_sum_exact &&
-         (!a.integer_sum_exact || a.integer_sum == b.integer_sum) && a.min_json == b.min_json &&
-         a.max_json == b.max_json && close(a.sum, b.sum) && close(a.avg, b.avg);
+  if (a.rows != b.rows || a.count != b.count || a.min_json != b.min_json || a.max_json != b.max_json) return false;
+  if (!sums_too) return true;
+  return a.integer_sum_exact == b.integer_sum_exact && (!a.integer_sum_exact || a.integer_sum == b.integer_sum) &&
+         close(a.sum, b.sum) && close(a.avg, b.avg);
 }
 
 struct answer {
@@ -390,7 +393,8 @@ void check(tables &t, const query &q, std::string_view column, std::string_view 
     if (a->rows->count != expected) fail("query returns another number of rows than count(where) gives", input);
     if (lines(a->rows->json).size() != a->rows->count) fail("row_set.count differs from its lines", input);
     if (a->aggregate && a->aggregate->rows != matched) fail("aggregate(where).rows differs from count(where)", input);
-    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate))
+    const bool sums_too = a != &reordered || column != std::string_view("big");
+    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate, sums_too))
       fail("aggregate differs between the files", input);
     if (a->explain && whole) {
       auto m = number_after(*a->explain, "rows_matched"), r = number_after(*a->explain, "rows_returned");
