@@ -14,8 +14,8 @@ FUZZ := build/fuzz
 CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke clean \
-        bench bench-quick scaling bench-base report test-bench-smoke site test-site
+.PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke fuzz-merge \
+        format format-check clean bench bench-quick scaling bench-base report test-bench-smoke site test-site
 
 all: native js
 
@@ -61,23 +61,86 @@ $(FUZZ)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIRE_FUZZ=ON -DQUIRE_TESTS=ON
 
 # Runs every libFuzzer target for FUZZ_SECONDS, starting from its saved corpus (new finds go to
-# build/fuzz/found/<target>, not into the repository).
+# build/fuzz/found/<target>, not into the repository), with tests/fuzz/<target>.dict if there is one.
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/*_fuzz.cpp)))
 fuzz: bootstrap $(FUZZ)/build.ninja
 	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
 	for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
 	  name=$${target%_fuzz}; mkdir -p $(FUZZ)/found/$$name; \
 	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  dict=tests/fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-	    $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
+	    $$dict $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
 	done
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=10
 
-# Every test: the Catch2 suite native and in wasm (under Node), the fuzz corpora replayed, the
-# same suite under ASan+UBSan, a short run of every fuzzer, and the npm package's tests in Node
-# and in headless Chromium (including the packed tarball).
+# Grows the saved corpora: runs each target FUZZ_SECONDS (niced, one at a time) from its corpus,
+# then measures corpus and finds with -merge=1 (the control file lists each input's coverage
+# features) and rebuilds tests/fuzz/corpus/<target> from them with tests/fuzz/pick_corpus.mjs:
+# every hand-written seed (a name that is not libFuzzer's 40-hex SHA-1), then greedily the inputs
+# that add the most coverage, within FUZZ_CORPUS_MAX_FILES files and FUZZ_CORPUS_MAX_BYTES bytes,
+# each at most FUZZ_MERGE_MAX_LEN bytes. A target that fails keeps its corpus; the input is kept
+# under build/fuzz/merge/<target>/.
+FUZZ_MERGE_MAX_LEN ?= 8192
+FUZZ_CORPUS_MAX_FILES ?= 60
+FUZZ_CORPUS_MAX_BYTES ?= 204800
+fuzz-merge: bootstrap $(FUZZ)/build.ninja
+	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
+	failed=""; for target in $(FUZZ_TARGETS); do \
+	  name=$${target%_fuzz}; corpus=tests/fuzz/corpus/$$name; work=$(FUZZ)/merge/$$name; \
+	  rm -rf $$work; mkdir -p $$work/found $$work/old $$work/new $$corpus; \
+	  for f in $$corpus/*; do \
+	    [ -f "$$f" ] || continue; \
+	    if [[ $$(basename "$$f") =~ ^[0-9a-f]{40}$$ ]]; then cp "$$f" $$work/old/; else cp "$$f" $$work/new/; fi; \
+	  done; \
+	  echo "fuzz-merge: $$target for $(FUZZ_SECONDS) s"; \
+	  dict=tests/fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
+	  if ! nice $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MERGE_MAX_LEN) -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$$work/ $$dict $$work/found $$corpus >$$work/run.log 2>&1; then \
+	    tail -n 40 $$work/run.log; echo "fuzz-merge: $$target FAILED: the input is in $$work (crash-*, leak-*, timeout-*...)"; \
+	    failed="$$failed $$target"; continue; \
+	  fi; \
+	  tail -n 6 $$work/run.log; \
+	  mkdir -p $$work/scratch; \
+	  nice $(FUZZ)/tests/$$target -merge=1 -merge_control_file=$$work/control -max_len=$(FUZZ_MERGE_MAX_LEN) \
+	    -rss_limit_mb=2048 $$work/scratch $$work/new $$work/old $$work/found >$$work/merge.log 2>&1; \
+	  tail -n 1 $$work/merge.log; \
+	  node tests/fuzz/pick_corpus.mjs --control $$work/control --out $$corpus \
+	    --max-files $(FUZZ_CORPUS_MAX_FILES) --max-bytes $(FUZZ_CORPUS_MAX_BYTES); \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz-merge: failures in$$failed (their corpora are unchanged)" >&2; exit 1; fi
+
+# Formatting: clang-format 14 (Debian bookworm's, installed by scripts/bootstrap) with the
+# repository's .clang-format, over every C++ source and header the project wrote (tracked or new
+# files under core/ native/ wasm/ tests/ bench/; never .deps, build output or node_modules).
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard -- core native wasm tests bench | \
+                 grep -E '\.(c|cc|cpp|h|hpp)$$' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done)
+define check_clang_format_version
+	@version=$$($(CLANG_FORMAT) --version 2>/dev/null | head -n 1 || true); \
+	if ! [[ "$$version" =~ clang-format\ version\ 14\. ]]; then \
+	  echo "make $@: needs clang-format 14.x (Debian bookworm's clang-format package; scripts/bootstrap installs it)," \
+	       "found: $${version:-no $(CLANG_FORMAT) on PATH}" >&2; \
+	  exit 1; \
+	fi
+endef
+
+format-check: bootstrap
+	$(check_clang_format_version)
+	@if ! $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES); then \
+	  echo "make format-check: the files above are not formatted as .clang-format says: run make format" >&2; exit 1; \
+	fi
+	@echo "make format-check: $(words $(FORMAT_FILES)) files formatted"
+
+format: bootstrap
+	$(check_clang_format_version)
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+# Every test: the formatting (format-check), the Catch2 suite native and in wasm (under Node),
+# the fuzz corpora replayed, the same suite under ASan+UBSan, a short run of every fuzzer, and the
+# npm package's tests in Node and in headless Chromium (including the packed tarball).
 # The same quick benchmark cases natively and in Node must compute equal checksums.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
@@ -86,7 +149,7 @@ test-bench-smoke: native js
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 
-test: test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke test-site
+test: format-check test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke test-site
 	@echo "make test: all suites passed"
 
 # The site (site/README.md): builds the npm package, then serves site/ with the package at /pkg/

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quire/hl7v2.h"
+#include "quire/json.h"
 
 using namespace quire::hl7v2;
 using quire::error_code;
@@ -107,16 +108,22 @@ TEST_CASE("hl7v2 bad input: invalid UTF-8 under a UTF-8 charset", "[hl7v2][bad]"
   CHECK(decode_text("\xE2\x82", charset::UTF8, true).code() == error_code::INVALID_UTF8);
 }
 
-TEST_CASE("hl7v2 bad input: binary junk never crashes", "[hl7v2][bad]") {
+TEST_CASE("hl7v2 bad input: binary junk after an MSH is skipped line by line", "[hl7v2][bad]") {
   std::string junk = "MSH|^~\\&|";
   for (int i = 0; i < 2000; ++i) junk += static_cast<char>((i * 131 + 7) % 256);
+  // Tolerant: the MSH stands, and each following line that is not a segment is skipped.
   auto r = parse(junk);
-  if (r.ok()) {
-    (void)r->to_json();
-    (void)r->get_text("PID-5[2].1.1");
-  }
+  REQUIRE(r.ok());
+  CHECK(r->segment_count() == 1);
+  CHECK(r->skipped_lines() == 16);
+  CHECK(quire::json::parse(r->to_json()).ok());  // to_json decodes tolerantly: still JSON
+  auto name = r->get_text("PID-5[2].1.1");
+  REQUIRE(name.ok());
+  CHECK(!name->has_value());
   auto b = parse_batch(junk);
-  if (b.ok())
-    for (const auto &m : b->messages) (void)m.to_json();
-  SUCCEED();
+  REQUIRE(b.ok());
+  REQUIRE(b->messages.size() == 1);
+  CHECK(b->messages[0].to_json() == r->to_json());
+  // Strict: the first line that is not a segment is an error.
+  CHECK(parse(junk, strict_options()).code() == error_code::INVALID_HL7);
 }

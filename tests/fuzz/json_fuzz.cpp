@@ -22,5 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string once = quire::json::to_json(doc->root());
   auto again = quire::json::parse(once, lim);
   if (!again || quire::json::to_json(again->root()) != once) std::abort();
+  // ... and the same value: as many values, and a written document passes the counting walk too.
+  if (again->value_count() != doc->value_count()) std::abort();
+  auto counted = quire::json::check(once, lim);
+  if (!counted || counted->values() != doc->value_count()) std::abort();
   return 0;
 }
