@@ -287,12 +287,12 @@ function quireAnswer(quire, op) {
   try {
     switch (op) {
       case 'find': answer = f.find('id', FIND_ID); break;
-      case 'filter-count': answer = f.count(FILTER); break;
+      case 'filter-count': answer = f.count({ where: FILTER }); break;
       case 'filter': answer = f.query({ where: FILTER }); break;
       case 'text-search': answer = f.query({ where: `name contains '${TEXT}'` }); break;
       case 'read-all': answer = f.query({}); break;
       case 'sum': answer = f.aggregate('balance'); break;
-      case 'column': answer = f.columns(['balance']).columns.balance; break;
+      case 'column': answer = f.columns({ columns: ['balance'] }).columns.balance; break;
       case 'deep-page': answer = f.query({ offset: PAGE_OFFSET, limit: PAGE_LIMIT }); break;
       case 'newest-50': answer = f.query({ orderBy: 'created_at', descending: true, limit: NEWEST }); break;
       case 'write': answer = f.rowCount; break;

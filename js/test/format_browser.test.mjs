@@ -53,12 +53,12 @@ export function calls(f) {
     find: f.find('id', 1234),
     findName: f.find('name', 'name 1871 xyz', { columns: ['id', 'joined'] }) ?? null,
     missing: f.find('id', 999999) ?? null,
-    count: f.count("country = 'NA' and age > 60"),
+    count: f.count({ where: "country = 'NA' and age > 60" }),
     countAll: f.count(),
-    contains: f.count("name contains 'Zoë'"),
+    contains: f.count({ where: "name contains 'Zoë'" }),
     query: f.query({ where: "name startsWith 'name 12'", columns: ['id', 'name', 'balance'], orderBy: 'age', limit: 15 }),
-    aggregate: f.aggregate('balance', 'age between 30 and 40'),
-    columns: plain(f.columns(['age', 'balance', 'country', 'joined'], 'age > 92')),
+    aggregate: f.aggregate('balance', { where: 'age between 30 and 40' }),
+    columns: plain(f.columns({ columns: ['age', 'balance', 'country', 'joined'], where: 'age > 92' })),
   };
 }
 `;
