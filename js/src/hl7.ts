@@ -3,6 +3,7 @@
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { Handle } from './handles.js';
+import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 
 /** How messages are read. Limits are typed errors when exceeded; 0 or absent means the default. */
@@ -203,7 +204,8 @@ export class Hl7Message extends Handle<MessageHandle> {
   #header: HeaderRecord | undefined;
 
   /** @internal */
-  constructor(handle: MessageHandle) {
+  constructor(token: typeof INTERNAL, handle: MessageHandle) {
+    checkInternal(token, 'Hl7Message', 'hl7.parse()');
     super(handle, 'Hl7Message');
   }
 
@@ -344,7 +346,7 @@ function takeMessage(handle: MessageHandle): Hl7Message {
     handle.delete();
     throw QuireError.fromRecord(err);
   }
-  return new Hl7Message(handle);
+  return new Hl7Message(INTERNAL, handle);
 }
 
 // --- MLLP ---------------------------------------------------------------------------------------
@@ -357,7 +359,8 @@ const utf8 = new TextDecoder();
  */
 export class MllpDecoder extends Handle<MllpHandle> {
   /** @internal */
-  constructor(handle: MllpHandle) {
+  constructor(token: typeof INTERNAL, handle: MllpHandle) {
+    checkInternal(token, 'MllpDecoder', 'mllp.decoder()');
     super(handle, 'MllpDecoder');
   }
 
@@ -408,7 +411,7 @@ export class MllpDecoder extends Handle<MllpHandle> {
 export const mllp = {
   /** A new streaming decoder. */
   decoder(options?: MllpOptions): MllpDecoder {
-    return new MllpDecoder(new (bindings().Hl7MllpDecoder)(options?.maxFrameBytes ?? 0));
+    return new MllpDecoder(INTERNAL, new (bindings().Hl7MllpDecoder)(options?.maxFrameBytes ?? 0));
   },
   /** `message` framed for MLLP: 0x0B, its bytes (a string is encoded as UTF-8), 0x1C, 0x0D. */
   encode(message: string | Uint8Array): Uint8Array {
@@ -440,7 +443,7 @@ export const hl7 = {
       const err = batch.error();
       if (err.code) throw QuireError.fromRecord(err);
       const messages: Hl7Message[] = [];
-      for (let i = 0, n = batch.size(); i < n; i++) messages.push(new Hl7Message(batch.message(i)));
+      for (let i = 0, n = batch.size(); i < n; i++) messages.push(new Hl7Message(INTERNAL, batch.message(i)));
       return { messages, envelope: JSON.parse(batch.envelopeJson()) as string[], skippedBytes: batch.skippedBytes() };
     } finally {
       // The messages share the bytes with the batch; they stay alive until the last one is closed.

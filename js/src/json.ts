@@ -2,6 +2,7 @@
 import type { JsonDocumentHandle, JsonStatsRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { Handle } from './handles.js';
+import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 
 /** Bounds that make hostile input cost a bounded amount. */
@@ -53,7 +54,8 @@ function run(input: Input, limits: JsonLimits | undefined): JsonStatsRecord {
 /** A parsed document held in wasm memory. close() it when done (a finalizer frees it otherwise). */
 export class JsonDocument extends Handle<JsonDocumentHandle> {
   /** @internal */
-  constructor(handle: JsonDocumentHandle) {
+  constructor(token: typeof INTERNAL, handle: JsonDocumentHandle) {
+    checkInternal(token, 'JsonDocument', 'json.parse()');
     super(handle, 'JsonDocument');
   }
 
@@ -127,6 +129,6 @@ export const json = {
       handle!.delete();
       throw QuireError.fromRecord(err);
     }
-    return new JsonDocument(handle!);
+    return new JsonDocument(INTERNAL, handle!);
   },
 };

@@ -4,6 +4,7 @@
 import type { EmbindHandle } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { Handle } from './handles.js';
+import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput } from './module.js';
 import type { FhirIssue, FhirResource } from './fhir.js';
 
@@ -110,7 +111,8 @@ export class NdjsonStream extends Handle<NdjsonStreamHandle> implements AsyncIte
   #started = false;
 
   /** @internal */
-  constructor(handle: NdjsonStreamHandle, source: NdjsonSource) {
+  constructor(token: typeof INTERNAL, handle: NdjsonStreamHandle, source: NdjsonSource) {
+    checkInternal(token, 'NdjsonStream', 'ndjson.stream()');
     super(handle, 'NdjsonStream');
     this.#source = source;
   }
@@ -158,6 +160,6 @@ export const ndjson = {
   stream(source: NdjsonSource, options?: NdjsonOptions): NdjsonStream {
     const m = wasm() as unknown as NdjsonBindings;
     const handle = new m.NdjsonStream(options?.maxLineBytes ?? 0, options?.continueOnError ?? false, options?.strict ?? false, options?.maxDepth ?? 0, options?.maxIssues ?? 0);
-    return new NdjsonStream(handle, source);
+    return new NdjsonStream(INTERNAL, handle, source);
   },
 };
