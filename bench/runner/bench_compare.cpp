@@ -1,4 +1,4 @@
-// Compares readings case by case (quire compare, and the README's main job).
+// Compares readings case by case (quire-bench compare, and the README's main job).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -87,7 +87,8 @@ std::vector<case_reading> run_cases(const run_options &options);
 std::string reading_json(std::string_view meta_json, const std::vector<case_reading> &cases);
 
 /// Allocation counters, fed by the allocator hooks (bench/alloc_hooks.cpp) when they are linked
-/// into the binary: native `quire` and the wasm module. Tests do not link them.
+/// into the binary: `quire-bench` and the benchmark module (quire-bench.wasm). Tests and the
+/// sanitizer builds do not link them.
 struct alloc_counters {
   uint64_t calls = 0;  ///< allocations since reset
   uint64_t bytes = 0;  ///< bytes allocated since reset (usable sizes)
