@@ -40,6 +40,7 @@ wasm: bootstrap $(WASM)/build.ninja
 # Only the shipped module: the benchmark module stays in $(WASM)/bench/ (bench/run.mjs loads it there).
 js: wasm
 	mkdir -p $(JS_DIST)
+	rm -f $(JS_DIST)/bench.js $(JS_DIST)/bench.d.ts  # left in a dist/ built before the harness left the package
 	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
 	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
 

@@ -3,8 +3,9 @@
 // cmake/check_shipped.cmake's (the same check runs on the native CLI and quire.wasm under ctest).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { dist, repo } from './helpers.mjs';
 
 const script = readFileSync(path.join(repo, 'cmake', 'check_shipped.cmake'), 'utf8');
@@ -13,6 +14,13 @@ const forbidden = [...script.match(/set\(forbidden([\s\S]*?)\)/)[1].matchAll(/"(
 test('the list of benchmark-only strings is read', () => {
   assert.ok(forbidden.length >= 8, `only ${forbidden.length} strings read from check_shipped.cmake`);
   assert.ok(forbidden.includes('customers-200k') && forbidden.includes('benchRun'));
+});
+
+test('the package has no benchmark entry point', async () => {
+  assert.ok(!existsSync(path.join(dist, 'bench.js')), 'dist/bench.js is there (a stale build?)');
+  const quire = await import(pathToFileURL(path.join(dist, 'index.js')).href);
+  assert.ok('json' in quire && 'format' in quire, 'index.js is not the package');
+  assert.equal('bench' in quire, false);
 });
 
 for (const file of ['quire.wasm', 'quire.mjs']) {
