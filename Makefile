@@ -11,6 +11,8 @@ ASAN := build/asan
 # Where `make js` puts the package's build; tests read it from QUIRE_DIST when it is elsewhere.
 JS_DIST ?= js/dist
 FUZZ := build/fuzz
+# The native benchmark runner (bench/): its own executable, not part of the `quire` CLI.
+QUIRE_BENCH_BIN := $(NATIVE)/bench/quire-bench
 CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
@@ -35,8 +37,10 @@ wasm: bootstrap $(WASM)/build.ninja
 	cmake --build $(WASM) -j $(JOBS)
 
 # The npm package: the wasm module and its glue, plus the TypeScript wrapper compiled to dist/.
+# Only the shipped module: the benchmark module stays in $(WASM)/bench/ (bench/run.mjs loads it there).
 js: wasm
 	mkdir -p $(JS_DIST)
+	rm -f $(JS_DIST)/bench.js $(JS_DIST)/bench.d.ts  # left in a dist/ built before the harness left the package
 	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
 	node js/scripts/gen-error-codes.mjs
 	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
@@ -139,15 +143,18 @@ format: bootstrap
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 # Every test: the formatting (format-check), the Catch2 suite native and in wasm (under Node),
-# the fuzz corpora replayed, the same suite under ASan+UBSan, a short run of every fuzzer, and the
-# npm package's tests in Node and in headless Chromium (including the packed tarball).
-# The same quick benchmark cases natively and in Node must compute equal checksums.
+# the fuzz corpora replayed, the same suite under ASan+UBSan, a short run of every fuzzer, the
+# npm package's tests in Node and in headless Chromium (including the packed tarball), and the
+# site's tests (its server and the dashboard in headless Chromium).
+# The same quick benchmark cases natively and in Node must compute equal checksums; the benchmark
+# module's own tests (bench/bench.test.mjs) run with them.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
-	$(NATIVE)/native/quire bench --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k --out build/readings-smoke/native.json
+	$(QUIRE_BENCH_BIN) --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k --out build/readings-smoke/native.json
 	node bench/run.mjs --quick --no-peers --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k --out build/readings-smoke/wasm-node.json
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
-	$(NATIVE)/native/quire compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
+	$(QUIRE_BENCH_BIN) compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
+	QUIRE_DIST=$(abspath $(JS_DIST)) node --test bench/bench.test.mjs
 
 test: format-check test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke test-site
 	@echo "make test: all suites passed"
@@ -164,18 +171,19 @@ site: js
 test-site: bootstrap
 	node --test site/test/*.test.mjs
 
-# Benchmarks: the same C++ cases natively, in Node and in headless Chromium; one reading each
-# (bench/readings/local/), validated against bench/reading.schema.json, then compared.
+# Benchmarks: the same C++ cases natively (quire-bench), in Node and in headless Chromium (the
+# benchmark module, quire-bench.wasm); one reading each (bench/readings/local/), validated against
+# bench/reading.schema.json, then compared.
 # BENCH_ARGS passes options to all three runners (e.g. BENCH_ARGS="--filter json.check").
 READINGS ?= bench/readings/local
 BENCH_ARGS ?=
 bench: native js
 	mkdir -p $(READINGS)
-	$(NATIVE)/native/quire bench $(BENCH_ARGS) --out $(READINGS)/native.json
+	$(QUIRE_BENCH_BIN) $(BENCH_ARGS) --out $(READINGS)/native.json
 	node bench/run.mjs $(BENCH_ARGS) --out $(READINGS)/wasm-node.json
 	node bench/run-browser.mjs $(BENCH_ARGS) --out $(READINGS)/wasm-browser.json
 	node bench/validate-reading.mjs $(READINGS)/native.json $(READINGS)/wasm-node.json $(READINGS)/wasm-browser.json
-	$(NATIVE)/native/quire compare $(READINGS)/native.json $(READINGS)/wasm-node.json $(READINGS)/wasm-browser.json
+	$(QUIRE_BENCH_BIN) compare $(READINGS)/native.json $(READINGS)/wasm-node.json $(READINGS)/wasm-browser.json
 
 bench-quick:
 	$(MAKE) bench BENCH_ARGS="--quick $(BENCH_ARGS)"
@@ -183,7 +191,7 @@ bench-quick:
 # Scaling gates, natively and in wasm under Node: 4x the input must cost 1.5x-8x, and each gate's
 # quadratic twin must exceed 8x.
 scaling: native js
-	$(NATIVE)/native/quire bench --scaling
+	$(QUIRE_BENCH_BIN) --scaling
 	node bench/run.mjs --scaling
 
 # Base against head: make bench-base BASE=HEAD~1 [BENCH_ARGS="--filter json --quick"]

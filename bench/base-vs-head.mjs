@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Base against head, on the same machine at the same time: builds BASE (a git ref) natively in
-// build/base-*, then runs the base and head `quire bench` in fresh processes, interleaved
+// build/base-*, then runs the base and head native runners in fresh processes, interleaved
 // (base, head, head, base, ...) for several rounds, and compares the per-case medians of the
 // rounds' medians. Native only: both builds must exist side by side.
 //
@@ -22,7 +22,7 @@ if (!base) {
   process.exit(2);
 }
 const rounds = Number(option('--rounds', '3'));
-const benchArgs = ['bench', ...(args.includes('--quick') ? ['--quick'] : []), ...(option('--filter') ? ['--filter', option('--filter')] : [])];
+const benchArgs = [...(args.includes('--quick') ? ['--quick'] : []), ...(option('--filter') ? ['--filter', option('--filter')] : [])];
 const run = (cmd, a, opts = {}) => execFileSync(cmd, a, { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', ...opts });
 
 const work = path.join(repo, 'build', 'base-vs-head');
@@ -34,7 +34,15 @@ run('git', ['worktree', 'add', '--detach', src, commit]);
 const baseBuild = path.join(repo, 'build', 'base-native');
 run('cmake', ['-S', src, '-B', baseBuild, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', `-DQUIRE_DEPS_DIR=${path.join(repo, '.deps', 'src')}`, '-DQUIRE_TESTS=OFF']);
 run('cmake', ['--build', baseBuild, '-j', '2']);
-const binaries = { base: path.join(baseBuild, 'native', 'quire'), head: path.join(repo, 'build', 'native', 'native', 'quire') };
+// The runner is `quire-bench` (bench/) since the benchmarks left the CLI; a base from before that
+// has it as `quire bench` / `quire compare`. Each runner: [executable, words before its arguments].
+function runner(build) {
+  const own = path.join(build, 'bench', 'quire-bench');
+  if (existsSync(own)) return { bench: [own, []], compare: [own, ['compare']] };
+  const cli = path.join(build, 'native', 'quire');
+  return { bench: [cli, ['bench']], compare: [cli, ['compare']] };
+}
+const binaries = { base: runner(baseBuild), head: runner(path.join(repo, 'build', 'native')) };
 
 const readings = { base: [], head: [] };
 for (let r = 0; r < rounds; r++) {
@@ -42,7 +50,8 @@ for (let r = 0; r < rounds; r++) {
   for (const which of order) {
     const out = path.join(work, `${which}-${r}.json`);
     process.stderr.write(`round ${r + 1}/${rounds}: ${which}\n`);
-    run(binaries[which], [...benchArgs, '--out', out], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const [exe, words] = binaries[which].bench;
+    run(exe, [...words, ...benchArgs, '--out', out], { stdio: ['ignore', 'ignore', 'ignore'] });
     readings[which].push(JSON.parse(readFileSync(out, 'utf8')));
   }
 }
@@ -67,7 +76,8 @@ for (const which of ['base', 'head']) {
 }
 console.log(`base ${base} (${commit.slice(0, 12)}) against head, ${rounds} interleaved rounds, medians of medians:\n`);
 try {
-  process.stdout.write(run(binaries.head, ['compare', files.base, files.head]).replace(/native {2}/, 'base    '));
+  const [exe, words] = binaries.head.compare;
+  process.stdout.write(run(exe, [...words, files.base, files.head]).replace(/native {2}/, 'base    '));
 } catch (e) {
   process.stdout.write(e.stdout ?? '');
   process.exit(1);

@@ -4,9 +4,10 @@
 //
 // Each family's peers live in bench/peers_<family>.mjs, exporting
 //   peerCases(quire, cases) -> [{ name, op, shape, peer, mirrors, input(), run(bytes), checksum(result) }]
-// where `cases` are the selected quire cases ({ name, large }); run() may return a promise, which is
-// awaited (and timed to its settling). Their npm packages are pinned in
-// bench/package.json (installed by scripts/bootstrap).
+// where `quire` is the npm package's API (js/dist: format, json...) with `bench` added, the
+// benchmark module's harness (bench-module.mjs: list, input), and `cases` are the selected quire
+// cases ({ name, large }); run() may return a promise, which is awaited (and timed to its
+// settling). Their npm packages are pinned in bench/package.json (installed by scripts/bootstrap).
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,19 +1,23 @@
 #!/usr/bin/env node
-// The browser runner: serves the repository on localhost, opens bench/browser/ in headless
-// Chromium (Debian's, through playwright-core), runs the C++ cases in a Web Worker, and saves the
-// reading.   node bench/run-browser.mjs [--quick] [--filter TEXT] [--large] [--seconds S] [--out FILE]
+// The browser runner: serves a small tree on localhost, opens bench/browser/ in headless
+// Chromium (Debian's, through playwright-core), runs the C++ cases of the benchmark module
+// (quire-bench.wasm) in a Web Worker, and saves the reading. Start-up is the npm package's.
+//   node bench/run-browser.mjs [--quick] [--filter TEXT] [--large] [--seconds S] [--out FILE]
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, launchChromium } from '../js/test/browser.mjs';
-import { artifactSizes, commitInfo, dist, flag, option, writeReading } from './runner-common.mjs';
+import { artifactSizes, benchModuleDir, commitInfo, dist, flag, option, writeReading } from './runner-common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-// Serve a small tree: the page, its worker, and the package build.
+// Serve a small tree: the page, its worker, the package build, and the benchmark module with its
+// JavaScript face.
 const root = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-browser-'));
 cpSync(path.join(here, 'browser'), path.join(root, 'bench', 'browser'), { recursive: true });
+cpSync(path.join(here, 'bench-module.mjs'), path.join(root, 'bench', 'bench-module.mjs'));
+for (const f of ['quire-bench.mjs', 'quire-bench.wasm']) cpSync(path.join(benchModuleDir, f), path.join(root, 'bench', 'module', f));
 cpSync(dist, path.join(root, 'js', 'dist'), { recursive: true });
 
 const server = await serve(root);

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The wasm-in-Node runner: the C++ cases through the npm package, plus peer libraries measured
-// in the same run on the same bytes. Writes one reading (schema quire-reading/1).
+// The wasm-in-Node runner: the C++ cases through the benchmark module (quire-bench.wasm, see
+// bench-module.mjs), plus peer libraries measured in the same run on the same bytes, their answers
+// checked with the npm package's API. Writes one reading (schema quire-reading/1). Start-up is the
+// shipped package's: its import and init(), timed here and in fresh processes.
 //
 //   node bench/run.mjs [--quick] [--filter TEXT] [--large] [--seconds S] [--out FILE] [--scaling] [--no-peers]
 import { execFileSync } from 'node:child_process';
@@ -8,18 +10,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { peerCases, measure } from './peers.mjs';
-import { artifactSizes, commitInfo, dist, flag, option, writeReading } from './runner-common.mjs';
+import { artifactSizes, commitInfo, dist, flag, loadBenchInNode, option, writeReading } from './runner-common.mjs';
 
-// Startup: import and instantiate, timed in this fresh process.
+// Startup: the npm package's import and instantiation, timed in this fresh process.
 let t0 = performance.now();
 const quire = await import(pathToFileURL(path.join(dist, 'index.js')).href);
 const importMs = performance.now() - t0;
 t0 = performance.now();
 await quire.init();
 const instantiateMs = performance.now() - t0;
+const bench = await loadBenchInNode();
 
 if (flag('--scaling')) {
-  const results = quire.bench.gates(option('--filter') ?? '', (name) => process.stderr.write(`gate ${name} ...\n`));
+  const results = bench.gates(option('--filter') ?? '', (name) => process.stderr.write(`gate ${name} ...\n`));
   let ok = true;
   const ms = (ns) => `${(ns / 1e6).toFixed(2)}ms`.padStart(12);
   console.log(`${'gate (wasm-node)'.padEnd(28)} ${'base'.padStart(12)} ${'4x'.padStart(12)} ${'ratio'.padStart(8)}         ${'twin base'.padStart(12)} ${'twin 4x'.padStart(12)} ${'ratio'.padStart(8)}  self-check`);
@@ -68,11 +71,11 @@ const options = {
   meta,
   onProgress: (i, n, name) => process.stderr.write(`\r[${i + 1}/${n}] ${name.padEnd(60)}`),
 };
-const reading = quire.bench.run(options);
+const reading = bench.run(options);
 process.stderr.write(`\r${' '.repeat(80)}\r`);
 
 if (!flag('--no-peers')) {
-  for (const peer of await peerCases(quire, options)) {
+  for (const peer of await peerCases({ ...quire, bench }, options)) {
     process.stderr.write(`\r[peer] ${peer.name.padEnd(60)}`);
     reading.cases.push(await measure(peer, options));
   }

@@ -4,7 +4,9 @@
 set(QUIRE_WASM_COMPILE_FLAGS -msimd128)
 string(JOIN " " QUIRE_FLAGS_TEXT -std=c++20 ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS})
 
-set(QUIRE_WASM_MODULE_LINK_FLAGS
+# Shared by the shipped module and the benchmark module (bench/: quire-bench.mjs/.wasm), which
+# differ only in their factory's name.
+set(QUIRE_WASM_COMMON_LINK_FLAGS
   --bind
   -O3
   -sALLOW_MEMORY_GROWTH=1
@@ -19,7 +21,6 @@ set(QUIRE_WASM_MODULE_LINK_FLAGS
   -sMAXIMUM_MEMORY=4GB
   -sMODULARIZE=1
   -sEXPORT_ES6=1
-  -sEXPORT_NAME=createQuireModule
   # Node loads the same ES module through the wrapper, which passes wasmBinary: Emscripten 3.1.6's
   # own Node loader calls fetch() on a file path and uses __dirname (TOOLCHAIN-NOTES.md).
   -sENVIRONMENT=web,worker
@@ -28,6 +29,8 @@ set(QUIRE_WASM_MODULE_LINK_FLAGS
   -sEXPORTED_RUNTIME_METHODS=HEAPU8
   -sINCOMING_MODULE_JS_API=wasmBinary,instantiateWasm,locateFile,print,printErr
 )
+set(QUIRE_WASM_MODULE_LINK_FLAGS ${QUIRE_WASM_COMMON_LINK_FLAGS} -sEXPORT_NAME=createQuireModule)
+set(QUIRE_WASM_BENCH_LINK_FLAGS ${QUIRE_WASM_COMMON_LINK_FLAGS} -sEXPORT_NAME=createQuireBenchModule)
 
 # The Catch2 suite compiled to wasm runs under Node with the real file system (NODERAWFS) so it
 # reads the corpus like the native suite does.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "format_sample_data.h"  // bench/shapes: the sample customers
 #include "quire/format.h"
 #include "test_support.h"
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "format_sample_data.h"  // bench/shapes: the sample customers
 #include "quire/format.h"
 
 using namespace quire;

@@ -1,6 +1,7 @@
 // Synthetic tables for the .quire format cases, seeded and built in code: the same bytes on every
-// target. The customers come from quire::format::generate_customers (core, shared with the demo);
-// the wide table is computed cell by cell from (row, column), so it needs no memory to generate.
+// target. The customers come from quire::format::generate_customers (format_sample_data.h, shared
+// with the tests); the wide table is computed cell by cell from (row, column), so it needs no
+// memory to generate.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "format_sample_data.h"
 #include "quire/format.h"
 
 namespace quire::bench::shapes {

@@ -3,7 +3,6 @@
 export { init, version, memory, type InitInput, type Input, type VersionInfo, type MemoryInfo } from './module.js';
 export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';
-export { bench, type BenchRunOptions, type GateResult } from './bench.js';
 export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirResource } from './fhir.js';
 export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';
 export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type StreamWriteOptions, type WriteSource, type Query, type Where, type Aggregate, type ExplainReport, type StorageReport, type ChunkStatistic, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type RangeReader } from './format.js';

@@ -35,7 +35,7 @@ test('npm pack makes a tarball that installs into an empty folder', () => {
 test('the installed package imports by name in Node and works', () => {
   writeFileSync(
     path.join(app, 'check.mjs'),
-    `import { init, json, version, QuireError } from 'quire';
+    `import { init, json, version, QuireError } from 'quire-health';
      await init();
      const e = json.check('[1, 2,]');
      console.log(JSON.stringify({ target: version().target, numbers: json.stats('[1, 2.50]').numbers, code: e.code, isQuireError: e instanceof QuireError }));`,
@@ -45,11 +45,11 @@ test('the installed package imports by name in Node and works', () => {
 });
 
 test('the installed package works in headless Chromium, in a page and in a Worker', async () => {
-  const importMap = `<script type="importmap">{"imports":{"quire":"./node_modules/quire/dist/index.js"}}</script>`;
+  const importMap = `<script type="importmap">{"imports":{"quire-health":"./node_modules/quire-health/dist/index.js"}}</script>`;
   writeFileSync(
     path.join(app, 'index.html'),
     `<!doctype html><html><head>${importMap}</head><body><script type="module">
-      import { init, json, version } from 'quire';
+      import { init, json, version } from 'quire-health';
       try {
         await init();
         const doc = json.parse('{"v": 0.700}');
@@ -63,7 +63,7 @@ test('the installed package works in headless Chromium, in a page and in a Worke
   );
   writeFileSync(
     path.join(app, 'worker.js'),
-    `import { init, json } from './node_modules/quire/dist/index.js';
+    `import { init, json } from './node_modules/quire-health/dist/index.js';
      await init();
      postMessage({ numbers: json.stats('[1,2,3]').numbers });`,
   );

@@ -10,5 +10,4 @@
 #include "quire/ndjson.h"
 #include "quire/platform.h"
 #include "quire/result.h"
-#include "quire/bench.h"
 #include "quire/version.h"

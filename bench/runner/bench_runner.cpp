@@ -165,6 +165,7 @@ std::vector<case_reading> run_cases(const run_options &options) {
     }
     const uint64_t checksum = first.value();
     r.checksum = hex64(checksum);
+    if (c.generated_bytes) r.generated_bytes = c.generated_bytes();
 
     // One call under the allocation counters.
     r.alloc_counted = alloc_hooks_installed();

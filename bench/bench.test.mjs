@@ -1,16 +1,19 @@
-// The benchmark harness through the npm package: readings valid against the schema, checksums
-// that do not depend on the run, peers measured with the same method.
+// The benchmark module (quire-bench.wasm through bench-module.mjs): readings valid against the
+// schema, checksums that do not depend on the run, inputs the same bytes the cases measure (read
+// back with the npm package). Run by `make test-bench-smoke`:  node --test bench/bench.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadQuire, repo } from './helpers.mjs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { dist, loadBenchInNode } from './runner-common.mjs';
+import { validate } from './validate-reading.mjs';
 
-const quire = await loadQuire();
-const { validate } = await import(pathToFileURL(path.join(repo, 'bench', 'validate-reading.mjs')).href);
+const bench = await loadBenchInNode();
+const quire = await import(pathToFileURL(path.join(dist, 'index.js')).href);
+await quire.init();
 
-test('bench.list has the JSON cases', () => {
-  const names = quire.bench.list().map((c) => c.name);
+test('list has the JSON cases', () => {
+  const names = bench.list().map((c) => c.name);
   assert.ok(names.includes('json.check/records-1mib'));
   assert.ok(names.includes('json.parse/nested-depth-500'));
 });
@@ -19,10 +22,10 @@ test('a quick run writes a reading valid against the schema, with stable checksu
   const meta = { schema: 'quire-reading/1', target: 'wasm-node', runtime: { name: 'node', version: process.versions.node },
     build: { commit: 'test', compiler: 'x', flags: 'y' }, machine: { cpu: 'c', logical_cores: 1, os: 'o' }, started_at: new Date().toISOString() };
   const progress = [];
-  const a = quire.bench.run({ quick: true, filter: 'nested-depth-500', meta, onProgress: (i, n, name) => progress.push(name) });
+  const a = bench.run({ quick: true, filter: 'nested-depth-500', meta, onProgress: (i, n, name) => progress.push(name) });
   assert.deepEqual(validate(a), []);
   assert.deepEqual(progress, ['json.check/nested-depth-500', 'json.parse/nested-depth-500']);
-  const b = quire.bench.run({ quick: true, filter: 'nested-depth-500', meta });
+  const b = bench.run({ quick: true, filter: 'nested-depth-500', meta });
   assert.deepEqual(a.cases.map((c) => c.checksum), b.cases.map((c) => c.checksum));
   for (const c of a.cases) {
     assert.ok(c.calls > 0 && c.time_ns.median > 0, c.name);
@@ -34,9 +37,13 @@ test('a quick run writes a reading valid against the schema, with stable checksu
   assert.equal(validate(broken).length, 2);
 });
 
+test('the npm package carries no harness: it is the benchmark module\'s', () => {
+  assert.equal(quire.bench, undefined);
+});
+
 test('a case input is the same bytes the C++ case measures', () => {
-  const bytes = quire.bench.input('json.check/nested-depth-500');
+  const bytes = bench.input('json.check/nested-depth-500');
   assert.ok(bytes instanceof Uint8Array);
   assert.equal(quire.json.stats(bytes).maxDepth, 500);
-  assert.equal(quire.bench.input('no/such-case'), undefined);
+  assert.equal(bench.input('no/such-case'), undefined);
 });

@@ -1,10 +1,14 @@
-// A deterministic generator of customer records for benchmarks and the demo. SplitMix64 drives
-// every choice (no std:: distributions: their output differs between standard libraries), so a
-// seed gives the same records natively and in wasm.
+// A deterministic generator of customer records for benchmarks, tests and the demo. SplitMix64
+// drives every choice (no std:: distributions: their output differs between standard libraries),
+// so a seed gives the same records natively and in wasm. Numbers and timestamps are written with
+// core's own helpers (format_internal.h), so the NDJSON and CSV are the text core itself writes.
+#include "format_sample_data.h"
+
 #include <cctype>
 #include <cstdio>
 
-#include "format_internal.h"
+#include "format/format_internal.h"
+#include "quire/json.h"
 
 namespace quire::format {
 

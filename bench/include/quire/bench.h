@@ -32,6 +32,11 @@ struct case_def {
   /// A peer library measured by a C++ case (natively only, e.g. SQLite): its name and version, and
   /// the quire case it is compared with. Empty for quire's own cases.
   std::string peer{}, mirrors{};
+  /// For a case whose input is only a parameter and which generates its data inside the call (the
+  /// wide write: its input is the row count, it writes ~100 MB): the bytes the call generated,
+  /// asked once after the first call. The peak-memory budget compares with these, not with the
+  /// input's few bytes. Empty for cases whose input is their data.
+  std::function<uint64_t()> generated_bytes{};
   /// Peer cases (JS libraries in Node) are registered outside C++ and carry their own names.
   std::string name() const { return op + "/" + shape; }
 };
@@ -53,6 +58,7 @@ struct timing {
 struct case_reading {
   std::string name, op, shape;
   uint64_t input_bytes = 0;
+  uint64_t generated_bytes = 0;  ///< case_def::generated_bytes after the first call (0: none)
   uint64_t items = 0;
   uint64_t calls = 0;            ///< timed calls behind the figures
   uint64_t calls_per_sample = 0; ///< calls batched into each timed sample (fast cases)
@@ -87,7 +93,8 @@ std::vector<case_reading> run_cases(const run_options &options);
 std::string reading_json(std::string_view meta_json, const std::vector<case_reading> &cases);
 
 /// Allocation counters, fed by the allocator hooks (bench/alloc_hooks.cpp) when they are linked
-/// into the binary: native `quire` and the wasm module. Tests do not link them.
+/// into the binary: `quire-bench` and the benchmark module (quire-bench.wasm). Tests and the
+/// sanitizer builds do not link them.
 struct alloc_counters {
   uint64_t calls = 0;  ///< allocations since reset
   uint64_t bytes = 0;  ///< bytes allocated since reset (usable sizes)
@@ -177,8 +184,9 @@ struct comparison {
 /// Compares readings: each case's median and p99 in each, the ratio of each median to the first
 /// reading's, allocations and peak memory, cases missing from a reading, and checksums that differ
 /// (an error: the targets computed different results). Budgets (advisory) are printed after the
-/// table: peak memory of one call under 20x the input (3x for opaque payloads), and the wasm/native
-/// median ratios. INVALID_JSON when a reading is not a reading.
+/// table: peak memory of one call under 20x the input (3x for opaque payloads; for a case that
+/// reports generated_bytes, 20x the data it generated), and the wasm/native median ratios.
+/// INVALID_JSON when a reading is not a reading.
 result<comparison> compare_readings(const std::vector<labelled_reading> &readings);
 
 }  // namespace quire::bench

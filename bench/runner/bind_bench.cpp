@@ -1,6 +1,7 @@
-// Embind bindings of the benchmark harness: the same runner and cases as `quire bench`, started
-// from JavaScript (bench/run.mjs in Node, bench/browser/ in a browser Worker). Results leave as
-// one JSON text per call; progress is one callback per case.
+// Embind bindings of the benchmark harness: the same runner and cases as `quire-bench`, started
+// from JavaScript (bench/bench-module.mjs, for bench/run.mjs in Node and bench/browser/ in a Web
+// Worker). Linked into the benchmark module (quire-bench.mjs/.wasm), never into the shipped one.
+// Results leave as one JSON text per call; progress is one callback per case.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 

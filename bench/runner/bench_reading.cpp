@@ -46,6 +46,7 @@ std::string reading_json(std::string_view meta_json, const std::vector<case_read
     json::append_quoted(out, c.shape);
     out += ',';
     field(out, "input_bytes", static_cast<double>(c.input_bytes));
+    if (c.generated_bytes) field(out, "generated_bytes", static_cast<double>(c.generated_bytes));
     field(out, "items", static_cast<double>(c.items));
     field(out, "calls", static_cast<double>(c.calls));
     field(out, "calls_per_sample", static_cast<double>(c.calls_per_sample));

@@ -1,4 +1,7 @@
-// `quire bench` (the native runner), `quire compare` and the native scaling gates.
+// `quire-bench`: the native benchmark runner, the comparison of readings and the native scaling
+// gates. Its own executable (not a `quire` subcommand): the shipped CLI carries no benchmark case.
+//   quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]
+//   quire-bench compare A.json [B.json ...]
 #include <malloc.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -9,15 +12,87 @@
 #include <ctime>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
-#include "cli.h"
 #include "quire/bench.h"
 #include "quire/json.h"
 #include "quire/version.h"
 
-namespace quire::cli {
+namespace quire::bench_cli {
 namespace {
+
+// Exit codes, as the `quire` CLI's: 0 success, 1 bad input (a failed case, differing checksums), 2 bad usage.
+constexpr int EXIT_OK = 0;
+constexpr int EXIT_BAD_INPUT = 1;
+constexpr int EXIT_USAGE = 2;
+
+// The words after the command, with the `quire` CLI's option syntax (--name VALUE or --name=VALUE).
+class arguments {
+ public:
+  explicit arguments(std::vector<std::string> words) : words_(std::move(words)) {}
+  bool flag(std::string_view name) {
+    for (auto it = words_.begin(); it != words_.end(); ++it) {
+      if (*it == name) {
+        words_.erase(it);
+        return true;
+      }
+    }
+    return false;
+  }
+  std::optional<std::string> option(std::string_view name) {
+    std::optional<std::string> found;
+    for (size_t i = 0; i < words_.size();) {
+      const std::string &w = words_[i];
+      if (w == name) {
+        if (i + 1 >= words_.size()) {
+          error_ = std::string(name) + " needs a value";
+          words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i));
+          continue;
+        }
+        found = words_[i + 1];
+        words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i), words_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else if (w.size() > name.size() && w.compare(0, name.size(), name) == 0 && w[name.size()] == '=') {
+        found = w.substr(name.size() + 1);
+        words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    return found;
+  }
+  // What is left once options are taken; an unknown --option left over is a usage error.
+  std::vector<std::string> positional() {
+    std::vector<std::string> out;
+    for (const auto &w : words_) {
+      if (w.size() > 1 && w[0] == '-') {
+        if (error_.empty()) error_ = "unknown option " + w;
+      } else {
+        out.push_back(w);
+      }
+    }
+    return out;
+  }
+  const std::string &error() const { return error_; }
+
+ private:
+  std::vector<std::string> words_;
+  std::string error_;
+};
+
+// `command` is "compare", or empty for the runner itself.
+int usage_error(std::string_view command, std::string_view message) {
+  std::fprintf(stderr, "quire-bench%s%.*s: %.*s\nTry 'quire-bench --help'.\n", command.empty() ? "" : " ",
+               static_cast<int>(command.size()), command.data(), static_cast<int>(message.size()), message.data());
+  return EXIT_USAGE;
+}
+
+void print_error(std::string_view file, const quire::error &e) {
+  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(file.size()), file.data(), e.describe().c_str());
+}
 
 std::string run_command(const std::string &command) {
   std::string out;
@@ -42,10 +117,14 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::string self_path() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("quire");
+// The shipped `quire` CLI, whose start-up and size the reading records (not this runner's: it carries
+// every case): QUIRE_CLI, else the path CMake built it at, else nothing.
+std::string shipped_cli() {
+  if (const char *env = std::getenv("QUIRE_CLI"); env && *env) return env;
+#ifdef QUIRE_CLI_PATH
+  if (std::ifstream(QUIRE_CLI_PATH).good()) return QUIRE_CLI_PATH;
+#endif
+  return {};
 }
 
 // Median wall time of `quire version` in a fresh process: what starting the tool costs.
@@ -67,14 +146,21 @@ std::string quoted(std::string_view s) {
 }
 
 std::string meta_json(const std::string &exe) {
+  // Without the CLI (a build of the benchmarks alone) there is no artifact to describe: zeros.
   auto v = quire::version();
   struct utsname u {};
   ::uname(&u);
   std::string commit = run_command("git rev-parse HEAD 2>/dev/null");
   bool dirty = !run_command("git status --porcelain --untracked-files=no 2>/dev/null").empty();
-  std::ifstream bin(exe, std::ios::binary | std::ios::ate);
-  auto size = static_cast<long long>(bin.tellg());
-  std::string gz = run_command("gzip -9 -c '" + exe + "' | wc -c");
+  long long size = 0;
+  std::string gz;
+  double start_ms = 0;
+  if (!exe.empty()) {
+    std::ifstream bin(exe, std::ios::binary | std::ios::ate);
+    size = bin ? static_cast<long long>(bin.tellg()) : 0;
+    gz = run_command("gzip -9 -c '" + exe + "' | wc -c");
+    start_ms = process_start_ms(exe);
+  }
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   char started[32];
@@ -85,7 +171,7 @@ std::string meta_json(const std::string &exe) {
     << ",\"dirty\":" << (dirty ? "true" : "false") << ",\"compiler\":" << quoted(v.compiler) << ",\"flags\":" << quoted(v.flags)
     << ",\"simd\":" << quoted(v.simd) << "},\"machine\":{\"cpu\":" << quoted(cpu_model())
     << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN) << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release)
-    << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << process_start_ms(exe)
+    << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << start_ms
     << ",\"artifact_bytes\":" << size << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
   return m.str();
 }
@@ -112,7 +198,7 @@ int run_bench(arguments &args) {
   auto out = args.option("--out");
   auto seconds = args.option("--seconds");
   auto rest = args.positional();
-  if (!args.error().empty() || !rest.empty()) return usage_error("bench", args.error().empty() ? "takes no positional arguments" : args.error());
+  if (!args.error().empty() || !rest.empty()) return usage_error("", args.error().empty() ? "takes no positional arguments" : args.error());
   if (filter) opts.filter = *filter;
   if (seconds) opts.seconds_per_case = std::atof(seconds->c_str());
 
@@ -140,8 +226,7 @@ int run_bench(arguments &args) {
     return ok ? EXIT_OK : EXIT_BAD_INPUT;
   }
 
-  std::string exe = self_path();
-  std::string meta = meta_json(exe);
+  std::string meta = meta_json(shipped_cli());
   opts.progress = [](size_t i, size_t n, const std::string &name) {
     std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, n, name.c_str());
     std::fflush(stderr);
@@ -154,7 +239,7 @@ int run_bench(arguments &args) {
     {
       std::ofstream f(tmp, std::ios::binary);
       f << reading;
-      if (!f) return usage_error("bench", "cannot write " + *out);
+      if (!f) return usage_error("", "cannot write " + *out);
     }
     std::rename(tmp.c_str(), out->c_str());
     std::fprintf(stderr, "wrote %s (%zu cases)\n", out->c_str(), cases.size());
@@ -210,10 +295,33 @@ int run_compare(arguments &args) {
   return result->checksums_differ ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
-registration bench_command{{"bench", "", "[--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]",
-                            "Run the benchmark cases natively and write a reading (JSON); --scaling runs the scaling gates.", run_bench}};
-registration compare_command{{"compare", "", "A.json [B.json ...]",
-                              "Compare readings case by case; exit 1 when checksums differ between them.", run_compare}};
+constexpr const char *HELP =
+    "quire-bench — quire's benchmark cases natively, the comparison of readings, the scaling gates.\n\n"
+    "Usage:\n"
+    "  quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]\n"
+    "        Run the benchmark cases natively and write a reading (JSON); --scaling runs the scaling gates.\n"
+    "  quire-bench compare A.json [B.json ...]\n"
+    "        Compare readings case by case; exit 1 when checksums differ between them.\n"
+    "  quire-bench --help\n"
+    "        Print this help.\n\n"
+    "Exit codes: 0 success, 1 a case failed or checksums differ, 2 bad usage.\n";
 
 }  // namespace
-}  // namespace quire::cli
+}  // namespace quire::bench_cli
+
+int main(int argc, char **argv) {
+  using namespace quire::bench_cli;
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (!words.empty() && (words[0] == "--help" || words[0] == "-h" || words[0] == "help")) {
+    std::fputs(HELP, stdout);
+    return EXIT_OK;
+  }
+  if (!words.empty() && words[0] == "compare") {
+    arguments args({words.begin() + 1, words.end()});
+    return run_compare(args);
+  }
+  // `quire-bench bench ...` reads as `quire-bench ...` (the old `quire bench` spelling).
+  if (!words.empty() && words[0] == "bench") words.erase(words.begin());
+  arguments args(std::move(words));
+  return run_bench(args);
+}
