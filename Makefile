@@ -208,6 +208,11 @@ report:
 demo: native js
 	node scripts/demo.mjs
 	$(MAKE) --no-print-directory bench-quick READINGS=build/readings
+	mkdir -p build/demo-files
+	node -e 'const r=[];for(let i=1;i<=200000;i++)r.push(JSON.stringify({id:i,name:"customer "+i,country:["NA","DE","JP","BR"][i%4],age:18+i%77,balance:(i*7919%10000000)/100}));require("fs").writeFileSync("build/demo-files/customers.ndjson",r.join("\n")+"\n")'
+	$(NATIVE)/native/quire convert build/demo-files/customers.ndjson build/demo-files/customers.quire --index id:hash --index name:text
+	@if [ "$${CI:-}" = true ]; then echo "demo: CI=true, not serving the site (make site serves it)"; \
+	else node site/serve.mjs --pkg $(JS_DIST) --readings build/readings --extra build/demo-files; fi
 
 clean:
 	rm -rf build js/dist
