@@ -50,6 +50,11 @@ enum class error_code : uint16_t {
   SCHEMA_MISMATCH,              ///< a value does not fit its column's type
   INVALID_QUERY,                ///< a query expression that cannot be parsed or planned
   TOO_MANY_CONTAINED,           ///< a FHIR resource holds more contained resources than the limit's max_contained
+  NO_SUCH_COLUMN = 32,          ///< a column name that the table or view does not have
+  INVALID_FHIRPATH = 33,        ///< a FHIRPath expression that cannot be parsed (syntax), with the offset in the expression
+  UNKNOWN_FUNCTION = 34,        ///< a FHIRPath function name that does not exist, or called with the wrong number of arguments
+  FHIRPATH_TYPE_ERROR = 35,     ///< a FHIRPath operand of the wrong type or cardinality (`1 + 'a'`, a list where one item is needed)
+  INVALID_VIEW = 36,            ///< a SQL on FHIR ViewDefinition that breaks the specification's rules
 };
 
 /// The stable UPPER_SNAKE name of a code ("MAX_DEPTH_EXCEEDED"); "UNKNOWN" for a value out of range.
