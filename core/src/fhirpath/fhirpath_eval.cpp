@@ -357,10 +357,9 @@ class engine {
     }
     uint16_t t = v.fhir_type;
     // A type name at the start of a path selects the context when it is of that type.
-    if (!name.empty() && is_upper(name[0]) && t != NO_FHIR_TYPE && t < fx::TYPE_COUNT &&
-        fx::TYPES[t].kind == fx::type_kind::resource) {
-      type_spec ts;
-      if (resolve_type("", name, ts) && ts.ns != type_spec::space::system) {
+    if (nd.names_type && t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind == fx::type_kind::resource) {
+      const type_spec &ts = nd.type;
+      {
         if (fhir_is_a(t, ts)) {
           out.push_back(v);
           return true;
@@ -491,7 +490,6 @@ class engine {
   static bool is_moment(const item &v) {
     return v.kind == value_kind::date || v.kind == value_kind::date_time || v.kind == value_kind::time;
   }
-  static bool is_string_like(const item &v) { return v.kind == value_kind::string; }
 
   // A quantity from a System quantity or a FHIR Quantity element.
   static bool quantity_of(const item &v, decimal &value, std::string_view &unit) {
@@ -521,8 +519,11 @@ class engine {
   bool is_quantity_like(const item &v) {
     if (v.kind == value_kind::quantity) return true;
     if (v.kind != value_kind::element || v.fhir_type == NO_FHIR_TYPE) return false;
-    type_spec q;
-    resolve_type("FHIR", "Quantity", q);
+    static const type_spec q = [] {
+      type_spec t;
+      resolve_type("FHIR", "Quantity", t);
+      return t;
+    }();
     return fhir_is_a(v.fhir_type, q);
   }
 
@@ -1818,7 +1819,7 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
   }
   if (nd.function == fn::precision) {
     if (v.kind == value_kind::decimal) {
-      out.push_back(integer_item(v.dec.scale));
+      out.push_back(integer_item(std::max(v.dec.scale, 0)));
     } else if (v.kind == value_kind::integer) {
       out.push_back(integer_item(0));
     } else if (is_moment(v)) {

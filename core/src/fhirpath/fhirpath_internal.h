@@ -57,7 +57,8 @@ struct node {
   uint32_t first_arg = 0, arg_count = 0;
   std::string name;  // member, variable, call
   item lit;          // literal (its text points into program::strings)
-  type_spec type;    // is_type, as_type, and calls to is/as/ofType
+  type_spec type;    // is_type, as_type, calls to is/as/ofType; a member named like a FHIR type
+  bool names_type = false;  // member: `type` holds the FHIR type its name spells (resolved once)
 };
 
 }  // namespace quire::fhirpath

@@ -505,7 +505,18 @@ class parser {
     if (!next()) return NONE;
     if (cur_.kind == tok::lparen && !delimited) return parse_call(focus, name, pos);
     uint32_t n = make(op::member, pos, focus);
-    if (!failed_) prog_.nodes[n].name = std::move(name);
+    if (failed_) return NONE;
+    node &nd = prog_.nodes[n];
+    // `Patient.name`: a capitalised name may select the context by its type. Resolved here, once,
+    // rather than per resource.
+    if (!name.empty() && name[0] >= 'A' && name[0] <= 'Z') {
+      type_spec ts;
+      if (resolve_type("", name, ts) && ts.ns != type_spec::space::system) {
+        nd.type = ts;
+        nd.names_type = true;
+      }
+    }
+    nd.name = std::move(name);
     return n;
   }
 

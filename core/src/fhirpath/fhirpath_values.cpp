@@ -13,10 +13,6 @@
 namespace quire::fhirpath {
 
 namespace {
-constexpr int64_t POW10[19] = {1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
-                                1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
-                                100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
-                                1000000000000000000LL};
 constexpr int32_t MAX_SCALE = 18;
 __extension__ typedef __int128 i128;
 
@@ -30,6 +26,7 @@ i128 pow10_128(int n) {
 
 // Rounds v (at scale `from`) to scale `to` < from, half away from zero.
 i128 round_down_scale(i128 v, int from, int to) {
+  if (from - to > 37) return 0;  // every value held is below half a unit at that scale
   i128 p = pow10_128(from - to);
   i128 q = v / p, r = v % p;
   if (r < 0) r = -r;
@@ -37,13 +34,16 @@ i128 round_down_scale(i128 v, int from, int to) {
   return q;
 }
 
-// Brings a 128-bit value at `scale` back to 64 bits, dropping fraction digits if needed.
+constexpr int32_t MIN_SCALE = -400;  // 10^400: beyond, a value is out of range
+
+// Brings a 128-bit value at `scale` back to 64 bits, dropping its least significant digits if
+// needed (the scale may go negative: 18 significant digits of a huge value are kept).
 bool narrow(i128 v, int32_t scale, decimal &out) {
-  while (scale > MAX_SCALE || (!fits(v) && scale > 0)) {
+  while (scale > MAX_SCALE || !fits(v)) {
+    if (scale <= MIN_SCALE) return false;
     v = round_down_scale(v, scale, scale - 1);
     --scale;
   }
-  if (!fits(v)) return false;
   out.digits = static_cast<int64_t>(v);
   out.scale = scale;
   return true;
@@ -93,12 +93,12 @@ bool parse_decimal(std::string_view text, decimal &out) noexcept {
     exp += eneg ? -e : e;
   }
   scale -= exp;
-  while (scale < 0) {
-    if (v > INT64_MAX) return false;
+  if (scale > 400 || scale < MIN_SCALE) return false;
+  // Integers up to 18 digits keep scale 0 (`1e2` is 100, not 1 × 10^2).
+  while (scale < 0 && v < INT64_MAX / 10 && v > INT64_MIN / 10) {
     v *= 10;
     ++scale;
   }
-  if (scale > 400) return false;
   if (neg) v = -v;
   return narrow(v, scale, out);
 }
@@ -110,6 +110,12 @@ std::string decimal_text(decimal d) {
   int n = std::snprintf(digits, sizeof digits, "%llu", static_cast<unsigned long long>(mag));
   int scale = d.scale > 0 ? d.scale : 0;
   std::string s;
+  if (d.scale < 0 && mag != 0) {
+    if (neg) s += '-';
+    s.append(digits, static_cast<size_t>(n));
+    s.append(static_cast<size_t>(-d.scale), '0');
+    return s;
+  }
   s.reserve(static_cast<size_t>(n + scale + 3));
   if (neg) s += '-';
   if (n <= scale) {
@@ -128,7 +134,24 @@ std::string decimal_text(decimal d) {
 
 decimal to_decimal(int64_t i) noexcept { return {i, 0}; }
 
+namespace {
+int digit_count(int64_t v) {
+  uint64_t m = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int n = 0;
+  while (m) {
+    m /= 10;
+    ++n;
+  }
+  return n;
+}
+}  // namespace
+
 int compare_decimal(decimal a, decimal b) noexcept {
+  int sa = a.digits < 0 ? -1 : a.digits > 0, sb = b.digits < 0 ? -1 : b.digits > 0;
+  if (sa != sb || sa == 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
+  // Same sign: order of magnitude first, so that aligning the scales cannot overflow.
+  int ea = digit_count(a.digits) - a.scale, eb = digit_count(b.digits) - b.scale;
+  if (ea != eb) return (ea < eb ? -1 : 1) * sa;
   int s = std::max(a.scale, b.scale);
   i128 x = i128(a.digits) * pow10_128(s - a.scale), y = i128(b.digits) * pow10_128(s - b.scale);
   return x < y ? -1 : x > y ? 1 : 0;
@@ -142,14 +165,18 @@ bool rescale(decimal &d, int32_t scale) noexcept {
     d.scale = scale;
     return true;
   }
+  if (scale - d.scale > 19 || scale > MAX_SCALE) return false;
   i128 v = i128(d.digits) * pow10_128(scale - d.scale);
-  if (!fits(v) || scale > MAX_SCALE) return false;
+  if (!fits(v)) return false;
   d.digits = static_cast<int64_t>(v);
   d.scale = scale;
   return true;
 }
 
 bool add_decimal(decimal a, decimal b, decimal &out, bool subtract) noexcept {
+  // Operands more than 19 digits apart: the finer one is rounded first (aligning must fit 128 bits).
+  if (a.scale - b.scale > 19) a = decimal{static_cast<int64_t>(round_down_scale(a.digits, a.scale, b.scale + 19)), b.scale + 19};
+  if (b.scale - a.scale > 19) b = decimal{static_cast<int64_t>(round_down_scale(b.digits, b.scale, a.scale + 19)), a.scale + 19};
   int s = std::max(a.scale, b.scale);
   i128 x = i128(a.digits) * pow10_128(s - a.scale), y = i128(b.digits) * pow10_128(s - b.scale);
   return narrow(subtract ? x - y : x + y, s, out);
