@@ -143,12 +143,19 @@ class evaluator {
   /// are untyped JSON. Errors: FHIRPATH_TYPE_ERROR (offset in the expression), DOCUMENT_TOO_LARGE
   /// (limits). The collection is valid until the next evaluate() on this evaluator.
   result<const collection *> evaluate(const expression &expr, const json::value &context, const environment &env = {});
+  /// As above with a context made once by context_item(), to evaluate several expressions
+  /// against one resource without looking its type up each time.
+  result<const collection *> evaluate(const expression &expr, const item &context, const environment &env = {});
 
   struct state;
 
  private:
   std::unique_ptr<state> state_;
 };
+
+/// The item evaluate() makes of a JSON value: an object with a known `resourceType` gets that
+/// resource's FHIR type, anything else is untyped JSON. Valid while the value's document lives.
+item context_item(const json::value &v);
 
 /// Writes a collection as JSON text, the same bytes on every target: booleans, integers and
 /// decimals (decimals in their exact text, `1.0`, `0.700`) as JSON numbers; strings, dates and

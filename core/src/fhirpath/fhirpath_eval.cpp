@@ -112,18 +112,11 @@ item make_item(const json::value &v, uint16_t t, const json::value *companion) {
     case json::kind::string:
       it.text = v.get_string().value();
       it.kind = value_kind::string;
-      if (p == fx::primitive::date || p == fx::primitive::dateTime || p == fx::primitive::instant) {
-        moment m;
-        value_kind k = it.text.find('T') == std::string_view::npos && p == fx::primitive::date ? value_kind::date
-                       : it.text.find('T') == std::string_view::npos && p != fx::primitive::instant ? value_kind::date
-                                                                                                    : value_kind::date_time;
-        if (p == fx::primitive::dateTime && it.text.find('T') == std::string_view::npos) k = value_kind::date_time;
-        if (parse_date_time(it.text, k == value_kind::date_time && it.text.find('T') == std::string_view::npos ? value_kind::date : k, m))
-          it.kind = k;
-      } else if (p == fx::primitive::time) {
-        moment m;
-        if (parse_date_time(it.text, value_kind::time, m)) it.kind = value_kind::time;
-      }
+      // The kind comes from the element's type; the text is parsed only when a date is compared
+      // or computed with (a malformed one then compares as text).
+      if (p == fx::primitive::date) it.kind = value_kind::date;
+      else if (p == fx::primitive::dateTime || p == fx::primitive::instant) it.kind = value_kind::date_time;
+      else if (p == fx::primitive::time) it.kind = value_kind::time;
       break;
     case json::kind::number: {
       std::string_view text = v.get_number_text().value();
@@ -385,7 +378,7 @@ class engine {
       std::string_view key = m.key;
       bool underscore = !key.empty() && key[0] == '_';
       std::string_view base = underscore ? key.substr(1) : key;
-      if (base.size() < name.size() || base.compare(0, name.size(), name) != 0) continue;
+      if (base.size() < name.size() || base[0] != name[0] || std::memcmp(base.data(), name.data(), name.size()) != 0) continue;
       bool exact = base.size() == name.size();
       if (!exact && !is_upper(base[name.size()])) continue;
       if (typed) {
@@ -1451,7 +1444,10 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       if (nd.arg_count == 1) {
         uint32_t an = prog_.args[nd.first_arg];
         const node &a = prog_.nodes[an];
-        if (a.kind == op::member && a.a == NONE && resolve_type("FHIR", a.name, want)) typed = true;
+        if (a.kind == op::member && a.a == NONE && a.names_type) {
+          want = a.type;
+          typed = true;
+        }
       }
       for (const item &v : in) {
         if (!v.in_tape || v.node.type() != json::kind::object) continue;
@@ -2337,17 +2333,23 @@ evaluator::~evaluator() = default;
 evaluator::evaluator(evaluator &&) noexcept = default;
 evaluator &evaluator::operator=(evaluator &&) noexcept = default;
 
+item context_item(const json::value &v) { return make_item(v, NO_FHIR_TYPE, nullptr); }
+
 result<const collection *> evaluator::evaluate(const expression &expr, const json::value &context, const environment &env) {
+  return evaluate(expr, context_item(context), env);
+}
+
+result<const collection *> evaluator::evaluate(const expression &expr, const item &context, const environment &env) {
   state &s = *state_;
   s.prog = &expr.compiled();
   s.env = &env;
-  s.strings.clear();
+  if (!s.strings.empty()) s.strings.clear();
   s.out.clear();
   s.failed = false;
   s.pool_used = 0;
-  s.context = make_item(context, NO_FHIR_TYPE, nullptr);
-  s.resource = env.resource ? make_item(*env.resource, NO_FHIR_TYPE, nullptr) : s.context;
-  s.root_resource = env.root_resource ? make_item(*env.root_resource, NO_FHIR_TYPE, nullptr) : s.resource;
+  s.context = context;
+  s.resource = env.resource ? context_item(*env.resource) : s.context;
+  s.root_resource = env.root_resource ? context_item(*env.root_resource) : s.resource;
   if (s.prog->root == NONE) return &s.out;
   engine e(s);
   frame f;
