@@ -84,6 +84,8 @@ TEST_CASE("fhirpath: syntax errors name the place in the expression", "[fhirpath
   CHECK(run("@T14:34:28Z") == "INVALID_FHIRPATH@0");
   CHECK(run("1 # 2") == "INVALID_FHIRPATH@2");
   CHECK(run("") == "INVALID_FHIRPATH@0");
+  // A backslash as the last byte of an unclosed string (found by the fuzzer: the lexer looped).
+  CHECK(run("'a,b\\") == "INVALID_FHIRPATH@0");
 }
 
 TEST_CASE("fhirpath: an unknown function is an error naming it", "[fhirpath]") {
@@ -364,6 +366,17 @@ TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpat
   auto all = roomy.evaluate(fhirpath::compile("descendants().count()").value(), doc->root());
   REQUIRE(all);
   CHECK(fhirpath::to_json(**all) == "[400]");
+  // Set operations compare pairwise: their cost is bounded too.
+  fhirpath::limits few;
+  few.max_comparisons = 10;
+  fhirpath::evaluator counted(few);
+  auto set = counted.evaluate(fhirpath::compile("(1 | 2 | 3 | 4 | 5 | 6 | 7).count()").value(), doc->root());
+  REQUIRE_FALSE(set);
+  CHECK(set.code() == error_code::DOCUMENT_TOO_LARGE);
+  CHECK(set.error().message.find("max_comparisons") != std::string::npos);
+  auto small = counted.evaluate(fhirpath::compile("(1 | 2 | 3).count()").value(), doc->root());
+  REQUIRE(small);
+  CHECK(fhirpath::to_json(**small) == "[3]");
   // repeat() stops when it finds nothing new.
   CHECK(run("Patient.name.repeat('x')", *doc) == "[\"x\"]");
 }

@@ -45,11 +45,13 @@ struct limits {
   static constexpr size_t DEFAULT_MAX_EXPRESSION_BYTES = 64 * 1024;   ///< length of one expression
   static constexpr size_t DEFAULT_MAX_COLLECTION = 1'000'000;         ///< items in any one collection
   static constexpr size_t DEFAULT_MAX_STRING_BYTES = 16 * 1024 * 1024;  ///< a computed string
+  static constexpr uint64_t DEFAULT_MAX_COMPARISONS = 50'000'000;  ///< pairs compared by set operations per evaluation
 
   size_t max_depth = DEFAULT_MAX_DEPTH;                        ///< MAX_DEPTH_EXCEEDED beyond (parse)
   size_t max_expression_bytes = DEFAULT_MAX_EXPRESSION_BYTES;  ///< DOCUMENT_TOO_LARGE beyond (parse)
   size_t max_collection = DEFAULT_MAX_COLLECTION;  ///< DOCUMENT_TOO_LARGE beyond (repeat(), descendants(), combine...)
   size_t max_string_bytes = DEFAULT_MAX_STRING_BYTES;  ///< DOCUMENT_TOO_LARGE beyond (join(), +, replace...)
+  uint64_t max_comparisons = DEFAULT_MAX_COMPARISONS;  ///< DOCUMENT_TOO_LARGE beyond (distinct(), |, intersect(), repeat()...)
 };
 
 /// The kind of one item of a collection.

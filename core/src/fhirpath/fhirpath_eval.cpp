@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <unordered_set>
 
 #include "fhir_internal.h"
 #include "fhirpath_internal.h"
@@ -29,6 +30,7 @@ struct evaluator::state {
   collection out;
   quire::error err;
   bool failed = false;
+  uint64_t comparisons = 0;
 };
 
 namespace {
@@ -704,7 +706,17 @@ class engine {
     return true;
   }
 
+  // Set operations compare pairwise; their total cost is bounded by limits::max_comparisons
+  // (past it the evaluation fails, and callers return false once s_.failed is set).
   bool contains_item(const collection &c, const item &v, size_t from = 0) {
+    if (from < c.size()) {
+      s_.comparisons += c.size() - from;
+      if (s_.comparisons > s_.lim.max_comparisons) {
+        fail(error_code::DOCUMENT_TOO_LARGE, 0,
+             "set operations compared more than max_comparisons (" + std::to_string(s_.lim.max_comparisons) + ") pairs");
+        return false;
+      }
+    }
     for (size_t i = from; i < c.size(); ++i)
       if (equal_items(c[i], v) == 1) return true;
     return false;
@@ -719,7 +731,7 @@ class engine {
         for (const collection *c : {&*a, &*b})
           for (const item &v : *c)
             if (!contains_item(out, v, start)) out.push_back(v);
-        return check_size(out, nd.pos);
+        return !s_.failed && check_size(out, nd.pos);
       }
       case op::eq:
       case op::ne: {
@@ -768,7 +780,7 @@ class engine {
         const item *v = single(needle, nd.pos, nd.kind == op::in_set ? "the left operand of in" : "the right operand of contains");
         if (!v) return false;
         out.push_back(boolean_item(contains_item(hay, *v)));
-        return true;
+        return !s_.failed;
       }
       case op::concat: {
         if (a->size() > 1 || b->size() > 1) return type_error(nd.pos, "& needs single items");
@@ -1099,14 +1111,14 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
           break;
         }
       out.push_back(boolean_item(r));
-      return true;
+      return !s_.failed;
     }
     case fn::count: out.push_back(integer_item(static_cast<int64_t>(in.size()))); return true;
     case fn::distinct: {
       size_t start = out.size();
       for (const item &v : in)
         if (!contains_item(out, v, start)) out.push_back(v);
-      return true;
+      return !s_.failed;
     }
     case fn::isDistinct: {
       scratch seen(s_);
@@ -1119,7 +1131,7 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
         seen->push_back(v);
       }
       out.push_back(boolean_item(r));
-      return true;
+      return !s_.failed;
     }
     case fn::select:
       for (size_t i = 0; i < in.size(); ++i) {
@@ -1133,6 +1145,7 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       // Breadth first; an item already in the output is not expanded again (N1: repeat() stops
       // when no new items are found), and the output is bounded by max_collection.
       scratch queue(s_);
+      std::unordered_set<uint64_t> seen;
       queue->assign(in.begin(), in.end());
       size_t head = 0;
       size_t start = out.size();
@@ -1148,15 +1161,20 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
           children(cur, *next);
         }
         for (const item &v : *next) {
-          bool dup = false;
-          for (size_t j = start; j < out.size() && nd.function == fn::repeat; ++j) {
-            const item &o = out[j];
-            if (v.in_tape && o.in_tape ? (v.node.offset() == o.node.offset() && v.kind == o.kind) : equal_items(o, v) == 1) {
-              dup = true;
-              break;
+          if (nd.function == fn::repeat) {
+            // Items of the resource are the same when they are at the same place; computed ones
+            // are compared by value (bounded by max_comparisons).
+            if (v.in_tape) {
+              if (!seen.insert(v.node.offset()).second) continue;
+            } else {
+              scratch computed_only(s_);
+              for (size_t j = start; j < out.size(); ++j)
+                if (!out[j].in_tape) computed_only->push_back(out[j]);
+              bool dup = contains_item(*computed_only, v);
+              if (s_.failed) return false;
+              if (dup) continue;
             }
           }
-          if (dup) continue;
           out.push_back(v);
           queue->push_back(v);
           if (!check_size(out, nd.pos)) return false;
@@ -1221,14 +1239,14 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       size_t start = out.size();
       for (const item &v : in)
         if (contains_item(*other, v) && !contains_item(out, v, start)) out.push_back(v);
-      return true;
+      return !s_.failed;
     }
     case fn::exclude: {
       scratch other(s_);
       if (!arg(nd, 0, f, *other)) return false;
       for (const item &v : in)
         if (!contains_item(*other, v)) out.push_back(v);
-      return true;
+      return !s_.failed;
     }
     case fn::union_fn:
     case fn::combine: {
@@ -1243,7 +1261,7 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       for (const collection *c : {&in, &other.get()})
         for (const item &v : *c)
           if (!contains_item(out, v, start)) out.push_back(v);
-      return check_size(out, nd.pos);
+      return !s_.failed && check_size(out, nd.pos);
     }
     case fn::iif: {
       if (in.size() > 1) return type_error(nd.pos, "iif() on " + std::to_string(in.size()) + " items");
@@ -2346,6 +2364,7 @@ result<const collection *> evaluator::evaluate(const expression &expr, const ite
   if (!s.strings.empty()) s.strings.clear();
   s.out.clear();
   s.failed = false;
+  s.comparisons = 0;
   s.pool_used = 0;
   s.context = context;
   s.resource = env.resource ? context_item(*env.resource) : s.context;

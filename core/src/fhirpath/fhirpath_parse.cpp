@@ -110,7 +110,10 @@ class parser {
         break;
       }
       if (c == '\\') {
-        if (i_ + 1 >= s_.size()) continue;  // reported as unclosed above on the next turn
+        if (i_ + 1 >= s_.size()) {
+          fail(error_code::INVALID_FHIRPATH, static_cast<uint32_t>(start), "a string or identifier that is never closed");
+          return false;
+        }
         char e = s_[i_ + 1];
         i_ += 2;
         switch (e) {
