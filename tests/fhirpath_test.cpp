@@ -342,6 +342,43 @@ TEST_CASE("fhirpath: one compiled expression over many resources", "[fhirpath]")
   CHECK((*r)->empty());
 }
 
+TEST_CASE("fhirpath: items of one result are the context of the next (forEach, invariants)", "[fhirpath]") {
+  auto p = doc_of(PATIENT);
+  fhirpath::evaluator ev;
+  auto names = ev.evaluate(fhirpath::compile("Patient.name").value(), p.root());
+  REQUIRE(names);
+  fhirpath::collection each = **names;  // copied: the next evaluate() reuses the evaluator's result
+  REQUIRE(each.size() == 2);
+  auto given = fhirpath::compile("given.first() & '/' & %resource.id & '/' & %rowIndex.toString()").value();
+  json::value root = p.root();
+  std::vector<std::string> got;
+  for (size_t i = 0; i < each.size(); ++i) {
+    fhirpath::environment env;
+    env.resource = &root;
+    fhirpath::item row;
+    row.kind = fhirpath::value_kind::integer;
+    row.integer = static_cast<int64_t>(i);
+    row.dec = {row.integer, 0};
+    env.constants.push_back({"rowIndex", {row}});
+    auto r = ev.evaluate(given, each[i], env);
+    REQUIRE(r);
+    got.push_back(fhirpath::to_json(**r));
+  }
+  CHECK(got == std::vector<std::string>{"[\"Peter/p1/0\"]", "[\"Jim/p1/1\"]"});
+  // The element keeps its FHIR type: HumanName.
+  auto t = ev.evaluate(fhirpath::compile("$this is HumanName").value(), each[0]);
+  REQUIRE(t);
+  CHECK(fhirpath::to_json(**t) == "[true]");
+
+  // R4 invariants: dom-2, obs-6, ele-1 (on every element of the resource).
+  CHECK(run("contained.contained.empty()", p) == "[true]");
+  auto o = doc_of(OBSERVATION);
+  CHECK(run("dataAbsentReason.empty() or value.empty()", o) == "[true]");
+  CHECK(run("descendants().all(hasValue() or (children().count() > id.count()))", p) == "[true]");
+  auto bad = json::parse(R"({"resourceType":"Patient","name":[{}]})").value();
+  CHECK(run("descendants().all(hasValue() or (children().count() > id.count()))", bad) == "[false]");
+}
+
 TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpath]") {
   // A regular expression that backtracks exponentially ends with a typed error.
   std::string as(40, 'a');

@@ -23,7 +23,11 @@
 // IMPORTANT: lifetimes. An expression owns its compiled form and is independent of the text it
 // was compiled from. The collection evaluate() returns lives in the evaluator: it stays valid
 // until the next evaluate() on the same evaluator, and while the documents it points into live
-// (items from the resource are views into their json::document). Copy what you keep.
+// (items from the resource are views into their json::document). Copy what you keep: copying
+// a collection (a vector of small items) is enough to keep it across evaluate() calls, for
+// instance to evaluate column expressions with each item of a forEach as the context — but the
+// copy's computed strings still live in the evaluator's arena, which the next evaluate() clears;
+// items that point into the resource stay valid as long as its document.
 #pragma once
 
 #include <cstddef>

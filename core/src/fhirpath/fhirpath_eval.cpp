@@ -575,14 +575,7 @@ class engine {
   }
 
   static bool same_json(const json::value &a, const json::value &b) {
-    if (a.offset() == b.offset() && a.type() == b.type()) {
-      // The same place in (possibly) the same document: compare content anyway below when the
-      // documents differ; offsets alone do not name a document.
-    }
-    if (a.type() != b.type()) {
-      if (a.type() == json::kind::number || b.type() == json::kind::number) return false;
-      return false;
-    }
+    if (a.type() != b.type()) return false;
     switch (a.type()) {
       case json::kind::null_value: return true;
       case json::kind::boolean: return a.get_bool().value() == b.get_bool().value();
@@ -979,7 +972,7 @@ class engine {
     return type_error(nd.pos, "cannot apply the operator to " + type_name(x) + " and " + type_name(y));
   }
 
-  // --- functions (fhirpath_call.cpp-like dispatch kept here: they share the helpers) ---
+  // --- functions (below: they share the helpers above) ---
   bool call(const node &nd, const frame &f, collection &out);
   bool string_function(const node &nd, const frame &f, const collection &in, collection &out);
   bool math_function(const node &nd, const collection &in, collection &out);
@@ -1025,15 +1018,12 @@ class engine {
 
 bool engine::call(const node &nd, const frame &f, collection &out) {
   scratch in_buf(s_);
-  const collection *inp;
   collection &in = *in_buf;
   if (nd.a == NONE) {
     in.assign(f.this_items, f.this_items + f.this_count);
   } else if (!eval(nd.a, f, in)) {
     return false;
   }
-  inp = &in;
-  (void)inp;
   auto per_item = [&](size_t i) {
     frame g;
     g.this_items = &in[i];
@@ -1222,15 +1212,6 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       size_t k = n <= 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), in.size());
       if (nd.function == fn::skip) out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(k), in.end());
       else out.insert(out.end(), in.begin(), in.begin() + static_cast<std::ptrdiff_t>(k));
-      return true;
-    }
-    case fn::slice: {
-      scratch a(s_), b(s_);
-      bool p1, p2;
-      int64_t s = 0, n = 0;
-      if (!arg_integer(nd, 0, f, *a, p1, s) || !arg_integer(nd, 1, f, *b, p2, n)) return false;
-      if (!p1 || !p2) return true;
-      for (int64_t i = std::max<int64_t>(s, 0); i < static_cast<int64_t>(in.size()) && i < s + n; ++i) out.push_back(in[static_cast<size_t>(i)]);
       return true;
     }
     case fn::intersect: {
@@ -1797,8 +1778,7 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
                  nd.function == fn::convertsToTime || nd.function == fn::convertsToQuantity;
   if (is_test) out.push_back(boolean_item(converts));
   else if (converts) {
-    r.fhir_type = NO_FHIR_TYPE;
-    if (r.kind != value_kind::string || !v.in_tape) r.in_tape = false;
+    r.fhir_type = NO_FHIR_TYPE;  // a conversion gives a System value
     r.in_tape = false;
     r.has_companion = false;
     out.push_back(r);
@@ -2048,9 +2028,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
       if (pl) {
         if (len <= 0) return out.push_back(string_item("")), true;
         e = start + len >= n ? s.size() : utf8_offset(s, static_cast<size_t>(start + len));
-      } else if (nd.arg_count > 1) {
-        // substring(start, {}) is substring(start)
-      }
+      }  // substring(start, {}) is substring(start)
       out.push_back(string_item(std::string(s.substr(b, e - b))));
       return true;
     }
@@ -2154,7 +2132,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
         while (j < s.size() && (static_cast<unsigned char>(s[j]) & 0xC0) == 0x80) ++j;
         item c;
         c.kind = value_kind::string;
-        c.text = v.in_tape || true ? s.substr(i, j - i) : std::string_view();
+        c.text = s.substr(i, j - i);
         out.push_back(c);
         i = j;
       }

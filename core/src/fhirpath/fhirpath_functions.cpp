@@ -82,7 +82,6 @@ const function_info FUNCTIONS[] = {
     {"select", fn::select, 1, 1, L0},
     {"single", fn::single, 0, 0, 0},
     {"skip", fn::skip, 1, 1, 0},
-    {"slice", fn::slice, 2, 2, 0},
     {"sort", fn::sort, 0, 8, 0xFF},
     {"split", fn::split, 1, 1, 0},
     {"sqrt", fn::sqrt, 0, 0, 0},

@@ -84,7 +84,7 @@ enum class fn : uint8_t {
   ceiling, exp, floor, ln, log, power, round, sqrt, truncate, children, descendants, trace, now, timeOfDay,
   today, not_fn, is_fn, as_fn, type, aggregate, sort, extension, hasValue, getValue, conformsTo, memberOf,
   subsumes, subsumedBy, htmlChecks, resolve, lowBoundary, highBoundary, precision, comparable, elementDefinition,
-  slice, checkModifiers, in_fn, contains_fn, getResourceKey, getReferenceKey, ofTypeDummy,
+  checkModifiers, getResourceKey, getReferenceKey,
 };
 struct function_info {
   std::string_view name;
