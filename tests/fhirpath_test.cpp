@@ -236,6 +236,10 @@ TEST_CASE("fhirpath: decimals are exact and keep their precision", "[fhirpath]")
   CHECK(run("123456789012345678901234567890.0 > 1.5") == "[true]");
   CHECK(run("100000000000000000000.0 = 1e20.toString()") == "INVALID_FHIRPATH@27");
   CHECK(run("9223372036854775807 + 1") == "[]");  // integer overflow is empty, never wraps
+  CHECK(run("(-9223372036854775807 - 1).abs()") == "[]");
+  CHECK(run("-(-9223372036854775807 - 1)") == "[]");
+  CHECK(run("123456789012345678901234.5.floor() > 1") == "[]");
+  CHECK(run("0.0000000000000000001.lowBoundary(0)") == "[0]");
 }
 
 TEST_CASE("fhirpath: choice elements are reached by their name, not their JSON key", "[fhirpath]") {

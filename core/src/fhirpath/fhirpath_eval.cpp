@@ -238,11 +238,14 @@ class engine {
         if (a->empty()) return true;
         const item *v = single(*a, nd.pos, "the operand of unary minus");
         if (!v) return false;
+        // -INT64_MIN does not exist: like any overflow, the result is empty.
+        if ((v->kind == value_kind::integer && v->integer == INT64_MIN) || (is_number(*v) && v->dec.digits == INT64_MIN)) return true;
         if (v->kind == value_kind::integer) {
           out.push_back(integer_item(-v->integer));
         } else if (v->kind == value_kind::decimal) {
           out.push_back(decimal_item(decimal{-v->dec.digits, v->dec.scale}));
         } else if (v->kind == value_kind::quantity) {
+          if (v->dec.digits == INT64_MIN) return true;
           item q = *v;
           q.dec.digits = -q.dec.digits;
           q.in_tape = false;
@@ -877,6 +880,7 @@ class engine {
           rescale(q, q.scale);
           // Truncate toward zero.
           decimal t = q;
+          if (t.scale < 0 && !rescale(t, 0)) return true;
           while (t.scale > 0) {
             t.digits /= 10;
             --t.scale;
@@ -1513,6 +1517,7 @@ bool engine::math_function(const node &nd, const collection &in, collection &out
   if (n_in > 1) return type_error(nd.pos, nd.name + "() on " + std::to_string(n_in) + " items");
   const item &v = in[0];
   const item *a = with_arg ? &in[1] : nullptr;
+  if (nd.function == fn::abs && v.dec.digits == INT64_MIN) return true;  // no positive twin: empty
   if (nd.function == fn::abs && v.kind == value_kind::quantity) {
     item q = v;
     if (q.dec.digits < 0) q.dec.digits = -q.dec.digits;
@@ -1533,6 +1538,7 @@ bool engine::math_function(const node &nd, const collection &in, collection &out
     case fn::floor:
     case fn::truncate: {
       decimal d = v.dec;
+      if (d.scale < 0 && !rescale(d, 0)) return true;  // a huge value beyond 64 bits: empty
       int64_t p = 1;
       for (int i = 0; i < d.scale; ++i) p *= 10;
       int64_t q = d.digits / p, r = d.digits % p;
@@ -1848,10 +1854,11 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
     if (p < b.scale) {
       // Toward the boundary's side, but a boundary smaller than the last kept digit is zero.
       int64_t pw = 1;
-      for (int i = 0; i < b.scale - p; ++i) pw *= 10;
-      int64_t qd = b.digits / pw, rem = b.digits % pw;
-      int64_t mag = b.digits < 0 ? -b.digits : b.digits;
-      if (mag < pw) {
+      bool tiny = b.scale - p > 18;  // 10^19 does not fit: every held value is smaller
+      for (int i = 0; i < b.scale - p && !tiny; ++i) pw *= 10;
+      int64_t qd = tiny ? 0 : b.digits / pw, rem = tiny ? 0 : b.digits % pw;
+      uint64_t mag = b.digits < 0 ? uint64_t(0) - static_cast<uint64_t>(b.digits) : static_cast<uint64_t>(b.digits);
+      if (tiny || mag < static_cast<uint64_t>(pw)) {
         qd = 0;
       } else if (!high && rem < 0) {
         --qd;
