@@ -237,6 +237,9 @@ TEST_CASE("fhirpath: decimals are exact and keep their precision", "[fhirpath]")
   CHECK(run("100000000000000000000.0 = 1e20.toString()") == "INVALID_FHIRPATH@27");
   CHECK(run("9223372036854775807 + 1") == "[]");  // integer overflow is empty, never wraps
   CHECK(run("(-9223372036854775807 - 1).abs()") == "[]");
+  // A divisor 10^130 times the dividend (found by the fuzzer: 128-bit overflow in the division).
+  CHECK(run("81 div 8" + std::string(130, '8') + ".708") == "[0]");
+  CHECK(run("81 / 8" + std::string(130, '8') + ".708") == "[0]");
   CHECK(run("-(-9223372036854775807 - 1)") == "[]");
   CHECK(run("123456789012345678901234.5.floor() > 1") == "[]");
   CHECK(run("0.0000000000000000001.lowBoundary(0)") == "[0]");

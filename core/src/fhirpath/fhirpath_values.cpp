@@ -18,6 +18,7 @@ __extension__ typedef __int128 i128;
 
 bool fits(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
+// Callers keep n <= 38 (10^38 is the largest power of ten in 128 bits).
 i128 pow10_128(int n) {
   i128 r = 1;
   for (int i = 0; i < n; ++i) r *= 10;
@@ -199,7 +200,8 @@ bool div_decimal(decimal a, decimal b, decimal &out) noexcept {
       num *= 10;
     }
   }
-  i128 q = shift >= 0 ? num / b.digits : (num / pow10_128(-shift)) / b.digits;
+  // A divisor more than 37 orders of magnitude above the dividend: the quotient rounds to zero.
+  i128 q = shift >= 0 ? num / b.digits : -shift > 37 ? 0 : (num / pow10_128(-shift)) / b.digits;
   i128 r = q % 10;
   q /= 10;
   if (r >= 5) ++q;
