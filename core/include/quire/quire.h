@@ -4,6 +4,7 @@
 #include "quire/csv.h"
 #include "quire/error.h"
 #include "quire/fhir.h"
+#include "quire/fhirpath.h"
 #include "quire/format.h"
 #include "quire/hl7v2.h"
 #include "quire/json.h"
