@@ -25,19 +25,22 @@ result<uint64_t> quadratic_sum(std::string_view in) {
 }
 
 bench::registration test_case{{"test.sum", "bytes-64kib", [] { return std::string(65536, 'x'); }, linear_sum, 65536}};
-bench::registration failing_case{{"test.fail", "always", [] { return std::string("x"); },
-                                  [](std::string_view) -> result<uint64_t> { return error(error_code::INVALID_ARGUMENT, "no"); }}};
+bench::registration failing_case{
+    {"test.fail", "always", [] { return std::string("x"); },
+     [](std::string_view) -> result<uint64_t> { return error(error_code::INVALID_ARGUMENT, "no"); }}};
 // Its input is a parameter (a digit: thousands of bytes to make); it reports the bytes it made.
 uint64_t generated_made = 0;
 bench::registration generating_case{[] {
-  bench::case_def c{"test.generated-bytes", "param", [] { return std::string("3"); }, [](std::string_view in) -> result<uint64_t> {
+  bench::case_def c{"test.generated-bytes", "param", [] { return std::string("3"); },
+                    [](std::string_view in) -> result<uint64_t> {
                       generated_made = std::string(static_cast<size_t>(in[0] - '0') * 1000, 'q').size();
                       return generated_made;
                     }};
   c.generated_bytes = [] { return generated_made; };
   return c;
 }()};
-bench::gate_registration test_gate{{"test.sum/bytes", [](uint64_t scale) { return std::string(40000 * scale, 'y'); }, linear_sum, quadratic_sum}};
+bench::gate_registration test_gate{
+    {"test.sum/bytes", [](uint64_t scale) { return std::string(40000 * scale, 'y'); }, linear_sum, quadratic_sum}};
 
 }  // namespace
 
@@ -128,11 +131,13 @@ TEST_CASE("bench: a case that generates its data reports it, and the memory budg
   // Peak 40 KiB: 10,240x the input's 4 bytes (over budget), 10x the 4 KiB it generated (within).
   auto reading = [](const char *generated, const char *peak) {
     return std::string(R"({"target":"native","cases":[{"name":"test.generate/param","input_bytes":4,)") + generated +
-           R"("time_ns":{"median":10,"p99":10},"alloc":{"calls_per_op":1,"peak_bytes":)" + peak + R"(},"checksum":"01"}]})";
+           R"("time_ns":{"median":10,"p99":10},"alloc":{"calls_per_op":1,"peak_bytes":)" + peak +
+           R"(},"checksum":"01"}]})";
   };
   auto over = bench::compare_readings({{"native", reading("", "40960")}});
   REQUIRE(over);
-  CHECK(over->table.find("over: test.generate/param in native: peak 40.0 KiB is 10240.0x the input (budget 20x)") != std::string::npos);
+  CHECK(over->table.find("over: test.generate/param in native: peak 40.0 KiB is 10240.0x the input (budget 20x)") !=
+        std::string::npos);
   auto within = bench::compare_readings({{"native", reading(R"("generated_bytes":4096,)", "40960")}});
   REQUIRE(within);
   CHECK(within->table.find("over:") == std::string::npos);

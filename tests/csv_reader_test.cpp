@@ -42,7 +42,7 @@ TEST_CASE("csv: quoted fields, doubled quotes, embedded newlines, CRLF", "[csv]"
   CHECK(rows[2] == std::vector<std::string>{"2", "line1\nline2", ""});
   CHECK(rows[3] == std::vector<std::string>{"3", "", ""});
   CHECK(read_all("\xEF\xBB\xBFx\n1").size() == 2);
-  CHECK(read_all("") .empty());
+  CHECK(read_all("").empty());
   CHECK(read_all("only") == std::vector<std::vector<std::string>>{{"only"}});
 }
 

@@ -32,7 +32,8 @@ TEST_CASE("fhir bad input: larger than max_bytes", "[fhir][bad-input]") {
 
 TEST_CASE("fhir bad input: more contained resources than max_contained", "[fhir][bad-input]") {
   std::string text = R"({"resourceType":"Patient","contained":[)";
-  for (int i = 0; i < 20; ++i) text += std::string(i ? "," : "") + R"({"resourceType":"Organization","id":"o)" + std::to_string(i) + "\"}";
+  for (int i = 0; i < 20; ++i)
+    text += std::string(i ? "," : "") + R"({"resourceType":"Organization","id":"o)" + std::to_string(i) + "\"}";
   text += "]}";
   fhir::options opts;
   opts.max_contained = 10;

@@ -31,7 +31,8 @@ bool same_json(const json::value &a, const json::value &b, std::string &where) {
     case json::kind::boolean: return a.get_bool().value() == b.get_bool().value();
     case json::kind::number:
       if (a.get_number_text().value() != b.get_number_text().value()) {
-        where = "number " + std::string(a.get_number_text().value()) + " vs " + std::string(b.get_number_text().value());
+        where =
+            "number " + std::string(a.get_number_text().value()) + " vs " + std::string(b.get_number_text().value());
         return false;
       }
       return true;
@@ -130,7 +131,8 @@ TEST_CASE("fhir conformance: every R4 example validates and round-trips", "[fhir
     } else if (known.count(name)) {
       ++known_failed;
     } else {
-      failures.push_back(name + ": " + std::to_string(o.errors) + " errors, first: " + o.issues[0].expression + ": " + o.issues[0].details);
+      failures.push_back(name + ": " + std::to_string(o.errors) + " errors, first: " + o.issues[0].expression + ": " +
+                         o.issues[0].details);
     }
     std::string compact = fhir::write(*r);
     std::string pretty = fhir::write(*r, {.pretty = true});
@@ -143,12 +145,12 @@ TEST_CASE("fhir conformance: every R4 example validates and round-trips", "[fhir
               same_json(original->root(), pretty_again->root(), where) && again->outcome().errors == o.errors;
     if (ok) ++round_tripped;
     else failures.push_back(name + ": round trip differs " + where);
-    summary << name << '\t' << o.errors << '\t' << o.warnings << '\t' << o.issues.size() << '\t' << hex(fnv1a(compact)) << '\t'
-            << hex(fnv1a(pretty)) << '\n';
+    summary << name << '\t' << o.errors << '\t' << o.warnings << '\t' << o.issues.size() << '\t' << hex(fnv1a(compact))
+            << '\t' << hex(fnv1a(pretty)) << '\n';
   }
   for (const auto &f : failures) UNSCOPED_INFO(f);
-  std::printf("fhir conformance: %zu examples, %zu valid, %zu known failures, %zu round-tripped, %zu problems\n", files.size(), valid,
-              known_failed, round_tripped, failures.size());
+  std::printf("fhir conformance: %zu examples, %zu valid, %zu known failures, %zu round-tripped, %zu problems\n",
+              files.size(), valid, known_failed, round_tripped, failures.size());
   CHECK(failures.empty());
   CHECK(round_tripped == files.size());
 

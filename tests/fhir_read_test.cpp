@@ -8,7 +8,8 @@
 using namespace quire;
 
 TEST_CASE("fhir read: a Patient with primitive extensions keeps them", "[fhir][read]") {
-  std::string text = R"({"resourceType":"Patient","id":"x","birthDate":"1970-03-30","_birthDate":{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/patient-birthTime","valueDateTime":"1970-03-30T14:35:45-05:00"}]},
+  std::string text =
+      R"({"resourceType":"Patient","id":"x","birthDate":"1970-03-30","_birthDate":{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/patient-birthTime","valueDateTime":"1970-03-30T14:35:45-05:00"}]},
     "name":[{"given":["Peter",null,"James"],"_given":[null,{"extension":[{"url":"http://example.org/x","valueString":"y"}]},null]}]})";
   auto r = fhir::read(text);
   REQUIRE(r);
@@ -19,11 +20,14 @@ TEST_CASE("fhir read: a Patient with primitive extensions keeps them", "[fhir][r
 }
 
 TEST_CASE("fhir read: decimals and big integers keep their exact text", "[fhir][read]") {
-  std::string text = R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}})";
+  std::string text =
+      R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}})";
   auto r = fhir::read(text);
   REQUIRE(r);
   CHECK(r->issues().empty());
-  CHECK(fhir::write(*r) == R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}})");
+  CHECK(
+      fhir::write(*r) ==
+      R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}})");
 }
 
 TEST_CASE("fhir read: resourceType is checked", "[fhir][read]") {

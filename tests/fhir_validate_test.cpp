@@ -56,7 +56,8 @@ TEST_CASE("fhir validate: every broken resource gives exactly the expected issue
 }
 
 TEST_CASE("fhir validate: all issues are reported, not only the first", "[fhir][validate]") {
-  auto o = fhir::validate(R"({"resourceType":"Patient","gender":"boy","birthDate":"1970-13-01","active":"yes","foo":1,"name":[]})");
+  auto o = fhir::validate(
+      R"({"resourceType":"Patient","gender":"boy","birthDate":"1970-13-01","active":"yes","foo":1,"name":[]})");
   REQUIRE(o.issues.size() == 5);
   CHECK(o.errors == 5);
   // In document order of the definitions: unknown keys first (found while reading members), then elements.
@@ -93,16 +94,22 @@ TEST_CASE("fhir validate: unreadable input is one issue with its error code", "[
 }
 
 TEST_CASE("fhir validate: primitive extensions alone, and with nulls, are valid", "[fhir][validate]") {
-  CHECK(fhir::validate(R"({"resourceType":"Patient","_birthDate":{"extension":[{"url":"http://x","valueString":"y"}]}})").issues.empty());
-  CHECK(fhir::validate(R"({"resourceType":"Patient","name":[{"_given":[{"id":"a"},null],"given":[null,"b"]}]})").issues.empty());
-  CHECK(fhir::validate(R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"}})")
+  CHECK(
+      fhir::validate(R"({"resourceType":"Patient","_birthDate":{"extension":[{"url":"http://x","valueString":"y"}]}})")
+          .issues.empty());
+  CHECK(fhir::validate(R"({"resourceType":"Patient","name":[{"_given":[{"id":"a"},null],"given":[null,"b"]}]})")
             .issues.empty());
+  CHECK(
+      fhir::validate(
+          R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"}})")
+          .issues.empty());
 }
 
 TEST_CASE("fhir validate: issues as JSON and as an OperationOutcome", "[fhir][validate]") {
   auto o = fhir::validate(R"({"resourceType":"Patient","gender":"boy"})");
-  CHECK(fhir::issues_to_json(o.issues) ==
-        R"([{"severity":"error","code":"code-invalid","details":"code 'boy' is not in the required value set http://hl7.org/fhir/ValueSet/administrative-gender","expression":"Patient.gender","line":1,"column":36,"offset":35}])");
+  CHECK(
+      fhir::issues_to_json(o.issues) ==
+      R"([{"severity":"error","code":"code-invalid","details":"code 'boy' is not in the required value set http://hl7.org/fhir/ValueSet/administrative-gender","expression":"Patient.gender","line":1,"column":36,"offset":35}])");
   auto oo = fhir::to_operation_outcome(o);
   auto r = fhir::read(oo);
   REQUIRE(r);
@@ -116,9 +123,11 @@ TEST_CASE("fhir validate: cost grows linearly with Bundle size (references are n
   std::string text = R"({"resourceType":"Bundle","type":"collection","entry":[)";
   for (int i = 0; i < 20000; ++i) {
     if (i) text += ',';
-    text += R"({"fullUrl":"urn:uuid:00000000-0000-0000-0000-)" + std::string(12 - std::to_string(i).size(), '0') + std::to_string(i) +
-            R"(","resource":{"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"},"link":[{"other":{"reference":"Patient/p)" +
-            std::to_string(i) + R"("},"type":"seealso"}]}})";
+    text +=
+        R"({"fullUrl":"urn:uuid:00000000-0000-0000-0000-)" + std::string(12 - std::to_string(i).size(), '0') +
+        std::to_string(i) +
+        R"(","resource":{"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o"}],"managingOrganization":{"reference":"#o"},"link":[{"other":{"reference":"Patient/p)" +
+        std::to_string(i) + R"("},"type":"seealso"}]}})";
   }
   text += "]}";
   auto o = fhir::validate(text);

@@ -142,7 +142,8 @@ TEST_CASE("fhirpath conformance: the R4 suite, tallied per group", "[fhirpath][c
       bool ok;
       auto compiled = fhirpath::compile(expr);
       if (!compiled) {
-        result_text = "error:" + std::string(error_name(compiled.code())) + "@" + std::to_string(compiled.error().offset);
+        result_text =
+            "error:" + std::string(error_name(compiled.code())) + "@" + std::to_string(compiled.error().offset);
         ok = want_error;
       } else {
         auto r = ev.evaluate(*compiled, context);
@@ -180,8 +181,8 @@ TEST_CASE("fhirpath conformance: the R4 suite, tallied per group", "[fhirpath][c
       // now() and today() change from run to run: their cases keep only the outcome.
       bool clock = expr.find("now()") != std::string::npos || expr.find("today()") != std::string::npos ||
                    expr.find("timeOfDay()") != std::string::npos;
-      outcomes << group << '/' << index << '\t' << (ok ? "pass" : "fail") << '\t' << (clock ? std::string("clock") : hex(fnv1a(result_text)))
-               << '\n';
+      outcomes << group << '/' << index << '\t' << (ok ? "pass" : "fail") << '\t'
+               << (clock ? std::string("clock") : hex(fnv1a(result_text))) << '\n';
     }
     all.passed += t.passed;
     all.failed += t.failed;
@@ -196,9 +197,10 @@ TEST_CASE("fhirpath conformance: the R4 suite, tallied per group", "[fhirpath][c
               "native"
 #endif
   );
-  for (const auto &[name, t] : groups) std::printf("  %-40s %4zu %4zu %4zu\n", name.c_str(), t.passed, t.failed, t.expected);
-  std::printf("fhirpath conformance: %zu cases in %zu groups: %zu passed, %zu failed, %zu known failures\n", total, groups.size(),
-              all.passed, all.failed, all.expected);
+  for (const auto &[name, t] : groups)
+    std::printf("  %-40s %4zu %4zu %4zu\n", name.c_str(), t.passed, t.failed, t.expected);
+  std::printf("fhirpath conformance: %zu cases in %zu groups: %zu passed, %zu failed, %zu known failures\n", total,
+              groups.size(), all.passed, all.failed, all.expected);
   for (const auto &p : problems) std::printf("  %s\n", p.c_str());
   CHECK(total == 935);
   CHECK(problems.empty());

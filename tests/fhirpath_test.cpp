@@ -182,10 +182,12 @@ TEST_CASE("fhirpath: an empty operand gives an empty result", "[fhirpath]") {
 TEST_CASE("fhirpath: and, or, xor and implies are three-valued", "[fhirpath]") {
   // rows: left true, false, empty; columns: right true, false, empty
   const char *values[3] = {"true", "false", "{}"};
-  const char *want_and[3][3] = {{"[true]", "[false]", "[]"}, {"[false]", "[false]", "[false]"}, {"[]", "[false]", "[]"}};
+  const char *want_and[3][3] = {
+      {"[true]", "[false]", "[]"}, {"[false]", "[false]", "[false]"}, {"[]", "[false]", "[]"}};
   const char *want_or[3][3] = {{"[true]", "[true]", "[true]"}, {"[true]", "[false]", "[]"}, {"[true]", "[]", "[]"}};
   const char *want_xor[3][3] = {{"[false]", "[true]", "[]"}, {"[true]", "[false]", "[]"}, {"[]", "[]", "[]"}};
-  const char *want_implies[3][3] = {{"[true]", "[false]", "[]"}, {"[true]", "[true]", "[true]"}, {"[true]", "[]", "[]"}};
+  const char *want_implies[3][3] = {
+      {"[true]", "[false]", "[]"}, {"[true]", "[true]", "[true]"}, {"[true]", "[]", "[]"}};
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) {
       std::string l = values[i], r = values[j];
@@ -232,7 +234,8 @@ TEST_CASE("fhirpath: decimals are exact and keep their precision", "[fhirpath]")
   CHECK(run("1.587.lowBoundary(2)") == "[1.58]");
   CHECK(run("1.587.highBoundary()") == "[1.58750000]");
   CHECK(run("12345678901234567890.1 > 1") == "[true]");  // beyond 18 digits: rounded, not refused
-  CHECK(run("123456789012345678901234567890 > 123456789012345678901234567889") == "INVALID_FHIRPATH@0");  // an Integer literal
+  CHECK(run("123456789012345678901234567890 > 123456789012345678901234567889") ==
+        "INVALID_FHIRPATH@0");  // an Integer literal
   CHECK(run("123456789012345678901234567890.0 > 1.5") == "[true]");
   CHECK(run("100000000000000000000.0 = 1e20.toString()") == "INVALID_FHIRPATH@27");
   CHECK(run("9223372036854775807 + 1") == "[]");  // integer overflow is empty, never wraps
@@ -335,7 +338,8 @@ TEST_CASE("fhirpath: one compiled expression over many resources", "[fhirpath]")
   fhirpath::evaluator ev;
   for (int i = 0; i < 200; ++i) {
     std::string text = R"({"resourceType":"Patient","id":"p)" + std::to_string(i) +
-                       R"(","name":[{"use":"usual","given":["X"]},{"use":"official","given":["G)" + std::to_string(i) + R"("]}]})";
+                       R"(","name":[{"use":"usual","given":["X"]},{"use":"official","given":["G)" + std::to_string(i) +
+                       R"("]}]})";
     auto doc = json::parse(text);
     REQUIRE(doc);
     auto r = ev.evaluate(*e, doc->root());

@@ -124,8 +124,8 @@ TEST_CASE("format bad input: a flipped byte anywhere is caught", "[format][bad]"
     ++total;
     INFO("byte " << i);
     CHECK(code != error_code::OK);
-    CHECK((code == error_code::CORRUPT_BLOCK || code == error_code::CORRUPT_FILE || code == error_code::NOT_A_QUIRE_FILE ||
-           code == error_code::UNSUPPORTED_VERSION));
+    CHECK((code == error_code::CORRUPT_BLOCK || code == error_code::CORRUPT_FILE ||
+           code == error_code::NOT_A_QUIRE_FILE || code == error_code::UNSUPPORTED_VERSION));
     caught += code != error_code::OK;
   }
   CHECK(caught == total);
@@ -227,19 +227,23 @@ TEST_CASE("format bad input: expressions", "[format][bad]") {
   std::string nots;
   for (int i = 0; i < 100; ++i) nots += "not ";
   CHECK(parse_expression(nots + "a = 1").code() == error_code::MAX_DEPTH_EXCEEDED);
-  auto ok = parse_expression("country = 'NA' and age > 80 or not (name contains 'O''k' or x is not null) and y between 1 and 2.5 and z not in (1, 'a', null)");
+  auto ok = parse_expression(
+      "country = 'NA' and age > 80 or not (name contains 'O''k' or x is not null) and y between 1 and 2.5 and z not in "
+      "(1, 'a', null)");
   REQUIRE(ok);
   CHECK(ok->o == filter::op::or_);
   CHECK(parse_filter_json("{\"a\":{\"~\":1}}").code() == error_code::INVALID_QUERY);
   CHECK(parse_filter_json("[1]").code() == error_code::INVALID_QUERY);
   CHECK(parse_filter_json("{nope").code() == error_code::INVALID_QUERY);
-  auto j = parse_filter_json("{\"country\":\"NA\",\"age\":{\">\":80,\"<=\":90},\"or\":[{\"a\":null},{\"b\":{\"in\":[1,2]}}]}");
+  auto j = parse_filter_json(
+      "{\"country\":\"NA\",\"age\":{\">\":80,\"<=\":90},\"or\":[{\"a\":null},{\"b\":{\"in\":[1,2]}}]}");
   REQUIRE(j);
   CHECK(j->o == filter::op::and_);
   CHECK(j->children.size() == 3);
   CHECK(parse_query_json("{\"limit\":-1}").code() == error_code::INVALID_QUERY);
   CHECK(parse_query_json("{\"bogus\":1}").code() == error_code::INVALID_QUERY);
-  auto q = parse_query_json("{\"where\":\"a = 1\",\"columns\":[\"a\"],\"orderBy\":\"a\",\"descending\":true,\"offset\":2,\"limit\":3}");
+  auto q = parse_query_json(
+      "{\"where\":\"a = 1\",\"columns\":[\"a\"],\"orderBy\":\"a\",\"descending\":true,\"offset\":2,\"limit\":3}");
   REQUIRE(q);
   CHECK(q->limit == 3);
   CHECK(q->descending);

@@ -29,16 +29,21 @@ std::string golden_report(std::vector<uint8_t> &file_bytes) {
   write_options o;
   o.chunk_rows = 512;
   o.sorted_by = "country";
-  o.indexes = {{"id", index_kind::hash}, {"email", index_kind::sorted}, {"name", index_kind::text}, {"age", index_kind::sorted}};
+  o.indexes = {
+      {"id", index_kind::hash}, {"email", index_kind::sorted}, {"name", index_kind::text}, {"age", index_kind::sorted}};
   vector_sink sink;
   auto n = write_ndjson(customers_ndjson(customers), o, sink);
   REQUIRE(n);
-  std::string report = "bytes " + std::to_string(sink.bytes.size()) + " crc32c " + std::to_string(crc32c(sink.bytes.data(), sink.bytes.size())) + "\n";
+  std::string report = "bytes " + std::to_string(sink.bytes.size()) + " crc32c " +
+                       std::to_string(crc32c(sink.bytes.data(), sink.bytes.size())) + "\n";
   file_bytes = sink.bytes;
   auto f = file::open(borrow_bytes(sink.bytes));
   REQUIRE(f);
-  const char *wheres[] = {"id = 1234", "country = 'NA' and age > 80", "name contains 'Okafor' and balance < 20000",
-                          "email startsWith 'ana.' or city in ('Lagos', 'Lima')", "not (age between 20 and 90)",
+  const char *wheres[] = {"id = 1234",
+                          "country = 'NA' and age > 80",
+                          "name contains 'Okafor' and balance < 20000",
+                          "email startsWith 'ana.' or city in ('Lagos', 'Lima')",
+                          "not (age between 20 and 90)",
                           "created_at >= '2023-06-01T00:00:00Z' and country != 'US'"};
   for (const char *w : wheres) {
     query q;
@@ -52,7 +57,8 @@ std::string golden_report(std::vector<uint8_t> &file_bytes) {
     REQUIRE(count);
     auto agg = f->aggregate("balance", all);
     REQUIRE(agg);
-    report += std::string("where ") + w + "\ncount " + std::to_string(*count) + " aggregate " + to_json(*agg) + "\n" + rows->json;
+    report += std::string("where ") + w + "\ncount " + std::to_string(*count) + " aggregate " + to_json(*agg) + "\n" +
+              rows->json;
   }
   query newest;
   newest.order_by = "created_at";
@@ -73,7 +79,8 @@ TEST_CASE("format golden: the same bytes and answers on every target", "[format]
   std::string report = golden_report(bytes);
   if (const char *update = std::getenv("QUIRE_UPDATE_GOLDEN"); update && *update == '1') {
     std::ofstream(path, std::ios::binary) << report;
-    std::ofstream(sample, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(sample, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
   std::string expected = quire_test::read_text(path);
   REQUIRE_FALSE(expected.empty());

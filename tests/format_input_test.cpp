@@ -26,19 +26,25 @@ std::string rows_of(const std::vector<uint8_t> &bytes) {
 
 TEST_CASE("format input: NDJSON schema inference", "[format][input]") {
   std::string text =
-      "{\"id\":1,\"x\":1,\"money\":\"12.50\",\"when\":\"2024-01-02\",\"dt\":\"2024-01-02T03:04:05Z\",\"ok\":true,\"tags\":[1,2],\"name\":\"a\",\"d\":12.50}\n"
+      "{\"id\":1,\"x\":1,\"money\":\"12.50\",\"when\":\"2024-01-02\",\"dt\":\"2024-01-02T03:04:05Z\",\"ok\":true,"
+      "\"tags\":[1,2],\"name\":\"a\",\"d\":12.50}\n"
       "\n"
-      "{\"id\":2,\"x\":2.5,\"when\":\"2024-01-03T00:00:00Z\",\"dt\":null,\"ok\":false,\"tags\":{\"k\":1},\"name\":null,\"d\":1,\"extra\":null}\r\n";
+      "{\"id\":2,\"x\":2.5,\"when\":\"2024-01-03T00:00:00Z\",\"dt\":null,\"ok\":false,\"tags\":{\"k\":1},\"name\":null,"
+      "\"d\":1,\"extra\":null}\r\n";
   auto s = infer_ndjson_schema(text);
   REQUIRE(s);
-  CHECK(types_of(*s) == "id:integer x:float money:string when:timestamp dt:timestamp ok:boolean tags:json name:string d:decimal extra:string ");
+  CHECK(types_of(*s) ==
+        "id:integer x:float money:string when:timestamp dt:timestamp ok:boolean tags:json name:string d:decimal "
+        "extra:string ");
   vector_sink sink;
   auto n = write_ndjson(text, {}, sink);
   REQUIRE(n);
   CHECK(*n == 2);
   CHECK(rows_of(sink.bytes) ==
-        "{\"id\":1,\"x\":1,\"money\":\"12.50\",\"when\":\"2024-01-02T00:00:00Z\",\"dt\":\"2024-01-02T03:04:05Z\",\"ok\":true,\"tags\":[1,2],\"name\":\"a\",\"d\":12.50,\"extra\":null}\n"
-        "{\"id\":2,\"x\":2.5,\"money\":null,\"when\":\"2024-01-03T00:00:00Z\",\"dt\":null,\"ok\":false,\"tags\":{\"k\":1},\"name\":null,\"d\":1,\"extra\":null}\n");
+        "{\"id\":1,\"x\":1,\"money\":\"12.50\",\"when\":\"2024-01-02T00:00:00Z\",\"dt\":\"2024-01-02T03:04:05Z\","
+        "\"ok\":true,\"tags\":[1,2],\"name\":\"a\",\"d\":12.50,\"extra\":null}\n"
+        "{\"id\":2,\"x\":2.5,\"money\":null,\"when\":\"2024-01-03T00:00:00Z\",\"dt\":null,\"ok\":false,\"tags\":{\"k\":"
+        "1},\"name\":null,\"d\":1,\"extra\":null}\n");
 }
 
 TEST_CASE("format input: NDJSON mixed types are SCHEMA_MISMATCH with line and column name", "[format][input]") {
@@ -70,14 +76,17 @@ TEST_CASE("format input: NDJSON mixed types are SCHEMA_MISMATCH with line and co
 }
 
 TEST_CASE("format input: CSV inference, quoting and errors", "[format][input]") {
-  std::string text = "id,name,score,joined,active,note\n1,\"Okafor, Ana\",3.5,2020-01-01,true,\n2,Ben,4,2020-01-02T10:00:00Z,false,x\n3,,,,,12\n";
+  std::string text =
+      "id,name,score,joined,active,note\n1,\"Okafor, "
+      "Ana\",3.5,2020-01-01,true,\n2,Ben,4,2020-01-02T10:00:00Z,false,x\n3,,,,,12\n";
   auto s = infer_csv_schema(text);
   REQUIRE(s);
   CHECK(types_of(*s) == "id:integer name:string score:float joined:timestamp active:boolean note:string ");
   vector_sink sink;
   REQUIRE(write_csv(text, {}, sink));
   CHECK(rows_of(sink.bytes) ==
-        "{\"id\":1,\"name\":\"Okafor, Ana\",\"score\":3.5,\"joined\":\"2020-01-01T00:00:00Z\",\"active\":true,\"note\":null}\n"
+        "{\"id\":1,\"name\":\"Okafor, "
+        "Ana\",\"score\":3.5,\"joined\":\"2020-01-01T00:00:00Z\",\"active\":true,\"note\":null}\n"
         "{\"id\":2,\"name\":\"Ben\",\"score\":4,\"joined\":\"2020-01-02T10:00:00Z\",\"active\":false,\"note\":\"x\"}\n"
         "{\"id\":3,\"name\":null,\"score\":null,\"joined\":null,\"active\":null,\"note\":\"12\"}\n");
   auto ragged = infer_csv_schema("a,b\n1,2\n3\n");

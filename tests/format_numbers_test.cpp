@@ -39,9 +39,12 @@ std::string ecmascript_reference(double v) {
   const int k = static_cast<int>(digits.size()), n = std::atoi(t.c_str() + e + 1) + 1;
   std::string out = negative ? "-" : "";
   if (k <= n && n <= 21) out += digits + std::string(static_cast<size_t>(n - k), '0');
-  else if (0 < n && n <= 21) out += digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
+  else if (0 < n && n <= 21)
+    out += digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
   else if (-6 < n && n <= 0) out += "0." + std::string(static_cast<size_t>(-n), '0') + digits;
-  else out += digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "") + "e" + (n - 1 < 0 ? "-" : "+") + std::to_string(std::abs(n - 1));
+  else
+    out += digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "") + "e" + (n - 1 < 0 ? "-" : "+") +
+           std::to_string(std::abs(n - 1));
   return out;
 }
 
@@ -58,18 +61,42 @@ struct splitmix {
 }  // namespace
 
 TEST_CASE("format: floats in rows print as ECMAScript prints them", "[format][numbers]") {
-  std::vector<double> values = {0.1, 0.2, 0.3, 1.0 / 3, 100, 1e14, 1e15, 1e16, 123456789012345.6, 0.0001, 0.00001, 0.00012,
-                                1e-7, 5e-324, 1.7976931348623157e308, 2.5, 0.05, 99999.99, -0.07, -1234.5, 4503599627370496.5,
-                                9007199254740993.0, 0.000999999, 12.000001, 1234567.891234, 1e21, 123e-20};
+  std::vector<double> values = {0.1,
+                                0.2,
+                                0.3,
+                                1.0 / 3,
+                                100,
+                                1e14,
+                                1e15,
+                                1e16,
+                                123456789012345.6,
+                                0.0001,
+                                0.00001,
+                                0.00012,
+                                1e-7,
+                                5e-324,
+                                1.7976931348623157e308,
+                                2.5,
+                                0.05,
+                                99999.99,
+                                -0.07,
+                                -1234.5,
+                                4503599627370496.5,
+                                9007199254740993.0,
+                                0.000999999,
+                                12.000001,
+                                1234567.891234,
+                                1e21,
+                                123e-20};
   splitmix r{7};
   for (int i = 0; i < 20000; ++i) {
     const uint64_t kind = r.next() % 5;
     const uint64_t n = r.next();
     double v = 0;
-    if (kind == 0) v = static_cast<double>(n % 10000000) / 100.0;                       // cents
-    else if (kind == 1) v = static_cast<double>(n % 100000000000ull) / 1e6;            // micro units
-    else if (kind == 2) v = -static_cast<double>(n % 1000) / 1000.0;                   // negative thousandths
-    else if (kind == 3) std::memcpy(&v, &n, sizeof v);                                 // any bits
+    if (kind == 0) v = static_cast<double>(n % 10000000) / 100.0;            // cents
+    else if (kind == 1) v = static_cast<double>(n % 100000000000ull) / 1e6;  // micro units
+    else if (kind == 2) v = -static_cast<double>(n % 1000) / 1000.0;         // negative thousandths
+    else if (kind == 3) std::memcpy(&v, &n, sizeof v);                       // any bits
     else v = static_cast<double>(n % 1000000) * std::pow(10.0, static_cast<double>(n % 41) - 20);  // every magnitude
     if (std::isfinite(v)) values.push_back(v);
   }
@@ -122,4 +149,3 @@ TEST_CASE("numbers: append_double gives JavaScript's text for every double of th
   append_double(special, std::nan(""));
   CHECK(special == "0 null null");
 }
-

@@ -1,8 +1,8 @@
 // The query engine against a brute-force scan of the same rows: every operator, random and/or/not
 // trees (seeded), with and without indexes, in file order and ordered; explain's counters prove
 // chunk skipping by statistics, by Bloom filters and by indexes.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -64,8 +64,13 @@ std::vector<row> make_rows(size_t n, uint64_t seed) {
 }
 
 schema test_schema() {
-  return {{{"id", column_type::integer}, {"a", column_type::integer}, {"r", column_type::float64}, {"s", column_type::string},
-           {"t", column_type::string}, {"b", column_type::boolean}, {"ts", column_type::timestamp}}};
+  return {{{"id", column_type::integer},
+           {"a", column_type::integer},
+           {"r", column_type::float64},
+           {"s", column_type::string},
+           {"t", column_type::string},
+           {"b", column_type::boolean},
+           {"ts", column_type::timestamp}}};
 }
 
 std::vector<uint8_t> write(const std::vector<row> &rows, write_options o) {
@@ -74,8 +79,13 @@ std::vector<uint8_t> write(const std::vector<row> &rows, write_options o) {
   REQUIRE(w);
   std::vector<cell> cells;
   for (const auto &x : rows) {
-    cells = {cell::of(x.id), x.a ? cell::of(*x.a) : cell::null(), x.r ? cell::of(*x.r) : cell::null(), x.s ? cell::text(*x.s) : cell::null(),
-             x.t ? cell::text(*x.t) : cell::null(), x.b ? cell::of(*x.b) : cell::null(), x.ts ? cell::of(*x.ts) : cell::null()};
+    cells = {cell::of(x.id),
+             x.a ? cell::of(*x.a) : cell::null(),
+             x.r ? cell::of(*x.r) : cell::null(),
+             x.s ? cell::text(*x.s) : cell::null(),
+             x.t ? cell::text(*x.t) : cell::null(),
+             x.b ? cell::of(*x.b) : cell::null(),
+             x.ts ? cell::of(*x.ts) : cell::null()};
     REQUIRE(w.value()->append_row(cells));
   }
   REQUIRE(w.value()->finish());
@@ -86,39 +96,71 @@ std::vector<uint8_t> write(const std::vector<row> &rows, write_options o) {
 
 filter leaf(prng &g) {
   filter f;
-  static const filter::op CMP[] = {filter::op::eq, filter::op::ne, filter::op::lt, filter::op::le, filter::op::gt, filter::op::ge};
+  static const filter::op CMP[] = {filter::op::eq, filter::op::ne, filter::op::lt,
+                                   filter::op::le, filter::op::gt, filter::op::ge};
   int column = static_cast<int>(g.next() % 7);
   int kind = static_cast<int>(g.next() % 10);
   auto cmp = CMP[g.next() % 6];
   switch (column) {
     case 0:
       f.column = "id";
-      if (kind < 4) { f.o = filter::op::eq; f.values = {value::of(g.in(-5, 3100))}; }
-      else if (kind < 6) { f.o = filter::op::in; for (int k = 0; k < 4; ++k) f.values.push_back(value::of(g.in(0, 3100))); }
-      else if (kind < 8) { f.o = filter::op::between; int64_t lo = g.in(0, 3000); f.values = {value::of(lo), value::of(lo + g.in(0, 300))}; }
-      else { f.o = cmp; f.values = {value::of(g.in(0, 3000))}; }
+      if (kind < 4) {
+        f.o = filter::op::eq;
+        f.values = {value::of(g.in(-5, 3100))};
+      } else if (kind < 6) {
+        f.o = filter::op::in;
+        for (int k = 0; k < 4; ++k) f.values.push_back(value::of(g.in(0, 3100)));
+      } else if (kind < 8) {
+        f.o = filter::op::between;
+        int64_t lo = g.in(0, 3000);
+        f.values = {value::of(lo), value::of(lo + g.in(0, 300))};
+      } else {
+        f.o = cmp;
+        f.values = {value::of(g.in(0, 3000))};
+      }
       break;
     case 1:
       f.column = "a";
       if (kind == 0) f.o = filter::op::is_null;
       else if (kind == 1) f.o = filter::op::is_not_null;
-      else if (kind == 2) { f.o = filter::op::in; f.values = {value::of(g.in(-50, 200)), value::of(g.in(-50, 200)), value::null()}; }
-      else if (kind == 3) { f.o = filter::op::between; f.values = {value::of(g.in(-60, 100)), value::of(g.in(50, 210))}; }
-      else if (kind == 4) { f.o = cmp; f.values = {value::of(static_cast<double>(g.in(-100, 400)) / 2.0)}; }
-      else { f.o = cmp; f.values = {value::of(g.in(-60, 210))}; }
+      else if (kind == 2) {
+        f.o = filter::op::in;
+        f.values = {value::of(g.in(-50, 200)), value::of(g.in(-50, 200)), value::null()};
+      } else if (kind == 3) {
+        f.o = filter::op::between;
+        f.values = {value::of(g.in(-60, 100)), value::of(g.in(50, 210))};
+      } else if (kind == 4) {
+        f.o = cmp;
+        f.values = {value::of(static_cast<double>(g.in(-100, 400)) / 2.0)};
+      } else {
+        f.o = cmp;
+        f.values = {value::of(g.in(-60, 210))};
+      }
       break;
     case 2:
       f.column = "r";
       if (kind == 0) f.o = filter::op::is_null;
-      else if (kind < 3) { f.o = filter::op::between; f.values = {value::of(static_cast<double>(g.in(-1000, 0)) / 8), value::of(g.in(0, 130))}; }
-      else { f.o = cmp; f.values = {value::of(static_cast<double>(g.in(-1100, 1100)) / 8.0)}; }
+      else if (kind < 3) {
+        f.o = filter::op::between;
+        f.values = {value::of(static_cast<double>(g.in(-1000, 0)) / 8), value::of(g.in(0, 130))};
+      } else {
+        f.o = cmp;
+        f.values = {value::of(static_cast<double>(g.in(-1100, 1100)) / 8.0)};
+      }
       break;
     case 3:
       f.column = "s";
       if (kind == 0) f.o = filter::op::is_null;
-      else if (kind < 4) { f.o = filter::op::in; f.values = {value::text(WORDS[g.next() % 8]), value::text("omega")}; }
-      else if (kind < 6) { f.o = filter::op::starts_with; f.values = {value::text(std::string(WORDS[g.next() % 8]).substr(0, static_cast<size_t>(g.in(0, 3))))}; }
-      else { f.o = cmp; f.values = {value::text(g.chance(80) ? WORDS[g.next() % 8] : "d")}; }
+      else if (kind < 4) {
+        f.o = filter::op::in;
+        f.values = {value::text(WORDS[g.next() % 8]), value::text("omega")};
+      } else if (kind < 6) {
+        f.o = filter::op::starts_with;
+        f.values = {value::text(std::string(WORDS[g.next() % 8]).substr(0, static_cast<size_t>(g.in(0, 3))))};
+      } else {
+        f.o = cmp;
+        f.values = {value::text(g.chance(80) ? WORDS[g.next() % 8] : "d")};
+      }
       break;
     case 4: {
       f.column = "t";
@@ -126,15 +168,25 @@ filter leaf(prng &g) {
       int len = static_cast<int>(g.in(0, 3));
       for (int k = 0; k < len; ++k) p += SYLLABLES[g.next() % 10];
       if (kind < 2) p = p.substr(0, 1);
-      if (kind < 6) { f.o = filter::op::contains; f.values = {value::text(p)}; }
-      else if (kind < 8) { f.o = filter::op::starts_with; f.values = {value::text(p)}; }
-      else { f.o = cmp; f.values = {value::text(p)}; }
+      if (kind < 6) {
+        f.o = filter::op::contains;
+        f.values = {value::text(p)};
+      } else if (kind < 8) {
+        f.o = filter::op::starts_with;
+        f.values = {value::text(p)};
+      } else {
+        f.o = cmp;
+        f.values = {value::text(p)};
+      }
       break;
     }
     case 5:
       f.column = "b";
       if (kind == 0) f.o = filter::op::is_null;
-      else { f.o = kind < 6 ? filter::op::eq : filter::op::ne; f.values = {value::of(g.chance(50))}; }
+      else {
+        f.o = kind < 6 ? filter::op::eq : filter::op::ne;
+        f.values = {value::of(g.chance(50))};
+      }
       break;
     default:
       f.column = "ts";
@@ -180,8 +232,10 @@ bool compare(filter::op o, const T &v, const T &x) {
 
 bool matches(const filter &f, const row &x) {
   switch (f.o) {
-    case filter::op::and_: return std::all_of(f.children.begin(), f.children.end(), [&](const filter &c) { return matches(c, x); });
-    case filter::op::or_: return std::any_of(f.children.begin(), f.children.end(), [&](const filter &c) { return matches(c, x); });
+    case filter::op::and_:
+      return std::all_of(f.children.begin(), f.children.end(), [&](const filter &c) { return matches(c, x); });
+    case filter::op::or_:
+      return std::any_of(f.children.begin(), f.children.end(), [&](const filter &c) { return matches(c, x); });
     case filter::op::not_: return !matches(f.children[0], x);
     default: break;
   }
@@ -190,12 +244,25 @@ bool matches(const filter &f, const row &x) {
   std::optional<std::string> text;
   bool present = true;
   if (f.column == "id") num = static_cast<double>(x.id);
-  else if (f.column == "a") { present = x.a.has_value(); if (present) num = static_cast<double>(*x.a); }
-  else if (f.column == "r") { present = x.r.has_value(); if (present) num = *x.r; }
-  else if (f.column == "s") { present = x.s.has_value(); if (present) text = *x.s; }
-  else if (f.column == "t") { present = x.t.has_value(); if (present) text = *x.t; }
-  else if (f.column == "b") { present = x.b.has_value(); if (present) num = *x.b ? 1 : 0; }
-  else if (f.column == "ts") { present = x.ts.has_value(); if (present) num = static_cast<double>(*x.ts); }
+  else if (f.column == "a") {
+    present = x.a.has_value();
+    if (present) num = static_cast<double>(*x.a);
+  } else if (f.column == "r") {
+    present = x.r.has_value();
+    if (present) num = *x.r;
+  } else if (f.column == "s") {
+    present = x.s.has_value();
+    if (present) text = *x.s;
+  } else if (f.column == "t") {
+    present = x.t.has_value();
+    if (present) text = *x.t;
+  } else if (f.column == "b") {
+    present = x.b.has_value();
+    if (present) num = *x.b ? 1 : 0;
+  } else if (f.column == "ts") {
+    present = x.ts.has_value();
+    if (present) num = static_cast<double>(*x.ts);
+  }
   if (f.o == filter::op::is_null) return !present;
   if (f.o == filter::op::is_not_null) return present;
   if (!present) return false;
@@ -242,7 +309,8 @@ void check_against_scan(const std::vector<row> &rows, write_options o, uint64_t 
   for (int trial = 0; trial < trials; ++trial) {
     filter flt = tree(g, 3);
     std::vector<int64_t> expected;
-    for (const auto &x : rows) if (matches(flt, x)) expected.push_back(x.id);
+    for (const auto &x : rows)
+      if (matches(flt, x)) expected.push_back(x.id);
     query q;
     q.where = flt;
     q.columns = {"id"};
@@ -261,14 +329,19 @@ void check_against_scan(const std::vector<row> &rows, write_options o, uint64_t 
     q.limit = 5;
     auto page = f.query(q);
     REQUIRE(page);
-    std::vector<int64_t> want(expected.begin() + std::min<size_t>(3, expected.size()), expected.begin() + std::min<size_t>(8, expected.size()));
+    std::vector<int64_t> want(expected.begin() + std::min<size_t>(3, expected.size()),
+                              expected.begin() + std::min<size_t>(8, expected.size()));
     CHECK(ids_of(page->json) == want);
     // Sum of a column over the matching rows.
     auto agg = f.aggregate("a", all);
     REQUIRE(agg);
     int64_t sum = 0;
     uint64_t count = 0;
-    for (const auto &x : rows) if (matches(flt, x) && x.a) { sum += *x.a; ++count; }
+    for (const auto &x : rows)
+      if (matches(flt, x) && x.a) {
+        sum += *x.a;
+        ++count;
+      }
     CHECK(agg->rows == expected.size());
     CHECK(agg->count == count);
     CHECK(agg->exact_sum == (count ? std::to_string(sum) : std::string()));
@@ -321,7 +394,7 @@ TEST_CASE("format query: random filters agree with a scan, with every index", "[
   write_options o;
   o.chunk_rows = 700;
   o.page_bytes = 512;
-  o.indexes = {{"id", index_kind::hash}, {"a", index_kind::sorted}, {"s", index_kind::hash}, {"t", index_kind::text},
+  o.indexes = {{"id", index_kind::hash},  {"a", index_kind::sorted},  {"s", index_kind::hash},  {"t", index_kind::text},
                {"r", index_kind::sorted}, {"ts", index_kind::sorted}, {"s", index_kind::sorted}};
   check_against_scan(rows, o, 202, 150);
 }

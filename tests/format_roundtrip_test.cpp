@@ -43,16 +43,22 @@ std::string all_rows(file &f, query q = {}) {
 }  // namespace
 
 TEST_CASE("format: every type round-trips with nulls", "[format]") {
-  schema s{{{"i", column_type::integer}, {"f", column_type::float64}, {"d", column_type::decimal}, {"s", column_type::string},
-            {"b", column_type::boolean}, {"day", column_type::date}, {"ts", column_type::timestamp}, {"j", column_type::json}}};
+  schema s{{{"i", column_type::integer},
+            {"f", column_type::float64},
+            {"d", column_type::decimal},
+            {"s", column_type::string},
+            {"b", column_type::boolean},
+            {"day", column_type::date},
+            {"ts", column_type::timestamp},
+            {"j", column_type::json}}};
   std::vector<std::vector<cell>> rows = {
-      {cell::of(int64_t{-5}), cell::of(1.5), cell::text("0.700"), cell::text("héllo \"q\""), cell::of(true), cell::text("2024-02-29"),
-       cell::text("2021-03-04T05:06:07.123Z"), cell::text("{\"a\":[1,2]}")},
+      {cell::of(int64_t{-5}), cell::of(1.5), cell::text("0.700"), cell::text("héllo \"q\""), cell::of(true),
+       cell::text("2024-02-29"), cell::text("2021-03-04T05:06:07.123Z"), cell::text("{\"a\":[1,2]}")},
       {cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null(), cell::null()},
-      {cell::of(INT64_MAX), cell::of(int64_t{3}), cell::of(int64_t{12}), cell::text(""), cell::of(false), cell::of(int64_t{0}),
-       cell::text("1999-12-31T23:00:00-01:30"), cell::text("[]")},
-      {cell::of(INT64_MIN), cell::of(-0.1), cell::text("123456789012345678901234567890"), cell::text("x"), cell::null(), cell::text("1969-07-20"),
-       cell::of(int64_t{-1}), cell::text("null")},
+      {cell::of(INT64_MAX), cell::of(int64_t{3}), cell::of(int64_t{12}), cell::text(""), cell::of(false),
+       cell::of(int64_t{0}), cell::text("1999-12-31T23:00:00-01:30"), cell::text("[]")},
+      {cell::of(INT64_MIN), cell::of(-0.1), cell::text("123456789012345678901234567890"), cell::text("x"), cell::null(),
+       cell::text("1969-07-20"), cell::of(int64_t{-1}), cell::text("null")},
   };
   auto bytes = write_rows(s, rows);
   auto f = file::open(borrow_bytes(bytes));
@@ -61,10 +67,13 @@ TEST_CASE("format: every type round-trips with nulls", "[format]") {
   CHECK(f->schema().columns.size() == 8);
   CHECK(f->schema().columns[2].type == column_type::decimal);
   CHECK(all_rows(*f) ==
-        "{\"i\":-5,\"f\":1.5,\"d\":0.700,\"s\":\"h\xc3\xa9llo \\\"q\\\"\",\"b\":true,\"day\":\"2024-02-29\",\"ts\":\"2021-03-04T05:06:07.123Z\",\"j\":{\"a\":[1,2]}}\n"
+        "{\"i\":-5,\"f\":1.5,\"d\":0.700,\"s\":\"h\xc3\xa9llo "
+        "\\\"q\\\"\",\"b\":true,\"day\":\"2024-02-29\",\"ts\":\"2021-03-04T05:06:07.123Z\",\"j\":{\"a\":[1,2]}}\n"
         "{\"i\":null,\"f\":null,\"d\":null,\"s\":null,\"b\":null,\"day\":null,\"ts\":null,\"j\":null}\n"
-        "{\"i\":9223372036854775807,\"f\":3,\"d\":12,\"s\":\"\",\"b\":false,\"day\":\"1970-01-01\",\"ts\":\"2000-01-01T00:30:00Z\",\"j\":[]}\n"
-        "{\"i\":-9223372036854775808,\"f\":-0.1,\"d\":123456789012345678901234567890,\"s\":\"x\",\"b\":null,\"day\":\"1969-07-20\",\"ts\":\"1969-12-31T23:59:59.999999Z\",\"j\":null}\n");
+        "{\"i\":9223372036854775807,\"f\":3,\"d\":12,\"s\":\"\",\"b\":false,\"day\":\"1970-01-01\",\"ts\":\"2000-01-"
+        "01T00:30:00Z\",\"j\":[]}\n"
+        "{\"i\":-9223372036854775808,\"f\":-0.1,\"d\":123456789012345678901234567890,\"s\":\"x\",\"b\":null,\"day\":"
+        "\"1969-07-20\",\"ts\":\"1969-12-31T23:59:59.999999Z\",\"j\":null}\n");
   // Projection keeps the asked order.
   query q;
   q.columns = {"s", "i"};
@@ -101,7 +110,8 @@ TEST_CASE("format: a writer checks each value against its column", "[format]") {
   CHECK(w4.value()->append_row(short_row).code() == error_code::INVALID_ARGUMENT);
   // Options and schemas that cannot be written.
   CHECK(writer::create(schema{}, {}, sink).code() == error_code::INVALID_ARGUMENT);
-  CHECK(writer::create(schema{{{"a", column_type::integer}, {"a", column_type::string}}}, {}, sink).code() == error_code::INVALID_ARGUMENT);
+  CHECK(writer::create(schema{{{"a", column_type::integer}, {"a", column_type::string}}}, {}, sink).code() ==
+        error_code::INVALID_ARGUMENT);
   write_options o;
   o.sorted_by = "nope";
   CHECK(writer::create(s, o, sink).code() == error_code::NO_SUCH_COLUMN);
@@ -114,9 +124,16 @@ TEST_CASE("format: a writer checks each value against its column", "[format]") {
 }
 
 TEST_CASE("format: encodings fit the data", "[format]") {
-  schema s{{{"seq", column_type::integer}, {"small", column_type::integer}, {"same", column_type::integer}, {"runs", column_type::integer},
-            {"city", column_type::string}, {"unique", column_type::string}, {"x", column_type::float64},
-            {"third", column_type::float64}, {"seconds", column_type::timestamp}, {"fives", column_type::integer}}};
+  schema s{{{"seq", column_type::integer},
+            {"small", column_type::integer},
+            {"same", column_type::integer},
+            {"runs", column_type::integer},
+            {"city", column_type::string},
+            {"unique", column_type::string},
+            {"x", column_type::float64},
+            {"third", column_type::float64},
+            {"seconds", column_type::timestamp},
+            {"fives", column_type::integer}}};
   std::vector<std::vector<cell>> rows;
   std::vector<std::string> texts;
   const int n = 20000;
@@ -125,8 +142,9 @@ TEST_CASE("format: encodings fit the data", "[format]") {
   static const char *CITIES[] = {"Paris", "Lagos", "Lima", "Oslo"};
   for (int i = 0; i < n; ++i) {
     const int64_t scatter = scatter_at(i);
-    rows.push_back({cell::of(int64_t{1000000} + i * 3), cell::of(scatter % 100), cell::of(int64_t{42}), cell::of(int64_t{i / 5000}),
-                    cell::text(CITIES[scatter % 4]), cell::text(texts[static_cast<size_t>(i)]), cell::of(i * 0.25), cell::of(i / 3.0),
+    rows.push_back({cell::of(int64_t{1000000} + i * 3), cell::of(scatter % 100), cell::of(int64_t{42}),
+                    cell::of(int64_t{i / 5000}), cell::text(CITIES[scatter % 4]),
+                    cell::text(texts[static_cast<size_t>(i)]), cell::of(i * 0.25), cell::of(i / 3.0),
                     cell::of(int64_t{1700000000000000} + i * int64_t{60000000} + scatter % 60 * int64_t{1000000}),
                     cell::of(scatter * 5)});
   }
@@ -160,10 +178,20 @@ TEST_CASE("format: encodings fit the data", "[format]") {
   // Sequential ids delta-encode to almost nothing.
   CHECK(column_of("seq").data_bytes < 2000);
   const int64_t second = 20 + scatter_at(12345) % 60;  // row 12345 is at 11:58:20 plus its scatter
-  const std::string seconds_text = std::to_string(8 + second / 60) + ":" + (second % 60 < 10 ? "0" : "") + std::to_string(second % 60);
-  CHECK(all_rows(*f, [] { query q; q.offset = 12345; q.limit = 1; return q; }()) ==
-        "{\"seq\":1037035,\"small\":" + std::to_string(scatter_at(12345) % 100) + ",\"same\":42,\"runs\":2,\"city\":\"" + CITIES[scatter_at(12345) % 4] + "\",\"unique\":\"user-" + std::to_string(12345 * 7919 % 100003) + "\",\"x\":3086.25,\"third\":4115,"
-        "\"seconds\":\"2023-11-23T11:5" + seconds_text + "Z\",\"fives\":" + std::to_string(scatter_at(12345) * 5) + "}\n");
+  const std::string seconds_text =
+      std::to_string(8 + second / 60) + ":" + (second % 60 < 10 ? "0" : "") + std::to_string(second % 60);
+  CHECK(all_rows(*f,
+                 [] {
+                   query q;
+                   q.offset = 12345;
+                   q.limit = 1;
+                   return q;
+                 }()) == "{\"seq\":1037035,\"small\":" + std::to_string(scatter_at(12345) % 100) +
+                             ",\"same\":42,\"runs\":2,\"city\":\"" + CITIES[scatter_at(12345) % 4] +
+                             "\",\"unique\":\"user-" + std::to_string(12345 * 7919 % 100003) +
+                             "\",\"x\":3086.25,\"third\":4115,"
+                             "\"seconds\":\"2023-11-23T11:5" +
+                             seconds_text + "Z\",\"fives\":" + std::to_string(scatter_at(12345) * 5) + "}\n");
 }
 
 TEST_CASE("format: small chunks and pages, many of them", "[format]") {
@@ -171,7 +199,8 @@ TEST_CASE("format: small chunks and pages, many of them", "[format]") {
   std::vector<std::vector<cell>> rows;
   std::vector<std::string> names;
   for (int i = 0; i < 1000; ++i) names.push_back(i % 7 == 0 ? "" : "name " + std::to_string(i));
-  for (int i = 0; i < 1000; ++i) rows.push_back({cell::of(int64_t{i}), i % 7 == 0 ? cell::null() : cell::text(names[static_cast<size_t>(i)])});
+  for (int i = 0; i < 1000; ++i)
+    rows.push_back({cell::of(int64_t{i}), i % 7 == 0 ? cell::null() : cell::text(names[static_cast<size_t>(i)])});
   write_options o;
   o.chunk_rows = 64;
   o.page_bytes = 512;
@@ -189,7 +218,8 @@ TEST_CASE("format: small chunks and pages, many of them", "[format]") {
   auto st = f->chunk_statistics("id");
   REQUIRE(st);
   REQUIRE(st->size() == 16);
-  CHECK(to_json(*st, column_type::integer).find("{\"chunk\":15,\"rows\":40,\"nulls\":0,\"min\":960,\"max\":999") != std::string::npos);
+  CHECK(to_json(*st, column_type::integer).find("{\"chunk\":15,\"rows\":40,\"nulls\":0,\"min\":960,\"max\":999") !=
+        std::string::npos);
   CHECK((*st)[15].min.i == 960);
   CHECK((*st)[15].max.i == 999);
 }
@@ -200,7 +230,9 @@ TEST_CASE("format: sorted_by sorts the rows (stable, nulls last) through the bou
   std::vector<std::string> vs;
   const int n = 60000;
   for (int i = 0; i < n; ++i) vs.push_back(std::to_string(i));
-  for (int i = 0; i < n; ++i) rows.push_back({i % 1000 == 0 ? cell::null() : cell::of(int64_t{(i * 7919) % 500}), cell::text(vs[static_cast<size_t>(i)])});
+  for (int i = 0; i < n; ++i)
+    rows.push_back(
+        {i % 1000 == 0 ? cell::null() : cell::of(int64_t{(i * 7919) % 500}), cell::text(vs[static_cast<size_t>(i)])});
   write_options o;
   o.sorted_by = "k";
   o.chunk_rows = 4096;
@@ -215,7 +247,10 @@ TEST_CASE("format: sorted_by sorts the rows (stable, nulls last) through the bou
   const auto &v = (*cols)[1];
   size_t nulls = 0;
   for (size_t i = 1; i < k.ints.size(); ++i) {
-    if (!k.valid[i]) { ++nulls; continue; }
+    if (!k.valid[i]) {
+      ++nulls;
+      continue;
+    }
     REQUIRE(k.valid[i - 1]);
     REQUIRE(k.ints[i - 1] <= k.ints[i]);
     if (k.ints[i - 1] == k.ints[i]) {
@@ -227,7 +262,13 @@ TEST_CASE("format: sorted_by sorts the rows (stable, nulls last) through the bou
   }
   CHECK(nulls + (k.valid[0] ? 0 : 1) == n / 1000);
   // Chunks of a sorted file do not overlap: a range touches one or two chunks.
-  auto e = f->explain([] { query q; q.where = parse_expression("k between 100 and 101").value(); return q; }(), true);
+  auto e = f->explain(
+      [] {
+        query q;
+        q.where = parse_expression("k between 100 and 101").value();
+        return q;
+      }(),
+      true);
   REQUIRE(e);
   INFO(to_json(*e));
   CHECK(e->chunks.scanned == 1);
@@ -266,12 +307,15 @@ TEST_CASE("format: decimals with the same places are stored scaled and print bac
   const int n = 5000;
   for (int i = 0; i < n; ++i) {
     const int64_t cents = scatter_at(i) * 37 - 150000;
-    std::string p = std::to_string(cents / 100) + "." + std::to_string(std::abs(cents % 100) / 10) + std::to_string(std::abs(cents % 10));
+    std::string p = std::to_string(cents / 100) + "." + std::to_string(std::abs(cents % 100) / 10) +
+                    std::to_string(std::abs(cents % 10));
     if (cents < 0 && cents > -100) p = "-" + p;  // -0.57, not 0.57
     prices.push_back(p);
     mixed.push_back(i % 3 == 0 ? "1.5" : i % 3 == 1 ? "-0.00" : "123456789012345678901234567890");
   }
-  for (int i = 0; i < n; ++i) rows.push_back({i % 11 == 0 ? cell::null() : cell::text(prices[static_cast<size_t>(i)]), cell::text(mixed[static_cast<size_t>(i)])});
+  for (int i = 0; i < n; ++i)
+    rows.push_back({i % 11 == 0 ? cell::null() : cell::text(prices[static_cast<size_t>(i)]),
+                    cell::text(mixed[static_cast<size_t>(i)])});
   auto bytes = write_rows(s, rows);
   auto f = file::open(borrow_bytes(bytes));
   REQUIRE(f);
@@ -280,7 +324,8 @@ TEST_CASE("format: decimals with the same places are stored scaled and print bac
   CHECK(to_json(*st).find("\"SCALED+") != std::string::npos);
   std::string expected;
   for (int i = 0; i < n; ++i) {
-    expected += "{\"price\":" + (i % 11 == 0 ? std::string("null") : prices[static_cast<size_t>(i)]) + ",\"mixed\":" + mixed[static_cast<size_t>(i)] + "}\n";
+    expected += "{\"price\":" + (i % 11 == 0 ? std::string("null") : prices[static_cast<size_t>(i)]) +
+                ",\"mixed\":" + mixed[static_cast<size_t>(i)] + "}\n";
   }
   CHECK(all_rows(*f) == expected);
 }

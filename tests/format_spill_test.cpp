@@ -37,7 +37,8 @@ class counting_store final : public spill_store {
   }
   result<void> read(uint64_t offset, std::span<uint8_t> out) override {
     if (fail_read) return quire::error(error_code::IO_ERROR, "cannot read (test)");
-    if (offset > bytes.size() || out.size() > bytes.size() - offset) return quire::error(error_code::IO_ERROR, "read past the end (test)");
+    if (offset > bytes.size() || out.size() > bytes.size() - offset)
+      return quire::error(error_code::IO_ERROR, "read past the end (test)");
     ++reads;
     std::memcpy(out.data(), bytes.data() + offset, out.size());
     return {};
@@ -123,7 +124,8 @@ TEST_CASE("format spill: a store that fails fails the write with its error", "[f
 }
 
 #ifndef __EMSCRIPTEN__
-TEST_CASE("format spill: the native spill file has no name, reads back what was appended, and fails typed", "[format][spill]") {
+TEST_CASE("format spill: the native spill file has no name, reads back what was appended, and fails typed",
+          "[format][spill]") {
   auto dir = std::filesystem::temp_directory_path() / ("quire-spill-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
@@ -140,7 +142,8 @@ TEST_CASE("format spill: the native spill file has no name, reads back what was 
     std::string back(4, '\0');
     REQUIRE(f.value()->read(99999, {reinterpret_cast<uint8_t *>(back.data()), back.size()}));
     CHECK(back == "abcd");
-    CHECK(f.value()->read(100000, {reinterpret_cast<uint8_t *>(back.data()), back.size()}).code() == error_code::IO_ERROR);
+    CHECK(f.value()->read(100000, {reinterpret_cast<uint8_t *>(back.data()), back.size()}).code() ==
+          error_code::IO_ERROR);
     // A sorted write through it.
     auto customers = wide_customers();
     auto o = sorted_options(1);

@@ -33,7 +33,8 @@ outcome failure(const quire::error &e) {
 }
 
 /// The text fed in pieces of `piece` bytes (0: all at once).
-outcome streamed(text_format kind, std::string_view text, size_t piece, const write_options &options = {}, const input_options &input = {}) {
+outcome streamed(text_format kind, std::string_view text, size_t piece, const write_options &options = {},
+                 const input_options &input = {}) {
   vector_sink sink;
   auto w = text_writer::create(kind, options, sink, input);
   if (!w) return failure(w.error());
@@ -50,9 +51,11 @@ outcome streamed(text_format kind, std::string_view text, size_t piece, const wr
 }
 
 /// The whole-text call.
-outcome whole(text_format kind, std::string_view text, const write_options &options = {}, const input_options &input = {}) {
+outcome whole(text_format kind, std::string_view text, const write_options &options = {},
+              const input_options &input = {}) {
   vector_sink sink;
-  auto n = kind == text_format::ndjson ? write_ndjson(text, options, sink, input) : write_csv(text, options, sink, input);
+  auto n =
+      kind == text_format::ndjson ? write_ndjson(text, options, sink, input) : write_csv(text, options, sink, input);
   if (!n) return failure(n.error());
   outcome o;
   o.bytes = std::move(sink.bytes);
@@ -112,9 +115,15 @@ TEST_CASE("format stream: CSV in pieces gives write_csv's bytes, quotes and CRLF
   o.chunk_rows = 300;
   for (bool given : {false, true}) {
     input_options in;
-    if (given) in.schema = schema{{{"id", column_type::string}, {"name", column_type::string}, {"email", column_type::string},
-                                    {"country", column_type::string}, {"city", column_type::string}, {"age", column_type::integer},
-                                    {"balance", column_type::float64}, {"created_at", column_type::timestamp}}};
+    if (given)
+      in.schema = schema{{{"id", column_type::string},
+                          {"name", column_type::string},
+                          {"email", column_type::string},
+                          {"country", column_type::string},
+                          {"city", column_type::string},
+                          {"age", column_type::integer},
+                          {"balance", column_type::float64},
+                          {"created_at", column_type::timestamp}}};
     auto expected = whole(text_format::csv, text, o, in);
     REQUIRE(expected.code == error_code::OK);
     REQUIRE(expected.rows == 1203);
@@ -167,7 +176,8 @@ TEST_CASE("format stream: errors keep the whole input's line, column and offset"
   check_same(streamed(text_format::ndjson, lines + "{\"a\":2.5}\n", 5, {}, given), expected);
 }
 
-TEST_CASE("format stream: inference reads the first infer_rows rows; later misfits are SCHEMA_MISMATCH", "[format][stream]") {
+TEST_CASE("format stream: inference reads the first infer_rows rows; later misfits are SCHEMA_MISMATCH",
+          "[format][stream]") {
   input_options in;
   in.infer_rows = 3;
   std::string text = "{\"a\":1}\n{\"a\":2}\n\n{\"a\":3,\"b\":null}\n{\"a\":4}\n{\"a\":\"five\"}\n";
@@ -177,7 +187,11 @@ TEST_CASE("format stream: inference reads the first infer_rows rows; later misfi
   CHECK(r.path == "a");
   CHECK(r.message.find("inferred from the first 3 rows") != std::string::npos);
   // A key first seen after the inferred rows.
-  r = streamed(text_format::ndjson, "{\"a\":1}\n{\"a\":2}\n{\"a\":3,\"c\":true}\n", 0, {}, [] { input_options i; i.infer_rows = 2; return i; }());
+  r = streamed(text_format::ndjson, "{\"a\":1}\n{\"a\":2}\n{\"a\":3,\"c\":true}\n", 0, {}, [] {
+    input_options i;
+    i.infer_rows = 2;
+    return i;
+  }());
   CHECK(r.code == error_code::SCHEMA_MISMATCH);
   CHECK(r.line == 3);
   CHECK(r.path == "c");
@@ -187,7 +201,8 @@ TEST_CASE("format stream: inference reads the first infer_rows rows; later misfi
   auto f = file::open(borrow_bytes(r.bytes));
   REQUIRE(f);
   CHECK(f->schema().columns[1].type == column_type::string);
-  CHECK(f->query({}).value().json == "{\"a\":1,\"b\":null}\n{\"a\":2,\"b\":null}\n{\"a\":3,\"b\":null}\n{\"a\":4,\"b\":\"5\"}\n");
+  CHECK(f->query({}).value().json ==
+        "{\"a\":1,\"b\":null}\n{\"a\":2,\"b\":null}\n{\"a\":3,\"b\":null}\n{\"a\":4,\"b\":\"5\"}\n");
   // CSV: an integer column that later holds text.
   r = streamed(text_format::csv, "a,b\n1,x\n2,y\n3,z\nfour,w\n", 2, {}, in);
   CHECK(r.code == error_code::SCHEMA_MISMATCH);
@@ -198,14 +213,17 @@ TEST_CASE("format stream: inference reads the first infer_rows rows; later misfi
   CHECK(streamed(text_format::csv, "a,b\n1,x\n2,y\n3,z\nfour,w\n", 2, {}, in).rows == 4);
 }
 
-TEST_CASE("format stream: when the first rows infer the same schema, the bytes equal the whole-text call", "[format][stream]") {
+TEST_CASE("format stream: when the first rows infer the same schema, the bytes equal the whole-text call",
+          "[format][stream]") {
   auto customers = generate_customers(3000, 8);
   input_options in;
   in.infer_rows = 100;
   write_options o;
   o.indexes = {{"country", index_kind::hash}};
-  check_same(streamed(text_format::ndjson, customers_ndjson(customers), 4096, o, in), whole(text_format::ndjson, customers_ndjson(customers), o));
-  check_same(streamed(text_format::csv, customers_csv(customers), 999, o, in), whole(text_format::csv, customers_csv(customers), o));
+  check_same(streamed(text_format::ndjson, customers_ndjson(customers), 4096, o, in),
+             whole(text_format::ndjson, customers_ndjson(customers), o));
+  check_same(streamed(text_format::csv, customers_csv(customers), 999, o, in),
+             whole(text_format::csv, customers_csv(customers), o));
   // infer_bytes: inference ends at the first row past it, whatever the pieces.
   in.infer_rows = 1000000;
   in.infer_bytes = 5000;
@@ -247,7 +265,8 @@ TEST_CASE("format stream: memory is bounded by the longest line; misuse is refus
   CHECK(text_writer::create(text_format::ndjson, bad, sink, given).code() == error_code::NO_SUCH_COLUMN);
 }
 
-TEST_CASE("format stream: schema_inferrer in pieces infers what infer_ndjson_schema / infer_csv_schema do", "[format][stream]") {
+TEST_CASE("format stream: schema_inferrer in pieces infers what infer_ndjson_schema / infer_csv_schema do",
+          "[format][stream]") {
   auto customers = generate_customers(700, 2);
   std::string nd = customers_ndjson(customers) + "{\"id\":701,\"balance\":12.50,\"extra\":[1]}\n";
   std::string csv = "\xEF\xBB\xBF" + customers_csv(customers) + "701,\"a\nb\",,,,,12.50,2020-01-01\r\n";
@@ -256,16 +275,14 @@ TEST_CASE("format stream: schema_inferrer in pieces infers what infer_ndjson_sch
     std::string text;
   };
   const text_case cases[] = {
-      {text_format::ndjson, nd},
-      {text_format::csv, csv},
-      {text_format::ndjson, nd + "{\"id\":\"x\"}\n"},
-      {text_format::csv, csv + "1,2\n"},
-      {text_format::ndjson, ""},
-      {text_format::csv, "\n\n"},
+      {text_format::ndjson, nd},         {text_format::csv, csv},   {text_format::ndjson, nd + "{\"id\":\"x\"}\n"},
+      {text_format::csv, csv + "1,2\n"}, {text_format::ndjson, ""}, {text_format::csv, "\n\n"},
   };
   auto render = [](const result<schema> &s) {
-    if (!s) return std::string(error_name(s.code())) + " line " + std::to_string(s.error().line) + " column " + std::to_string(s.error().column) +
-                   " offset " + std::to_string(s.error().offset) + " " + s.error().path + ": " + s.error().message;
+    if (!s)
+      return std::string(error_name(s.code())) + " line " + std::to_string(s.error().line) + " column " +
+             std::to_string(s.error().column) + " offset " + std::to_string(s.error().offset) + " " + s.error().path +
+             ": " + s.error().message;
     std::string out;
     for (const auto &c : s->columns) out += c.name + ":" + std::string(type_name(c.type)) + " ";
     return out;
@@ -277,7 +294,8 @@ TEST_CASE("format stream: schema_inferrer in pieces infers what infer_ndjson_sch
       auto inf = schema_inferrer::create(c.kind);
       REQUIRE(inf);
       result<void> fed;
-      for (size_t at = 0; fed && at < c.text.size(); at += piece ? piece : c.text.size()) fed = inf.value()->feed(std::string_view(c.text).substr(at, piece ? piece : c.text.size()));
+      for (size_t at = 0; fed && at < c.text.size(); at += piece ? piece : c.text.size())
+        fed = inf.value()->feed(std::string_view(c.text).substr(at, piece ? piece : c.text.size()));
       auto got = fed ? inf.value()->finish() : result<schema>(fed.error());
       CHECK(render(got) == expected);
     }

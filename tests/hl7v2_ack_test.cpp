@@ -80,8 +80,9 @@ TEST_CASE("hl7v2 build_ack AR for a v2.3 message uses ERR-1", "[hl7v2][ack]") {
 }
 
 TEST_CASE("hl7v2 build_ack keeps non-standard delimiters and MSH-18", "[hl7v2][ack]") {
-  auto m = parse("MSH^~|\\&^SENDING^200M^RECEIVING^200^20120918173931-0500^^ADT~A24^2003582144^T^2.4^^^AL^AL^\r"
-                 "EVN^A24\r");
+  auto m = parse(
+      "MSH^~|\\&^SENDING^200M^RECEIVING^200^20120918173931-0500^^ADT~A24^2003582144^T^2.4^^^AL^AL^\r"
+      "EVN^A24\r");
   REQUIRE(m.ok());
   ack_options o;
   o.text = "a^b";

@@ -94,15 +94,16 @@ TEST_CASE("hl7v2 bad input: limits", "[hl7v2][bad][limits]") {
 }
 
 TEST_CASE("hl7v2 bad input: invalid UTF-8 under a UTF-8 charset", "[hl7v2][bad]") {
-  const std::string text = "MSH|^~\\&|A|B|C|D|20240101||ADT^A01|1|P|2.8||||||UNICODE UTF-8\r"
-                           "PID|1||||\xC0\xAF^\xED\xA0\x80^\xF4\x90\x80\x80^\xE2\x82\r";
+  const std::string text =
+      "MSH|^~\\&|A|B|C|D|20240101||ADT^A01|1|P|2.8||||||UNICODE UTF-8\r"
+      "PID|1||||\xC0\xAF^\xED\xA0\x80^\xF4\x90\x80\x80^\xE2\x82\r";
   auto r = parse(text);
   REQUIRE(r.ok());
   const std::string fffd = "\xEF\xBF\xBD";
-  CHECK(r->get_text("PID-5.1").value() == std::optional<std::string>(fffd + fffd));            // overlong
-  CHECK(r->get_text("PID-5.2").value() == std::optional<std::string>(fffd + fffd + fffd));     // surrogate
+  CHECK(r->get_text("PID-5.1").value() == std::optional<std::string>(fffd + fffd));                // overlong
+  CHECK(r->get_text("PID-5.2").value() == std::optional<std::string>(fffd + fffd + fffd));         // surrogate
   CHECK(r->get_text("PID-5.3").value() == std::optional<std::string>(fffd + fffd + fffd + fffd));  // > U+10FFFF
-  CHECK(r->get_text("PID-5.4").value() == std::optional<std::string>(fffd + fffd));            // truncated
+  CHECK(r->get_text("PID-5.4").value() == std::optional<std::string>(fffd + fffd));                // truncated
   CHECK(parse(text, strict_options()).code() == error_code::INVALID_UTF8);
   CHECK(decode_text("ok \xE2\x82\xAC", charset::UTF8, true).value() == "ok \xE2\x82\xAC");
   CHECK(decode_text("\xE2\x82", charset::UTF8, true).code() == error_code::INVALID_UTF8);

@@ -22,11 +22,11 @@ fs::path hl7_corpus() {
   return root / "hl7v2";
 }
 
-#define REQUIRE_CORPUS(dir)                                                   \
-  const fs::path dir = hl7_corpus();                                          \
-  if (dir.empty()) {                                                          \
-    WARN("skipped: the shared corpus (corpus/hl7v2) is not present");        \
-    return;                                                                   \
+#define REQUIRE_CORPUS(dir)                                           \
+  const fs::path dir = hl7_corpus();                                  \
+  if (dir.empty()) {                                                  \
+    WARN("skipped: the shared corpus (corpus/hl7v2) is not present"); \
+    return;                                                           \
   }
 
 std::string lf_to_cr(std::string text) {
@@ -154,7 +154,7 @@ TEST_CASE("hl7v2 conformance: edge cases of the hapi files", "[hl7v2][conformanc
     REQUIRE(b.ok());
     size_t segments = 0;
     for (const message &m : b->messages) segments += m.segment_count();
-    CHECK(segments == 153);  // 179 CR-terminated lines, 26 of them blank
+    CHECK(segments == 153);                                       // 179 CR-terminated lines, 26 of them blank
     CHECK(parse(text).code() == quire::error_code::INVALID_HL7);  // several messages: parse() says so
   }
   SECTION("the 85 KB escaped field decodes to exactly the uuencoded payload") {

@@ -26,9 +26,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // The hapi files that hold messages (uuencoded*.txt are a field value and its payload).
-const char *const HAPI_MESSAGE_FILES[] = {"parser/adt_a03.txt",   "parser/cv.04_001_chem.hl7", "parser/example_oml_o21.hl7",
-                                          "parser/omd_o03.txt",   "parser/omd_o03_rep.txt",    "util/messages.txt",
-                                          "util/segmentfinder_a24.hl7"};
+const char *const HAPI_MESSAGE_FILES[] = {
+    "parser/adt_a03.txt",     "parser/cv.04_001_chem.hl7", "parser/example_oml_o21.hl7", "parser/omd_o03.txt",
+    "parser/omd_o03_rep.txt", "util/messages.txt",         "util/segmentfinder_a24.hl7"};
 
 // The standard FNV-1a 64 offset basis, passed explicitly: quire::bench::digest's default seed
 // differs from it, and the JS test computes plain FNV-1a 64.
@@ -49,7 +49,8 @@ std::string ack_digest(const message &m, ack_code code, const ack_options &o) {
 
 }  // namespace
 
-TEST_CASE("hl7v2 digests: every corpus message's JSON and ACKs equal the checked-in table", "[hl7v2][conformance][digest]") {
+TEST_CASE("hl7v2 digests: every corpus message's JSON and ACKs equal the checked-in table",
+          "[hl7v2][conformance][digest]") {
   const fs::path root = quire_test::corpus_dir();
   if (root.empty() || !fs::is_directory(root / "hl7v2")) {
     WARN("skipped: the shared corpus (corpus/hl7v2) is not present");
@@ -67,7 +68,8 @@ TEST_CASE("hl7v2 digests: every corpus message's JSON and ACKs equal the checked
   ae.text = "checked | by ^ quire";
   ae.location = {"PID", 1, 3, 0, 0, 0};
 
-  // name \t segments \t json digest \t AA ack digest \t AE ack digest; "#n" names the n-th message of a file of several.
+  // name \t segments \t json digest \t AA ack digest \t AE ack digest; "#n" names the n-th message of a file of
+  // several.
   std::string table = "# name\tsegments\tjson_fnv1a64\tack_aa_fnv1a64\tack_ae_fnv1a64\n";
   size_t messages = 0;
   for (const auto &name : files) {

@@ -55,7 +55,10 @@ TEST_CASE("hl7v2 mllp_decoder skips garbage between frames and counts it", "[hl7
 
 TEST_CASE("hl7v2 mllp_decoder resynchronises at a new VT inside a frame", "[hl7v2][mllp]") {
   mllp_decoder d;
-  REQUIRE(d.feed(std::string("\x0B" "cut short") + mllp_encode("whole")).ok());
+  REQUIRE(d.feed(std::string("\x0B"
+                             "cut short") +
+                 mllp_encode("whole"))
+              .ok());
   const auto got = drain(d);
   REQUIRE(got.size() == 1);
   CHECK(got[0] == "whole");
@@ -64,7 +67,10 @@ TEST_CASE("hl7v2 mllp_decoder resynchronises at a new VT inside a frame", "[hl7v
 
 TEST_CASE("hl7v2 mllp_decoder accepts FS without CR", "[hl7v2][mllp]") {
   mllp_decoder d;
-  REQUIRE(d.feed(std::string("\x0B" "a\x1C\x0B" "b\x1C\r")).ok());
+  REQUIRE(d.feed(std::string("\x0B"
+                             "a\x1C\x0B"
+                             "b\x1C\r"))
+              .ok());
   const auto got = drain(d);
   REQUIRE(got.size() == 2);
   CHECK(got[0] == "a");

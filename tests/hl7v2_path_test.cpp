@@ -41,8 +41,8 @@ TEST_CASE("hl7v2 parse_path reads the grammar", "[hl7v2][path]") {
   CHECK(parse_path("PID.5.1").ok());
   CHECK(parse_path("PID-5-1").ok());
   CHECK(parse_path("PID").ok());
-  for (const char *bad : {"", "PI", "PID-", "PID-0", "PID-5[0]", "PID-5[", "PID-5[2", "PID-5.", "PID-5.1.2.3",
-                          "PID-x", "PID 5", "P#D-1", "PID-5.0", "PID-1234567890", "PID[]-1", "PID-5]"}) {
+  for (const char *bad : {"", "PI", "PID-", "PID-0", "PID-5[0]", "PID-5[", "PID-5[2", "PID-5.", "PID-5.1.2.3", "PID-x",
+                          "PID 5", "P#D-1", "PID-5.0", "PID-1234567890", "PID[]-1", "PID-5]"}) {
     auto r = parse_path(bad);
     CHECK(r.code() == error_code::INVALID_ARGUMENT);
   }

@@ -157,10 +157,12 @@ TEST_CASE("hl7v2 MSH-18 8859/1 text is decoded to UTF-8", "[hl7v2][reader]") {
 
 TEST_CASE("hl7v2 UTF-8 text passes through, invalid bytes become U+FFFD unless strict", "[hl7v2][reader]") {
   const std::string text =
-      "MSH|^~\\&|A|B|C|D|20240101||ADT^A01|1|P|2.8||||||UNICODE UTF-8\rPID|1||||Stra\xC3\x9F" "e^Bad\xFF\r";
+      "MSH|^~\\&|A|B|C|D|20240101||ADT^A01|1|P|2.8||||||UNICODE UTF-8\rPID|1||||Stra\xC3\x9F"
+      "e^Bad\xFF\r";
   auto r = parse(text);
   REQUIRE(r.ok());
-  CHECK(r->get_text("PID-5.1").value() == std::optional<std::string>("Stra\xC3\x9F" "e"));
+  CHECK(r->get_text("PID-5.1").value() == std::optional<std::string>("Stra\xC3\x9F"
+                                                                     "e"));
   CHECK(r->get_text("PID-5.2").value() == std::optional<std::string>("Bad\xEF\xBF\xBD"));
   parse_options strict;
   strict.strict = true;
@@ -173,7 +175,8 @@ TEST_CASE("hl7v2 UTF-8 text passes through, invalid bytes become U+FFFD unless s
 TEST_CASE("hl7v2 values are views into the input, not copies", "[hl7v2][reader]") {
   std::string big(8u << 20, 'A');
   for (size_t i = 0; i < big.size(); i += 77) big[i] = static_cast<char>('a' + i % 26);
-  const std::string text = "MSH|^~\\&|A|B|C|D|20240101||ORU^R01|1|P|2.5\rOBX|1|ED|PDF||^application^pdf^Base64^" + big + "\r";
+  const std::string text =
+      "MSH|^~\\&|A|B|C|D|20240101||ORU^R01|1|P|2.5\rOBX|1|ED|PDF||^application^pdf^Base64^" + big + "\r";
   auto r = parse(text);
   REQUIRE(r.ok());
   const auto v = r->get("OBX-5.5").value();
@@ -235,7 +238,12 @@ TEST_CASE("hl7v2 parse_batch splits files and batches", "[hl7v2][reader][batch]"
     REQUIRE(r->messages.size() == 2);
     CHECK(r->messages[0].skipped_lines() == 0);
     CHECK(r->messages[0].segment_count() == 4);
-    CHECK(r->skipped_bytes == std::string("/*"" * header"" MSH|not a message"" */""// next").size());
+    CHECK(r->skipped_bytes == std::string("/*"
+                                          " * header"
+                                          " MSH|not a message"
+                                          " */"
+                                          "// next")
+                                  .size());
     parse_options strict;
     strict.strict = true;
     CHECK(parse_batch(text, strict).code() == error_code::INVALID_HL7);

@@ -2,8 +2,8 @@
 // file rejected with a typed error, and every file's outcome equal to the checked-in table
 // tests/data/json/json_test_suite_outcomes.tsv — which is how both targets are held to identical
 // outcomes, i_ files included. QUIRE_WRITE_OUTCOMES=1 rewrites the table.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -41,7 +41,8 @@ TEST_CASE("json conformance: JSONTestSuite") {
   }
 
   int y_total = 0, y_ok = 0, n_total = 0, n_ok = 0, i_total = 0, i_accepted = 0, same = 0;
-  std::string table = "# file\toutcome (accept, or the error code) — JSONTestSuite test_parsing, identical on native and wasm\n";
+  std::string table =
+      "# file\toutcome (accept, or the error code) — JSONTestSuite test_parsing, identical on native and wasm\n";
   for (const auto &path : files) {
     std::string name = path.filename().string();
     std::string bytes = quire_test::read_text(path);
@@ -65,13 +66,14 @@ TEST_CASE("json conformance: JSONTestSuite") {
     }
     auto it = expected.find(name);
     if (it != expected.end() && it->second == outcome) ++same;
-    else if (!std::getenv("QUIRE_WRITE_OUTCOMES")) FAIL_CHECK(name << ": outcome " << outcome << ", table says " << (it == expected.end() ? "nothing" : it->second));
+    else if (!std::getenv("QUIRE_WRITE_OUTCOMES"))
+      FAIL_CHECK(name << ": outcome " << outcome << ", table says " << (it == expected.end() ? "nothing" : it->second));
   }
-  if (std::getenv("QUIRE_WRITE_OUTCOMES")) {
-    std::ofstream(table_path) << table;
-  }
-  std::printf("JSONTestSuite: y_ %d/%d accepted, n_ %d/%d rejected, i_ %d (%d accepted, %d rejected); %d/%zu outcomes as in the table\n",
-              y_ok, y_total, n_ok, n_total, i_total, i_accepted, i_total - i_accepted, same, files.size());
+  if (std::getenv("QUIRE_WRITE_OUTCOMES")) { std::ofstream(table_path) << table; }
+  std::printf(
+      "JSONTestSuite: y_ %d/%d accepted, n_ %d/%d rejected, i_ %d (%d accepted, %d rejected); %d/%zu outcomes as in "
+      "the table\n",
+      y_ok, y_total, n_ok, n_total, i_total, i_accepted, i_total - i_accepted, same, files.size());
   CHECK(y_total == 95);
   CHECK(n_total == 188);
 }

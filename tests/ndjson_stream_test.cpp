@@ -103,7 +103,8 @@ TEST_CASE("ndjson: a line longer than max_line_bytes is LINE_TOO_LONG and memory
 TEST_CASE("ndjson: a callback that returns false stops the stream", "[ndjson]") {
   ndjson::reader r;
   int calls = 0;
-  auto f = r.feed("{\"resourceType\":\"Patient\"}\n{\"resourceType\":\"Patient\"}\n", [&](const ndjson::line_result &) { return ++calls < 1; });
+  auto f = r.feed("{\"resourceType\":\"Patient\"}\n{\"resourceType\":\"Patient\"}\n",
+                  [&](const ndjson::line_result &) { return ++calls < 1; });
   CHECK(f);
   CHECK(calls == 1);
   CHECK(r.stopped());
@@ -127,7 +128,8 @@ TEST_CASE("ndjson: the corpus's Bulk Data export streams with zero issues", "[nd
   std::vector<std::filesystem::path> files;
   for (const auto &e : std::filesystem::directory_iterator(corpus / "bulk-ndjson-synthea")) {
     auto name = e.path().filename().string();
-    if (e.path().extension() == ".ndjson" && name != "log.ndjson") files.push_back(e.path());  // log.ndjson holds export events, not resources
+    if (e.path().extension() == ".ndjson" && name != "log.ndjson")
+      files.push_back(e.path());  // log.ndjson holds export events, not resources
   }
   std::sort(files.begin(), files.end());
   uint64_t total = 0;

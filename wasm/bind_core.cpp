@@ -10,8 +10,8 @@ namespace {
 
 quire::wasm::version_record version_record() {
   auto v = quire::version();
-  return {std::string(v.version), std::string(v.target), std::string(v.compiler), std::string(v.flags),
-          std::string(v.build_type), std::string(v.simd)};
+  return {std::string(v.version), std::string(v.target),     std::string(v.compiler),
+          std::string(v.flags),   std::string(v.build_type), std::string(v.simd)};
 }
 
 quire::wasm::memory_record memory_record() {

@@ -67,7 +67,8 @@ fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, const
   // more into a fresh malloc to hand it to JS, whose failure 3.1.6 does not check: both must fit,
   // or this is OUT_OF_MEMORY instead of an abort.
   const uint64_t bound = length + (pretty ? length / 2 : 0);
-  if (bound >= quire::detail::PROBE_THRESHOLD && !quire::detail::can_allocate(static_cast<size_t>(std::min<uint64_t>(2 * bound, SIZE_MAX - 64)))) {
+  if (bound >= quire::detail::PROBE_THRESHOLD &&
+      !quire::detail::can_allocate(static_cast<size_t>(std::min<uint64_t>(2 * bound, SIZE_MAX - 64)))) {
     out.error = quire::wasm::to_record(quire::detail::out_of_memory(2 * bound, "the written resource"));
     return out;
   }

@@ -22,7 +22,8 @@ namespace fmt = quire::format;
 /// Blob.slice). No Asyncify: the call returns before read_at does.
 class js_range_source final : public quire::byte_source {
  public:
-  js_range_source(double size, emscripten::val reader) : size_(static_cast<uint64_t>(size)), reader_(std::move(reader)) {}
+  js_range_source(double size, emscripten::val reader)
+      : size_(static_cast<uint64_t>(size)), reader_(std::move(reader)) {}
   uint64_t size() const noexcept override { return size_; }
   quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
     if (offset > size_ || out.size() > size_ - offset) {
@@ -32,7 +33,10 @@ class js_range_source final : public quire::byte_source {
     double got = reader_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
                                       static_cast<double>(reinterpret_cast<uintptr_t>(out.data())));
     if (got != static_cast<double>(out.size())) {
-      return {quire::error_code::IO_ERROR, "the reader returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) + " bytes", offset};
+      return {quire::error_code::IO_ERROR,
+              "the reader returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +
+                  " bytes",
+              offset};
     }
     return {};
   }
@@ -51,7 +55,8 @@ class heap_source final : public quire::byte_source {
   uint64_t size() const noexcept override { return bytes_.size(); }
   std::span<const uint8_t> contiguous() const noexcept override { return bytes_; }
   quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset > bytes_.size() || out.size() > bytes_.size() - offset) return {quire::error_code::OUT_OF_RANGE, "read past the end", offset};
+    if (offset > bytes_.size() || out.size() > bytes_.size() - offset)
+      return {quire::error_code::OUT_OF_RANGE, "read past the end", offset};
     if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
     return {};
   }
@@ -147,9 +152,15 @@ class format_file {
   number_result count(const std::string &query_json) {
     number_result out;
     auto q = parse_query(query_json);
-    if (!q) { out.error = quire::wasm::to_record(q.error()); return out; }
+    if (!q) {
+      out.error = quire::wasm::to_record(q.error());
+      return out;
+    }
     auto n = file_->count(*q);
-    if (!n) { out.error = quire::wasm::to_record(n.error()); return out; }
+    if (!n) {
+      out.error = quire::wasm::to_record(n.error());
+      return out;
+    }
     out.value = static_cast<double>(*n);
     return out;
   }
@@ -197,9 +208,15 @@ class format_file {
     number_result out;
     columns_.clear();
     auto q = parse_query(query_json);
-    if (!q) { out.error = quire::wasm::to_record(q.error()); return out; }
+    if (!q) {
+      out.error = quire::wasm::to_record(q.error());
+      return out;
+    }
     auto cols = file_->columns(*q);
-    if (!cols) { out.error = quire::wasm::to_record(cols.error()); return out; }
+    if (!cols) {
+      out.error = quire::wasm::to_record(cols.error());
+      return out;
+    }
     for (auto &c : *cols) {
       column_buffers b;
       b.name = c.name;
@@ -213,16 +230,15 @@ class format_file {
           b.offsets.push_back(0);
           uint32_t units = 0;
           for (size_t r = 0; r < rows; ++r) {
-            units += utf16_length(std::string_view(c.text).substr(c.text_offsets[r], c.text_offsets[r + 1] - c.text_offsets[r]));
+            units += utf16_length(
+                std::string_view(c.text).substr(c.text_offsets[r], c.text_offsets[r + 1] - c.text_offsets[r]));
             b.offsets.push_back(units);
           }
           b.text = std::move(c.text);
           break;
         }
         case fmt::column_type::float64:
-        case fmt::column_type::decimal:
-          b.numbers = std::move(c.reals);
-          break;
+        case fmt::column_type::decimal: b.numbers = std::move(c.reals); break;
         case fmt::column_type::timestamp:
           // Milliseconds, as JavaScript's Date counts them (fractions keep the microseconds).
           b.numbers.resize(rows);
@@ -320,7 +336,9 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .field("error", &text_result::error)
       .field("text", &text_result::text)
       .field("present", &text_result::present);
-  value_object<number_result>("FormatNumberResult").field("error", &number_result::error).field("value", &number_result::value);
+  value_object<number_result>("FormatNumberResult")
+      .field("error", &number_result::error)
+      .field("value", &number_result::value);
   value_object<column_record>("FormatColumnRecord")
       .field("name", &column_record::name)
       .field("type", &column_record::type)
@@ -370,7 +388,8 @@ class format_stream_writer {
       error_ = quire::wasm::to_record(parsed.error());
       return;
     }
-    auto w = fmt::text_writer::create(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson, options_, sink_, input_);
+    auto w = fmt::text_writer::create(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson, options_, sink_,
+                                      input_);
     if (!w) error_ = quire::wasm::to_record(w.error());
     else writer_ = std::move(w).value();
   }

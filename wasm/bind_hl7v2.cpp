@@ -42,7 +42,9 @@ hl7::parse_options make_options(const hl7_options_record &r) {
 /// of one batch (each message's views point into them).
 using shared_bytes = std::shared_ptr<char>;
 
-shared_bytes adopt(uintptr_t pointer) { return shared_bytes(reinterpret_cast<char *>(pointer), [](char *p) { std::free(p); }); }
+shared_bytes adopt(uintptr_t pointer) {
+  return shared_bytes(reinterpret_cast<char *>(pointer), [](char *p) { std::free(p); });
+}
 
 /// The header values of a message, read in one call (the wrapper caches them).
 struct hl7_header_record {
@@ -175,7 +177,8 @@ class hl7_message {
     for (const auto &c : CODES)
       if (r.code == c.name) code = &c.code;
     if (!code) {
-      out.error = quire::wasm::to_record(quire::error(quire::error_code::INVALID_ARGUMENT, "ack code must be AA, AE, AR, CA, CE or CR"));
+      out.error = quire::wasm::to_record(
+          quire::error(quire::error_code::INVALID_ARGUMENT, "ack code must be AA, AE, AR, CA, CE or CR"));
       return out;
     }
     hl7::ack_options o;
@@ -200,7 +203,8 @@ class hl7_message {
   /// The message's bytes as they were given (from its MSH to the end of its last segment).
   emscripten::val bytes() const {
     const std::string_view b = message_.bytes();
-    return emscripten::val::global("Uint8Array").new_(emscripten::typed_memory_view(b.size(), reinterpret_cast<const uint8_t *>(b.data())));
+    return emscripten::val::global("Uint8Array")
+        .new_(emscripten::typed_memory_view(b.size(), reinterpret_cast<const uint8_t *>(b.data())));
   }
 
  private:
@@ -227,7 +231,9 @@ class hl7_batch {
   }
   error_record error() const { return error_; }
   size_t size() const { return batch_.messages.size(); }
-  hl7_message message(size_t i) const { return i < batch_.messages.size() ? hl7_message(bytes_, batch_.messages[i]) : hl7_message(); }
+  hl7_message message(size_t i) const {
+    return i < batch_.messages.size() ? hl7_message(bytes_, batch_.messages[i]) : hl7_message();
+  }
   double skipped_bytes() const { return static_cast<double>(batch_.skipped_bytes); }
   /// The envelope segments (FHS, BHS, BTS, FTS) as a JSON array of strings, raw.
   std::string envelope_json() const {
@@ -258,8 +264,10 @@ struct hl7_feed_record {
 class hl7_mllp_decoder {
  public:
   explicit hl7_mllp_decoder(double max_frame_bytes)
-      : decoder_(max_frame_bytes > 0 ? (max_frame_bytes >= static_cast<double>(SIZE_MAX) ? SIZE_MAX : static_cast<size_t>(max_frame_bytes))
-                                     : hl7::DEFAULT_MAX_FRAME_BYTES) {}
+      : decoder_(
+            max_frame_bytes > 0
+                ? (max_frame_bytes >= static_cast<double>(SIZE_MAX) ? SIZE_MAX : static_cast<size_t>(max_frame_bytes))
+                : hl7::DEFAULT_MAX_FRAME_BYTES) {}
 
   hl7_feed_record feed(uintptr_t pointer, size_t length) {
     hl7_feed_record out;
@@ -278,16 +286,21 @@ class hl7_mllp_decoder {
       payloads += *f;
     }
     emscripten::val out = emscripten::val::object();
-    out.set("payloads", emscripten::val::global("Uint8Array").new_(emscripten::typed_memory_view(payloads.size(), reinterpret_cast<const uint8_t *>(payloads.data()))));
-    out.set("lengths", emscripten::val::global("Uint32Array").new_(emscripten::typed_memory_view(lengths.size(), lengths.data())));
+    out.set("payloads", emscripten::val::global("Uint8Array")
+                            .new_(emscripten::typed_memory_view(payloads.size(),
+                                                                reinterpret_cast<const uint8_t *>(payloads.data()))));
+    out.set("lengths",
+            emscripten::val::global("Uint32Array").new_(emscripten::typed_memory_view(lengths.size(), lengths.data())));
     return out;
   }
 
   /// Counters as JSON: bytesFed, skippedBytes, droppedFrames, framesWithoutCr, bufferedBytes, inFrame.
   std::string stats_json() const {
-    return "{\"bytesFed\":" + std::to_string(decoder_.bytes_fed()) + ",\"skippedBytes\":" + std::to_string(decoder_.skipped_bytes()) +
-           ",\"droppedFrames\":" + std::to_string(decoder_.dropped_frames()) + ",\"framesWithoutCr\":" +
-           std::to_string(decoder_.frames_without_cr()) + ",\"bufferedBytes\":" + std::to_string(decoder_.buffered_bytes()) +
+    return "{\"bytesFed\":" + std::to_string(decoder_.bytes_fed()) +
+           ",\"skippedBytes\":" + std::to_string(decoder_.skipped_bytes()) +
+           ",\"droppedFrames\":" + std::to_string(decoder_.dropped_frames()) +
+           ",\"framesWithoutCr\":" + std::to_string(decoder_.frames_without_cr()) +
+           ",\"bufferedBytes\":" + std::to_string(decoder_.buffered_bytes()) +
            ",\"inFrame\":" + (decoder_.in_frame() ? "true" : "false") + "}";
   }
 
@@ -300,7 +313,8 @@ class hl7_mllp_decoder {
 /// `bytes` framed for MLLP (VT, bytes, FS, CR), as a new Uint8Array.
 emscripten::val mllp_encode(uintptr_t pointer, size_t length) {
   const std::string framed = hl7::mllp_encode(std::string_view(reinterpret_cast<const char *>(pointer), length));
-  return emscripten::val::global("Uint8Array").new_(emscripten::typed_memory_view(framed.size(), reinterpret_cast<const uint8_t *>(framed.data())));
+  return emscripten::val::global("Uint8Array")
+      .new_(emscripten::typed_memory_view(framed.size(), reinterpret_cast<const uint8_t *>(framed.data())));
 }
 
 hl7_message parse_message(uintptr_t pointer, size_t length, const hl7_options_record &options) {
@@ -353,8 +367,12 @@ EMSCRIPTEN_BINDINGS(quire_hl7v2) {
       .field("errorCode", &hl7_ack_record::error_code)
       .field("errorText", &hl7_ack_record::error_text)
       .field("severity", &hl7_ack_record::severity);
-  value_object<hl7_text_record>("Hl7TextRecord").field("error", &hl7_text_record::error).field("text", &hl7_text_record::text);
-  value_object<hl7_feed_record>("Hl7FeedRecord").field("error", &hl7_feed_record::error).field("frames", &hl7_feed_record::frames);
+  value_object<hl7_text_record>("Hl7TextRecord")
+      .field("error", &hl7_text_record::error)
+      .field("text", &hl7_text_record::text);
+  value_object<hl7_feed_record>("Hl7FeedRecord")
+      .field("error", &hl7_feed_record::error)
+      .field("frames", &hl7_feed_record::frames);
   class_<hl7_message>("Hl7Message")
       .function("error", &hl7_message::error)
       .function("header", &hl7_message::header)

@@ -47,7 +47,8 @@ stats_record check_json(uintptr_t pointer, size_t length, double max_depth, doub
 /// A parsed document held in the wasm heap, with the input buffer it borrows (freed with it).
 class json_document {
  public:
-  json_document(uintptr_t pointer, size_t length, double max_depth, double max_bytes) : buffer_(reinterpret_cast<void *>(pointer)) {
+  json_document(uintptr_t pointer, size_t length, double max_depth, double max_bytes)
+      : buffer_(reinterpret_cast<void *>(pointer)) {
     auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
     auto r = quire::json::parse(*source, make_limits(max_depth, max_bytes));
     if (r) doc_ = std::move(r).value();

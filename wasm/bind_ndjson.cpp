@@ -17,7 +17,8 @@ void append_error(std::string &out, const quire::error &e) {
   out += ",\"offset\":" + (e.offset == quire::error::NO_OFFSET ? std::string("-1") : std::to_string(e.offset));
   out += ",\"line\":" + std::to_string(e.line) + ",\"column\":" + std::to_string(e.column) + ",\"path\":";
   quire::json::append_quoted(out, e.path);
-  out += ",\"text\":"; quire::json::append_quoted(out, e.describe());
+  out += ",\"text\":";
+  quire::json::append_quoted(out, e.describe());
   out += '}';
 }
 
@@ -51,10 +52,12 @@ class ndjson_stream {
   /// Counts so far, as JSON.
   std::string stats() const {
     const auto &s = reader_->counts();
-    std::string out = "{\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) + ",\"blankLines\":" +
-                      std::to_string(s.blank_lines) + ",\"resources\":" + std::to_string(s.resources) + ",\"badLines\":" +
-                      std::to_string(s.bad_lines) + ",\"invalidResources\":" + std::to_string(s.invalid_resources) + ",\"issues\":" +
-                      std::to_string(s.issues) + ",\"longestLine\":" + std::to_string(s.longest_line) + ",\"byType\":{";
+    std::string out = "{\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) +
+                      ",\"blankLines\":" + std::to_string(s.blank_lines) +
+                      ",\"resources\":" + std::to_string(s.resources) + ",\"badLines\":" + std::to_string(s.bad_lines) +
+                      ",\"invalidResources\":" + std::to_string(s.invalid_resources) +
+                      ",\"issues\":" + std::to_string(s.issues) + ",\"longestLine\":" + std::to_string(s.longest_line) +
+                      ",\"byType\":{";
     bool first = true;
     for (const auto &[type, count] : s.by_type) {
       if (!first) out += ',';

@@ -31,8 +31,13 @@ struct error_record {
 };
 
 inline error_record to_record(const quire::error &e) {
-  return {std::string(error_name(e.code)), e.message, e.offset == quire::error::NO_OFFSET ? -1.0 : static_cast<double>(e.offset),
-          e.line, e.column, e.path, e.describe()};
+  return {std::string(error_name(e.code)),
+          e.message,
+          e.offset == quire::error::NO_OFFSET ? -1.0 : static_cast<double>(e.offset),
+          e.line,
+          e.column,
+          e.path,
+          e.describe()};
 }
 
 /// Bytes the JS wrapper placed in the wasm heap: `pointer` from malloc, `length` bytes, followed by

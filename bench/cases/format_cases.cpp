@@ -46,13 +46,17 @@ const std::string &cached(const std::string &key, std::string (*build)()) {
   return it->second;
 }
 
-std::string customers_plain() { return cached("plain", [] { return shapes::format_customers_file(customers(), {}); }); }
+std::string customers_plain() {
+  return cached("plain", [] { return shapes::format_customers_file(customers(), {}); });
+}
 std::string customers_indexed() {
   return cached("indexed", [] { return shapes::format_customers_file(customers(), shapes::customer_indexes()); });
 }
 std::string customers_ndjson() { return format::customers_ndjson(customers()); }
 std::string customers_csv() { return format::customers_csv(customers()); }
-std::string wide_100k() { return cached("wide-100k", [] { return shapes::format_wide_file(100000); }); }
+std::string wide_100k() {
+  return cached("wide-100k", [] { return shapes::format_wide_file(100000); });
+}
 std::string wide_1m() { return shapes::format_wide_file(1000000); }
 
 result<format::file> open_input(std::string_view input) {
@@ -269,15 +273,24 @@ struct op_def {
 };
 
 const op_def READ_OPS[] = {
-    {"format.open", open_op},         {"format.find", find_op},         {"format.filter-count", filter_count_op},
-    {"format.filter", filter_op},     {"format.text-search", text_search_op}, {"format.read-all", read_all_op},
-    {"format.sum", sum_op},           {"format.column", column_op},     {"format.deep-page", deep_page_op},
+    {"format.open", open_op},
+    {"format.find", find_op},
+    {"format.filter-count", filter_count_op},
+    {"format.filter", filter_op},
+    {"format.text-search", text_search_op},
+    {"format.read-all", read_all_op},
+    {"format.sum", sum_op},
+    {"format.column", column_op},
+    {"format.deep-page", deep_page_op},
     {"format.newest-50", newest_op},
 };
 
 const op_def WIDE_OPS[] = {
-    {"format.open", open_op}, {"format.find", wide_find_op}, {"format.sum-3", wide_sum_op},
-    {"format.filter-count", wide_filter_op}, {"format.read-all", wide_read_all_op},
+    {"format.open", open_op},
+    {"format.find", wide_find_op},
+    {"format.sum-3", wide_sum_op},
+    {"format.filter-count", wide_filter_op},
+    {"format.read-all", wide_read_all_op},
 };
 
 struct register_all {
@@ -287,7 +300,8 @@ struct register_all {
     registration{{"format.write-ndjson", "customers-200k", customers_ndjson, write_ndjson_op, CUSTOMERS}};
     registration{{"format.write-csv", "customers-200k", customers_csv, write_csv_op, CUSTOMERS}};
     for (const auto &op : READ_OPS) registration{{op.name, "customers-200k", customers_plain, op.run, CUSTOMERS}};
-    for (const auto &op : READ_OPS) registration{{op.name, "customers-200k-indexed", customers_indexed, op.run, CUSTOMERS}};
+    for (const auto &op : READ_OPS)
+      registration{{op.name, "customers-200k-indexed", customers_indexed, op.run, CUSTOMERS}};
     case_def wide_write{"format.write", "wide-100k", [] { return std::string("100000"); }, wide_write_op, 100000};
     wide_write.generated_bytes = [] { return wide_written_bytes; };
     registration{std::move(wide_write)};
@@ -308,7 +322,9 @@ struct register_all {
 
 // Bases: 25,000 customers as NDJSON (4.3 MB) to write; 50,000 as a .quire file (0.8 MB) to query.
 std::string gate_ndjson(uint64_t scale) { return format::customers_ndjson(format::generate_customers(25000 * scale)); }
-std::string gate_file(uint64_t scale) { return shapes::format_customers_file(format::generate_customers(50000 * scale), {}); }
+std::string gate_file(uint64_t scale) {
+  return shapes::format_customers_file(format::generate_customers(50000 * scale), {});
+}
 
 result<uint64_t> gate_find(std::string_view input) {
   auto f = open_input(input);

@@ -80,10 +80,8 @@ void append_timestamp(std::string &out, int64_t micros) {
   append_padded(out, rest % 60, 2);
   if (frac) {
     out.push_back('.');
-    if (frac % 1000 == 0)
-      append_padded(out, frac / 1000, 3);
-    else
-      append_padded(out, frac, 6);
+    if (frac % 1000 == 0) append_padded(out, frac / 1000, 3);
+    else append_padded(out, frac, 6);
   }
   out.push_back('Z');
 }

@@ -156,15 +156,18 @@ result<uint64_t> parse_rehash_payload(std::string_view input) {
   if (!value) return value.error();
   const std::string_view payload = value->value_or(std::string_view());
   uint64_t d = 0;
-  for (size_t end = 64 * 1024; end < payload.size() + 64 * 1024; end += 64 * 1024) d = mix(d, digest(payload.substr(0, end)));
+  for (size_t end = 64 * 1024; end < payload.size() + 64 * 1024; end += 64 * 1024)
+    d = mix(d, digest(payload.substr(0, end)));
   return d;
 }
 
-gate_registration obx_gate{{"hl7v2.parse/obx", [](uint64_t scale) { return shapes::hl7v2_oru_r01(static_cast<size_t>(2500 * scale)); },
+gate_registration obx_gate{{"hl7v2.parse/obx",
+                            [](uint64_t scale) { return shapes::hl7v2_oru_r01(static_cast<size_t>(2500 * scale)); },
                             parse_op, parse_find_each_obx}};
-gate_registration payload_gate{{"hl7v2.parse/payload",
-                                [](uint64_t scale) { return shapes::hl7v2_oru_pdf(static_cast<size_t>(2 * 1024 * 1024 * scale)); },
-                                parse_op, parse_rehash_payload}};
+gate_registration payload_gate{
+    {"hl7v2.parse/payload",
+     [](uint64_t scale) { return shapes::hl7v2_oru_pdf(static_cast<size_t>(2 * 1024 * 1024 * scale)); }, parse_op,
+     parse_rehash_payload}};
 
 }  // namespace
 }  // namespace quire::bench

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -54,7 +54,8 @@ class arguments {
           continue;
         }
         found = words_[i + 1];
-        words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i), words_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+        words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i),
+                     words_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else if (w.size() > name.size() && w.compare(0, name.size(), name) == 0 && w[name.size()] == '=') {
         found = w.substr(name.size() + 1);
         words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -167,12 +168,14 @@ std::string meta_json(const std::string &exe) {
   std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   std::ostringstream m;
   m << "{\"schema\":\"quire-reading/1\",\"target\":\"native\",\"runtime\":{\"name\":" << quoted(v.compiler)
-    << ",\"version\":" << quoted(v.compiler) << "},\"build\":{\"commit\":" << quoted(commit.empty() ? "unknown" : commit)
-    << ",\"dirty\":" << (dirty ? "true" : "false") << ",\"compiler\":" << quoted(v.compiler) << ",\"flags\":" << quoted(v.flags)
-    << ",\"simd\":" << quoted(v.simd) << "},\"machine\":{\"cpu\":" << quoted(cpu_model())
-    << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN) << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release)
-    << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << start_ms
-    << ",\"artifact_bytes\":" << size << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
+    << ",\"version\":" << quoted(v.compiler)
+    << "},\"build\":{\"commit\":" << quoted(commit.empty() ? "unknown" : commit)
+    << ",\"dirty\":" << (dirty ? "true" : "false") << ",\"compiler\":" << quoted(v.compiler)
+    << ",\"flags\":" << quoted(v.flags) << ",\"simd\":" << quoted(v.simd)
+    << "},\"machine\":{\"cpu\":" << quoted(cpu_model()) << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN)
+    << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release) << "},\"started_at\":" << quoted(started)
+    << ",\"startup\":{\"process_start_ms\":" << start_ms << ",\"artifact_bytes\":" << size
+    << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
   return m.str();
 }
 
@@ -198,7 +201,8 @@ int run_bench(arguments &args) {
   auto out = args.option("--out");
   auto seconds = args.option("--seconds");
   auto rest = args.positional();
-  if (!args.error().empty() || !rest.empty()) return usage_error("", args.error().empty() ? "takes no positional arguments" : args.error());
+  if (!args.error().empty() || !rest.empty())
+    return usage_error("", args.error().empty() ? "takes no positional arguments" : args.error());
   if (filter) opts.filter = *filter;
   if (seconds) opts.seconds_per_case = std::atof(seconds->c_str());
 
@@ -208,21 +212,26 @@ int run_bench(arguments &args) {
     return EXIT_OK;
   }
   if (scaling) {
-    auto results = bench::run_gates(opts.filter, [](const std::string &name) { std::fprintf(stderr, "gate %s ...\n", name.c_str()); });
+    auto results = bench::run_gates(
+        opts.filter, [](const std::string &name) { std::fprintf(stderr, "gate %s ...\n", name.c_str()); });
     bool ok = true;
-    std::printf("%-28s %12s %12s %8s  %-6s %12s %12s %8s  %s\n", "gate (native)", "base", "4x", "ratio", "", "twin base", "twin 4x", "ratio", "self-check");
+    std::printf("%-28s %12s %12s %8s  %-6s %12s %12s %8s  %s\n", "gate (native)", "base", "4x", "ratio", "",
+                "twin base", "twin 4x", "ratio", "self-check");
     for (const auto &r : results) {
       if (!r.error.empty()) {
         std::printf("%-28s ERROR %s\n", r.name.c_str(), r.error.c_str());
         ok = false;
         continue;
       }
-      std::printf("%-28s %10.2fms %10.2fms %7.2fx  %-6s %10.2fms %10.2fms %7.2fx  %s (bounds %.1fx-%.1fx)\n", r.name.c_str(), r.base_ns / 1e6,
-                  r.four_ns / 1e6, r.ratio, r.passed ? "pass" : "FAIL", r.twin_base_ns / 1e6, r.twin_four_ns / 1e6,
-                  r.twin_ratio, r.twin_failed ? "fails as designed" : "DID NOT FAIL (fixture too small)", r.floor, r.ceiling);
+      std::printf("%-28s %10.2fms %10.2fms %7.2fx  %-6s %10.2fms %10.2fms %7.2fx  %s (bounds %.1fx-%.1fx)\n",
+                  r.name.c_str(), r.base_ns / 1e6, r.four_ns / 1e6, r.ratio, r.passed ? "pass" : "FAIL",
+                  r.twin_base_ns / 1e6, r.twin_four_ns / 1e6, r.twin_ratio,
+                  r.twin_failed ? "fails as designed" : "DID NOT FAIL (fixture too small)", r.floor, r.ceiling);
       ok = ok && r.passed && r.twin_failed;
     }
-    std::printf("%zu gates: %s\n", results.size(), ok ? "all within their bounds (1.5x-8x linear, under 2.5x sublinear), every twin above the bound" : "FAILED");
+    std::printf(
+        "%zu gates: %s\n", results.size(),
+        ok ? "all within their bounds (1.5x-8x linear, under 2.5x sublinear), every twin above the bound" : "FAILED");
     return ok ? EXIT_OK : EXIT_BAD_INPUT;
   }
 

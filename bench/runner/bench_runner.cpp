@@ -86,8 +86,7 @@ void count_alloc(uint64_t size) noexcept {
   counted_bytes.fetch_add(size, std::memory_order_relaxed);
   uint64_t now = live_bytes.fetch_add(size, std::memory_order_relaxed) + size;
   uint64_t peak = peak_bytes.load(std::memory_order_relaxed);
-  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
 }
 void count_free(uint64_t size) noexcept { live_bytes.fetch_sub(size, std::memory_order_relaxed); }
 }  // namespace detail
@@ -252,7 +251,8 @@ result<double> fastest_ns(const std::function<result<uint64_t>(std::string_view)
 
 }  // namespace
 
-std::vector<gate_result> run_gates(const std::string &filter, const std::function<void(const std::string &)> &progress) {
+std::vector<gate_result> run_gates(const std::string &filter,
+                                   const std::function<void(const std::string &)> &progress) {
   std::vector<gate_result> out;
   for (const auto &g : all_gates()) {
     if (!matches(g.name, filter)) continue;
@@ -264,7 +264,10 @@ std::vector<gate_result> run_gates(const std::string &filter, const std::functio
     auto b = fastest_ns(g.linear, base), f = fastest_ns(g.linear, four);
     auto tb = fastest_ns(g.quadratic, base), tf = fastest_ns(g.quadratic, four);
     if (!b || !f || !tb || !tf) {
-      r.error = !b ? b.error().describe() : !f ? f.error().describe() : !tb ? tb.error().describe() : tf.error().describe();
+      r.error = !b    ? b.error().describe()
+                : !f  ? f.error().describe()
+                : !tb ? tb.error().describe()
+                      : tf.error().describe();
       out.push_back(r);
       continue;
     }

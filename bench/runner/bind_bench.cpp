@@ -49,11 +49,12 @@ std::string run_gates(const std::string &filter, emscripten::val progress) {
     const auto &r = results[i];
     if (i) out += ',';
     char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "{\"baseNs\":%.0f,\"fourNs\":%.0f,\"ratio\":%.4f,\"twinBaseNs\":%.0f,\"twinFourNs\":%.0f,\"twinRatio\":%.4f,"
-                  "\"floor\":%.2f,\"ceiling\":%.2f,\"passed\":%s,\"twinFailed\":%s,\"name\":",
-                  r.base_ns, r.four_ns, r.ratio, r.twin_base_ns, r.twin_four_ns, r.twin_ratio, r.floor, r.ceiling,
-                  r.passed ? "true" : "false", r.twin_failed ? "true" : "false");
+    std::snprintf(
+        buf, sizeof buf,
+        "{\"baseNs\":%.0f,\"fourNs\":%.0f,\"ratio\":%.4f,\"twinBaseNs\":%.0f,\"twinFourNs\":%.0f,\"twinRatio\":%.4f,"
+        "\"floor\":%.2f,\"ceiling\":%.2f,\"passed\":%s,\"twinFailed\":%s,\"name\":",
+        r.base_ns, r.four_ns, r.ratio, r.twin_base_ns, r.twin_four_ns, r.twin_ratio, r.floor, r.ceiling,
+        r.passed ? "true" : "false", r.twin_failed ? "true" : "false");
     out += buf;
     quire::json::append_quoted(out, r.name);
     out += ",\"error\":";

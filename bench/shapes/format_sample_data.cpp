@@ -25,13 +25,15 @@ struct rng {
   uint64_t below(uint64_t n) { return next() % n; }
 };
 
-constexpr const char *FIRST[] = {"Ana", "Ben", "Chloe", "David", "Emeka", "Fatima", "Grace", "Hiro", "Ines", "Jonas", "Kwame", "Lena",
-                                 "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Victor", "Wanjiru", "Xavier",
-                                 "Yara", "Zoe", "Amara", "Bruno", "Chen", "Dalia", "Elif", "Felix", "Giulia", "Hana", "Ivan", "Julia"};
-constexpr const char *LAST[] = {"Okafor", "Smith", "Garcia", "Muller", "Dubois", "Sato", "Silva", "Kowalski", "Nguyen", "Patel",
-                                "Johnson", "Rossi", "Hansen", "Kim", "Mensah", "Haddad", "Novak", "Ivanova", "Moreau", "Fischer",
-                                "Tanaka", "Costa", "Walker", "Khan", "Andersen", "Lopez", "Adeyemi", "Schmidt", "Ito", "Brown",
-                                "Nakamura", "Ferreira", "Kariuki", "Shikongo", "Nel", "Jensen"};
+constexpr const char *FIRST[] = {"Ana",   "Ben",   "Chloe", "David",  "Emeka",   "Fatima", "Grace", "Hiro",  "Ines",
+                                 "Jonas", "Kwame", "Lena",  "Mateo",  "Nadia",   "Omar",   "Priya", "Quinn", "Rosa",
+                                 "Sven",  "Tariq", "Uma",   "Victor", "Wanjiru", "Xavier", "Yara",  "Zoe",   "Amara",
+                                 "Bruno", "Chen",  "Dalia", "Elif",   "Felix",   "Giulia", "Hana",  "Ivan",  "Julia"};
+constexpr const char *LAST[] = {"Okafor",   "Smith",    "Garcia",  "Muller",  "Dubois", "Sato",  "Silva",    "Kowalski",
+                                "Nguyen",   "Patel",    "Johnson", "Rossi",   "Hansen", "Kim",   "Mensah",   "Haddad",
+                                "Novak",    "Ivanova",  "Moreau",  "Fischer", "Tanaka", "Costa", "Walker",   "Khan",
+                                "Andersen", "Lopez",    "Adeyemi", "Schmidt", "Ito",    "Brown", "Nakamura", "Ferreira",
+                                "Kariuki",  "Shikongo", "Nel",     "Jensen"};
 constexpr const char *DOMAINS[] = {"example.org", "example.com", "mail.example", "post.example", "inbox.example"};
 
 struct country_info {
@@ -40,14 +42,22 @@ struct country_info {
   const char *cities[4];
 };
 constexpr country_info COUNTRIES[] = {
-    {"US", 24, {"New York", "Chicago", "Austin", "Seattle"}},   {"GB", 9, {"London", "Leeds", "Bristol", "Glasgow"}},
-    {"DE", 8, {"Berlin", "Hamburg", "Munich", "Cologne"}},     {"FR", 7, {"Paris", "Lyon", "Marseille", "Lille"}},
-    {"IN", 8, {"Mumbai", "Delhi", "Pune", "Chennai"}},         {"BR", 6, {"Sao Paulo", "Recife", "Curitiba", "Salvador"}},
-    {"NG", 5, {"Lagos", "Abuja", "Ibadan", "Enugu"}},          {"JP", 5, {"Tokyo", "Osaka", "Sapporo", "Fukuoka"}},
-    {"CA", 5, {"Toronto", "Montreal", "Calgary", "Halifax"}},  {"MX", 4, {"Mexico City", "Monterrey", "Puebla", "Merida"}},
-    {"KE", 3, {"Nairobi", "Mombasa", "Kisumu", "Nakuru"}},     {"ZA", 3, {"Cape Town", "Durban", "Pretoria", "Gqeberha"}},
-    {"AU", 4, {"Sydney", "Perth", "Hobart", "Darwin"}},        {"IT", 4, {"Rome", "Milan", "Turin", "Naples"}},
-    {"NA", 2, {"Windhoek", "Walvis Bay", "Swakopmund", "Oshakati"}}, {"SE", 3, {"Stockholm", "Malmo", "Uppsala", "Lund"}},
+    {"US", 24, {"New York", "Chicago", "Austin", "Seattle"}},
+    {"GB", 9, {"London", "Leeds", "Bristol", "Glasgow"}},
+    {"DE", 8, {"Berlin", "Hamburg", "Munich", "Cologne"}},
+    {"FR", 7, {"Paris", "Lyon", "Marseille", "Lille"}},
+    {"IN", 8, {"Mumbai", "Delhi", "Pune", "Chennai"}},
+    {"BR", 6, {"Sao Paulo", "Recife", "Curitiba", "Salvador"}},
+    {"NG", 5, {"Lagos", "Abuja", "Ibadan", "Enugu"}},
+    {"JP", 5, {"Tokyo", "Osaka", "Sapporo", "Fukuoka"}},
+    {"CA", 5, {"Toronto", "Montreal", "Calgary", "Halifax"}},
+    {"MX", 4, {"Mexico City", "Monterrey", "Puebla", "Merida"}},
+    {"KE", 3, {"Nairobi", "Mombasa", "Kisumu", "Nakuru"}},
+    {"ZA", 3, {"Cape Town", "Durban", "Pretoria", "Gqeberha"}},
+    {"AU", 4, {"Sydney", "Perth", "Hobart", "Darwin"}},
+    {"IT", 4, {"Rome", "Milan", "Turin", "Naples"}},
+    {"NA", 2, {"Windhoek", "Walvis Bay", "Swakopmund", "Oshakati"}},
+    {"SE", 3, {"Stockholm", "Malmo", "Uppsala", "Lund"}},
 };
 
 std::string lower(std::string_view s) {
@@ -82,14 +92,19 @@ std::vector<customer> generate_customers(size_t count, uint64_t seed) {
     unsigned pick = static_cast<unsigned>(r.below(total_weight));
     const country_info *country = &COUNTRIES[0];
     for (const auto &k : COUNTRIES) {
-      if (pick < k.weight) { country = &k; break; }
+      if (pick < k.weight) {
+        country = &k;
+        break;
+      }
       pick -= k.weight;
     }
     c.country.assign(country->code, 2);
     c.city = country->cities[r.below(4)];
     c.age = 18 + static_cast<int64_t>(r.below(78));
     c.balance = static_cast<double>(r.below(10000000)) / 100.0;
-    c.created_at = start + step * static_cast<int64_t>(i) + (step > 1000000 ? static_cast<int64_t>(r.below(static_cast<uint64_t>(step / 2))) / 1000000 * 1000000 : 0);
+    c.created_at =
+        start + step * static_cast<int64_t>(i) +
+        (step > 1000000 ? static_cast<int64_t>(r.below(static_cast<uint64_t>(step / 2))) / 1000000 * 1000000 : 0);
     out.push_back(std::move(c));
   }
   return out;
@@ -130,7 +145,8 @@ std::string customers_ndjson(const std::vector<customer> &customers) {
 std::string customers_csv(const std::vector<customer> &customers) {
   std::string out = "id,name,email,country,city,age,balance,created_at\n";
   for (const auto &c : customers) {
-    out += std::to_string(c.id) + "," + c.name + "," + c.email + "," + c.country + "," + c.city + "," + std::to_string(c.age) + ",";
+    out += std::to_string(c.id) + "," + c.name + "," + c.email + "," + c.country + "," + c.city + "," +
+           std::to_string(c.age) + ",";
     detail::append_double(out, c.balance);
     out.push_back(',');
     detail::append_timestamp(out, c.created_at);

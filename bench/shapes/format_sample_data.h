@@ -16,14 +16,14 @@ inline constexpr uint64_t DEFAULT_SAMPLE_SEED = 20240601;
 
 /// One synthetic customer record.
 struct customer {
-  int64_t id = 0;           ///< 1, 2, 3... in order
-  std::string name;         ///< "Ana Okafor"
-  std::string email;        ///< "ana.okafor17@example.org"
-  std::string country;      ///< ISO 3166 alpha-2 ("NA" is Namibia), skewed towards a few
-  std::string city;         ///< a city of that country
-  int64_t age = 0;          ///< 18..95
-  double balance = 0;       ///< 0..100000 with cents (a double)
-  int64_t created_at = 0;   ///< microseconds since 1970 (2015..2024), increasing with id
+  int64_t id = 0;          ///< 1, 2, 3... in order
+  std::string name;        ///< "Ana Okafor"
+  std::string email;       ///< "ana.okafor17@example.org"
+  std::string country;     ///< ISO 3166 alpha-2 ("NA" is Namibia), skewed towards a few
+  std::string city;        ///< a city of that country
+  int64_t age = 0;         ///< 18..95
+  double balance = 0;      ///< 0..100000 with cents (a double)
+  int64_t created_at = 0;  ///< microseconds since 1970 (2015..2024), increasing with id
 };
 
 /// `count` customers from a seeded generator: the same seed gives the same records on every

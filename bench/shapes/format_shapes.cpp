@@ -13,8 +13,8 @@ uint64_t cell_hash(uint64_t row, uint64_t column) {
   return z ^ (z >> 31);
 }
 
-constexpr const char *WORDS[16] = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
-                                   "india", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa"};
+constexpr const char *WORDS[16] = {"alpha", "bravo",   "charlie", "delta", "echo", "foxtrot",  "golf",  "hotel",
+                                   "india", "juliett", "kilo",    "lima",  "mike", "november", "oscar", "papa"};
 
 // 2020-01-01T00:00:00Z in microseconds since 1970.
 constexpr int64_t WIDE_EPOCH_US = 1577836800LL * 1000000LL;
@@ -24,10 +24,12 @@ std::string to_string(const format::vector_sink &sink) { return {sink.bytes.begi
 }  // namespace
 
 std::vector<format::index_def> customer_indexes() {
-  return {{"id", format::index_kind::hash}, {"name", format::index_kind::text}, {"created_at", format::index_kind::sorted}};
+  return {
+      {"id", format::index_kind::hash}, {"name", format::index_kind::text}, {"created_at", format::index_kind::sorted}};
 }
 
-std::string format_customers_file(const std::vector<format::customer> &customers, const std::vector<format::index_def> &indexes) {
+std::string format_customers_file(const std::vector<format::customer> &customers,
+                                  const std::vector<format::index_def> &indexes) {
   format::write_options options;
   options.indexes = indexes;
   format::vector_sink sink;
@@ -49,7 +51,8 @@ format::schema wide_schema() {
   format::schema s;
   s.columns.push_back({"id", format::column_type::integer});
   for (size_t c = 1; c < WIDE_COLUMNS; ++c) {
-    char name[8] = {'c', static_cast<char>('0' + c / 100), static_cast<char>('0' + c / 10 % 10), static_cast<char>('0' + c % 10), 0};
+    char name[8] = {'c', static_cast<char>('0' + c / 100), static_cast<char>('0' + c / 10 % 10),
+                    static_cast<char>('0' + c % 10), 0};
     s.columns.push_back({name, KINDS[c % 6]});
   }
   return s;
@@ -66,7 +69,10 @@ void wide_cells(uint64_t row, std::vector<format::cell> &out) {
       case 2: out.push_back(format::cell::text(WORDS[h % 16])); break;
       case 3: out.push_back(format::cell::of(static_cast<int64_t>(h % 1000000))); break;
       case 4: out.push_back(format::cell::of((h & 1) != 0)); break;
-      default: out.push_back(format::cell::of(static_cast<int64_t>(WIDE_EPOCH_US + static_cast<int64_t>(row) * 60000000LL + static_cast<int64_t>(h % 60) * 1000000LL))); break;
+      default:
+        out.push_back(format::cell::of(static_cast<int64_t>(WIDE_EPOCH_US + static_cast<int64_t>(row) * 60000000LL +
+                                                            static_cast<int64_t>(h % 60) * 1000000LL)));
+        break;
     }
   }
 }

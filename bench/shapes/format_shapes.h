@@ -18,7 +18,8 @@ namespace quire::bench::shapes {
 std::vector<format::index_def> customer_indexes();
 
 /// Writes customers as a .quire file (rows in id order), with `indexes`.
-std::string format_customers_file(const std::vector<format::customer> &customers, const std::vector<format::index_def> &indexes);
+std::string format_customers_file(const std::vector<format::customer> &customers,
+                                  const std::vector<format::index_def> &indexes);
 
 /// The wide table: "id" (1..rows) then WIDE_COLUMNS - 1 columns "c001".. cycling through six kinds:
 /// small integer (0..99), float with cents (0..10000), string (one of 16 words), integer (0..999999),

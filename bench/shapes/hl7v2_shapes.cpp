@@ -18,10 +18,10 @@ struct analyte {
   const char *code, *name, *unit, *range;
 };
 const analyte ANALYTES[] = {
-    {"2345-7", "Glucose", "mg/dL", "70-99"},        {"2160-0", "Creatinine", "mg/dL", "0.6-1.2"},
-    {"2951-2", "Sodium", "mmol/L", "135-145"},      {"2823-3", "Potassium", "mmol/L", "3.5-5.1"},
-    {"2075-0", "Chloride", "mmol/L", "98-107"},     {"1742-6", "ALT", "U/L", "7-56"},
-    {"718-7", "Hemoglobin", "g/dL", "12.0-17.5"},   {"6690-2", "Leukocytes", "10*3/uL", "4.5-11.0"},
+    {"2345-7", "Glucose", "mg/dL", "70-99"},      {"2160-0", "Creatinine", "mg/dL", "0.6-1.2"},
+    {"2951-2", "Sodium", "mmol/L", "135-145"},    {"2823-3", "Potassium", "mmol/L", "3.5-5.1"},
+    {"2075-0", "Chloride", "mmol/L", "98-107"},   {"1742-6", "ALT", "U/L", "7-56"},
+    {"718-7", "Hemoglobin", "g/dL", "12.0-17.5"}, {"6690-2", "Leukocytes", "10*3/uL", "4.5-11.0"},
 };
 
 std::string padded(uint64_t v, size_t width) {
@@ -56,20 +56,24 @@ std::string adt(rng &r, const char *trigger, uint64_t id) {
   const uint64_t heart_rate = 50 + r.below(60);
   const std::string dob = std::to_string(dob_year) + padded(dob_month, 2) + padded(dob_day, 2);
   std::string m;
-  m += "MSH|^~\\&|ADT1|GOOD HEALTH HOSPITAL|GHH LAB, INC.|GOOD HEALTH HOSPITAL|" + ts + "||ADT^" + trigger + "^ADT_A01|MSG" +
-       padded(id, 8) + "|P|2.5.1|||AL|NE||UNICODE UTF-8\r";
+  m += "MSH|^~\\&|ADT1|GOOD HEALTH HOSPITAL|GHH LAB, INC.|GOOD HEALTH HOSPITAL|" + ts + "||ADT^" + trigger +
+       "^ADT_A01|MSG" + padded(id, 8) + "|P|2.5.1|||AL|NE||UNICODE UTF-8\r";
   m += "EVN|" + std::string(trigger) + "|" + ts + "|||OP1^SMITH^JOHN^^^^^^GHH&1.2.840.114350&ISO\r";
   m += "PID|1||" + padded(mrn, 7) + "^^^GHH^MR~" + padded(ssn, 9) + "^^^USSSA^SS||" + family + "^" + given +
-       "^Q^^^^L~" + family + "^" + given + "^^^^^M||" + dob + "|" + (female ? "F" : "M") + "|||" + std::to_string(room) +
-       " Main St\\F\\Apt 4^^" + city + "^ST^" + padded(mrn % 100000, 5) + "^USA^H||(555)555-" + padded(phone, 4) +
-       "^PRN^PH~^NET^Internet^" + given + "@example.org||EN^English^ISO639|M^Married^HL70002|||" + padded(ssn, 9) +
-       "|||N^Not Hispanic or Latino^HL70189\r";
-  m += "NK1|1|" + family + "^" + spouse + "|SPO^Spouse^HL70063||(555)555-" + padded(phone, 4) + "||EC^Emergency Contact^HL70131\r";
-  m += "PV1|1|I|W^" + std::to_string(room) + "^1^GHH^^^^^^^||||004777^ATTEND^AARON^A^^^MD|005888^REFER^ROBERT^^^^MD||SUR||||ADM|A0|||||||||||||||||||GHH||||||" +
+       "^Q^^^^L~" + family + "^" + given + "^^^^^M||" + dob + "|" + (female ? "F" : "M") + "|||" +
+       std::to_string(room) + " Main St\\F\\Apt 4^^" + city + "^ST^" + padded(mrn % 100000, 5) + "^USA^H||(555)555-" +
+       padded(phone, 4) + "^PRN^PH~^NET^Internet^" + given + "@example.org||EN^English^ISO639|M^Married^HL70002|||" +
+       padded(ssn, 9) + "|||N^Not Hispanic or Latino^HL70189\r";
+  m += "NK1|1|" + family + "^" + spouse + "|SPO^Spouse^HL70063||(555)555-" + padded(phone, 4) +
+       "||EC^Emergency Contact^HL70131\r";
+  m += "PV1|1|I|W^" + std::to_string(room) +
+       "^1^GHH^^^^^^^||||004777^ATTEND^AARON^A^^^MD|005888^REFER^ROBERT^^^^MD||SUR||||ADM|A0|||||||||||||||||||GHH|||||"
+       "|" +
        ts + "\r";
   m += "AL1|1|DA|1605^Penicillin\\T\\Amoxicillin^RXNORM|SV|Hives \\F\\ rash~Swelling\r";
   m += "DG1|1||I10^Essential (primary) hypertension^I10|||A\r";
-  m += "OBX|1|NM|8867-4^Heart rate^LN||" + std::to_string(heart_rate) + "|/min^per minute^UCUM|60-100|N|||F|||" + ts + "\r";
+  m += "OBX|1|NM|8867-4^Heart rate^LN||" + std::to_string(heart_rate) + "|/min^per minute^UCUM|60-100|N|||F|||" + ts +
+       "\r";
   m += "OBX|2|ST|8302-2^Body height^LN||Measured on admission\\.br\\standing|cm^centimeter^UCUM|||||F\r";
   return m;
 }
@@ -85,14 +89,19 @@ std::string oru(rng &r, size_t obx_count, uint64_t id) {
   m += "MSH|^~\\&|LAB|GHH LAB|EHR|GOOD HEALTH HOSPITAL|" + ts + "||ORU^R01^ORU_R01|LAB" + padded(id, 8) + "|P|2.5.1\r";
   m += "PID|1||" + padded(mrn, 7) + "^^^GHH^MR||" + family + "^" + given + "||19700101|U\r";
   m += "ORC|RE|" + padded(order, 6) + "^EHR|" + padded(order, 6) + "^LAB\r";
-  m += "OBR|1|" + padded(order, 6) + "^EHR|" + padded(order, 6) + "^LAB|24323-8^Comprehensive metabolic panel^LN|||" + ts + "\r";
+  m += "OBR|1|" + padded(order, 6) + "^EHR|" + padded(order, 6) + "^LAB|24323-8^Comprehensive metabolic panel^LN|||" +
+       ts + "\r";
   for (size_t i = 1; i <= obx_count; ++i) {
     const analyte &a = ANALYTES[r.below(8)];
     const uint64_t whole = r.below(200);
     const uint64_t tenth = r.below(10);
     const uint64_t flag = r.below(10);
-    m += "OBX|" + std::to_string(i) + "|NM|" + a.code + "^" + a.name + "^LN||" + std::to_string(whole) + "." + std::to_string(tenth) +
-         "|" + a.unit + "^" + a.unit + "^UCUM|" + a.range + "|" + (flag == 0 ? "H" : flag == 1 ? "L" : "N") + "|||F|||" + ts + "\r";
+    m += "OBX|" + std::to_string(i) + "|NM|" + a.code + "^" + a.name + "^LN||" + std::to_string(whole) + "." +
+         std::to_string(tenth) + "|" + a.unit + "^" + a.unit + "^UCUM|" + a.range + "|" +
+         (flag == 0   ? "H"
+          : flag == 1 ? "L"
+                      : "N") +
+         "|||F|||" + ts + "\r";
     if (i % 50 == 0) m += "NTE|1||Checked \\T\\ verified by " + family + "\\.br\\second line\r";
   }
   return m;
@@ -114,7 +123,8 @@ std::string hl7v2_oru_pdf(size_t payload_bytes, uint64_t seed) {
   static constexpr char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   rng r(seed);
   const std::string ts = timestamp(r);
-  std::string m = "MSH|^~\\&|RAD|GHH|EHR|GOOD HEALTH HOSPITAL|" + ts + "||ORU^R01^ORU_R01|PDF" + padded(seed, 8) + "|P|2.5.1\r";
+  std::string m =
+      "MSH|^~\\&|RAD|GHH|EHR|GOOD HEALTH HOSPITAL|" + ts + "||ORU^R01^ORU_R01|PDF" + padded(seed, 8) + "|P|2.5.1\r";
   m += "PID|1||0012345^^^GHH^MR||Hansen^Ingrid||19800214|F\r";
   m += "OBR|1|778899^EHR|445566^RAD|18748-4^Diagnostic imaging study^LN|||" + ts + "\r";
   m += "OBX|1|ED|18748-4^Diagnostic imaging report^LN||^AP^PDF^Base64^";
@@ -136,7 +146,8 @@ std::string hl7v2_oru_pdf(size_t payload_bytes, uint64_t seed) {
 std::string hl7v2_batch(size_t count, uint64_t seed) {
   rng r(seed);
   const std::string ts = timestamp(r);
-  std::string out = "FHS|^~\\&|ADT1|GOOD HEALTH HOSPITAL|EHR|GOOD HEALTH HOSPITAL|" + ts + "||||FILE" + padded(seed, 6) + "\r";
+  std::string out =
+      "FHS|^~\\&|ADT1|GOOD HEALTH HOSPITAL|EHR|GOOD HEALTH HOSPITAL|" + ts + "||||FILE" + padded(seed, 6) + "\r";
   out += "BHS|^~\\&|ADT1|GOOD HEALTH HOSPITAL|EHR|GOOD HEALTH HOSPITAL|" + ts + "||||BATCH" + padded(seed, 6) + "\r";
   for (size_t i = 0; i < count; ++i) {
     switch (i % 3) {

@@ -19,8 +19,8 @@ std::string json_records(size_t count, uint64_t seed) {
     const char *city = cities[r.below(8)];
     out += "{\"id\":" + std::to_string(i) + ",\"name\":\"Patient " + std::to_string(patient) +
            "\",\"active\":" + (active ? "true" : "false") + ",\"weight\":" + std::to_string(w / 1000) + "." +
-           std::to_string(w % 1000 + 1000).substr(1) + ",\"tags\":[\"a\",\"b\"],\"address\":{\"city\":\"" +
-           city + "\",\"postalCode\":null}}";
+           std::to_string(w % 1000 + 1000).substr(1) + ",\"tags\":[\"a\",\"b\"],\"address\":{\"city\":\"" + city +
+           "\",\"postalCode\":null}}";
   }
   out += "]";
   return out;
@@ -71,7 +71,8 @@ std::string json_nested(size_t depth, size_t width) {
   std::string out;
   for (size_t d = 0; d < depth; ++d) {
     out += "{";
-    for (size_t w = 0; w + 1 < width; ++w) out += "\"k" + std::to_string(w) + "\":" + std::to_string(d * width + w) + ",";
+    for (size_t w = 0; w + 1 < width; ++w)
+      out += "\"k" + std::to_string(w) + "\":" + std::to_string(d * width + w) + ",";
     out += "\"child\":";
   }
   out += "null";

@@ -2,7 +2,8 @@
 //
 // Each cli_<module>.cpp registers its commands with a static `registration`, so adding a module's
 // commands never touches cli_main.cpp:
-//   static quire::cli::registration json_check{"json", "check", "FILE... [--json]", "Validate JSON documents", run_check};
+//   static quire::cli::registration json_check{"json", "check", "FILE... [--json]", "Validate JSON documents",
+//   run_check};
 #pragma once
 
 #include <cstdio>

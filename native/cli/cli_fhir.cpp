@@ -23,7 +23,8 @@ int run_validate(arguments &args) {
   bool as_json = args.flag("--json");
   bool quiet = args.flag("--quiet");
   fhir::options opts;
-  if (!parse_count(args.option("--max-issues"), opts.max_issues) || !parse_count(args.option("--max-depth"), opts.max_depth)) {
+  if (!parse_count(args.option("--max-issues"), opts.max_issues) ||
+      !parse_count(args.option("--max-depth"), opts.max_depth)) {
     return usage_error("fhir validate", "--max-issues and --max-depth take a whole number");
   }
   auto files = args.positional();
@@ -49,19 +50,22 @@ int run_validate(arguments &args) {
     if (as_json) {
       std::string line = "{\"file\":";
       json::append_quoted(line, file);
-      line += ",\"errors\":" + std::to_string(o.errors) + ",\"warnings\":" + std::to_string(o.warnings) + ",\"issues\":" + fhir::issues_to_json(o.issues) + "}";
+      line += ",\"errors\":" + std::to_string(o.errors) + ",\"warnings\":" + std::to_string(o.warnings) +
+              ",\"issues\":" + fhir::issues_to_json(o.issues) + "}";
       std::printf("%s\n", line.c_str());
       continue;
     }
     for (const auto &i : o.issues) {
       // FILE:LINE:COLUMN: severity [code] expression: details — the shape compilers use, so editors jump to it.
-      std::printf("%s:%u:%u: %s [%.*s] %s: %s\n", file.c_str(), i.line, i.column, std::string(fhir::severity_name(i.severity)).c_str(),
-                  static_cast<int>(i.code.size()), i.code.data(), i.expression.c_str(), i.details.c_str());
+      std::printf("%s:%u:%u: %s [%.*s] %s: %s\n", file.c_str(), i.line, i.column,
+                  std::string(fhir::severity_name(i.severity)).c_str(), static_cast<int>(i.code.size()), i.code.data(),
+                  i.expression.c_str(), i.details.c_str());
     }
     if (!quiet && o.issues.empty()) std::printf("%s: ok\n", file.c_str());
   }
   if (!as_json && !quiet && files.size() > 1) {
-    std::printf("%zu files, %zu with errors; %zu errors, %zu warnings\n", files.size(), failed, total_errors, total_warnings);
+    std::printf("%zu files, %zu with errors; %zu errors, %zu warnings\n", files.size(), failed, total_errors,
+                total_warnings);
   }
   return status;
 }
@@ -97,9 +101,10 @@ int run_format(arguments &args) {
   return EXIT_OK;
 }
 
-registration fhir_validate{{"fhir", "validate", "FILE... [--json] [--quiet] [--max-issues N] [--max-depth N]",
-                            "Validate FHIR R4 resources against the base definitions; print every issue (exit 1 when any error).",
-                            run_validate}};
+registration fhir_validate{
+    {"fhir", "validate", "FILE... [--json] [--quiet] [--max-issues N] [--max-depth N]",
+     "Validate FHIR R4 resources against the base definitions; print every issue (exit 1 when any error).",
+     run_validate}};
 registration fhir_format{{"fhir", "format", "FILE [--compact] [--strict] [--output FILE]",
                           "Write a FHIR R4 resource as canonical JSON (pretty unless --compact).", run_format}};
 

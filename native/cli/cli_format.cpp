@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -41,7 +40,9 @@ std::vector<std::string> split_list(const std::string &s) {
 class temp_file_sink final : public format::byte_sink {
  public:
   explicit temp_file_sink(std::string final_path)
-      : final_(std::move(final_path)), temp_(final_ + ".tmp-" + std::to_string(::getpid())), f_(std::fopen(temp_.c_str(), "wb")) {}
+      : final_(std::move(final_path)),
+        temp_(final_ + ".tmp-" + std::to_string(::getpid())),
+        f_(std::fopen(temp_.c_str(), "wb")) {}
   ~temp_file_sink() override {
     if (f_) std::fclose(f_);
     if (!committed_) std::remove(temp_.c_str());
@@ -52,14 +53,16 @@ class temp_file_sink final : public format::byte_sink {
   const std::string &temp_path() const { return temp_; }
   result<void> write(std::span<const uint8_t> bytes) override {
     if (bytes.empty()) return {};
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) return quire::error(error_code::IO_ERROR, "cannot write " + temp_);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
+      return quire::error(error_code::IO_ERROR, "cannot write " + temp_);
     return {};
   }
   result<void> commit() {
     int closed = std::fclose(f_);
     f_ = nullptr;
     if (closed != 0) return quire::error(error_code::IO_ERROR, "cannot finish writing " + temp_);
-    if (std::rename(temp_.c_str(), final_.c_str()) != 0) return quire::error(error_code::IO_ERROR, "cannot rename " + temp_ + " to " + final_);
+    if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+      return quire::error(error_code::IO_ERROR, "cannot rename " + temp_ + " to " + final_);
     committed_ = true;
     return {};
   }
@@ -95,10 +98,11 @@ int run_convert(arguments &args) {
   auto sort = args.option("--sort");
   auto index_specs = args.options("--index");
   auto spill_dir = args.option("--spill-dir");
-  uint64_t chunk_rows = format::DEFAULT_CHUNK_ROWS, page_bytes = format::DEFAULT_PAGE_BYTES, level = format::DEFAULT_COMPRESSION_LEVEL;
+  uint64_t chunk_rows = format::DEFAULT_CHUNK_ROWS, page_bytes = format::DEFAULT_PAGE_BYTES,
+           level = format::DEFAULT_COMPRESSION_LEVEL;
   bool quiet = args.flag("--quiet");
-  if (!parse_number(args.option("--chunk-rows"), chunk_rows) || !parse_number(args.option("--page-bytes"), page_bytes) ||
-      !parse_number(args.option("--level"), level)) {
+  if (!parse_number(args.option("--chunk-rows"), chunk_rows) ||
+      !parse_number(args.option("--page-bytes"), page_bytes) || !parse_number(args.option("--level"), level)) {
     return usage_error("convert", "--chunk-rows, --page-bytes and --level take a whole number");
   }
   auto files = args.positional();
@@ -107,7 +111,8 @@ int run_convert(arguments &args) {
   std::string kind = from.value_or("");
   if (kind.empty()) {
     if (ends_with(files[0], ".csv")) kind = "csv";
-    else if (ends_with(files[0], ".ndjson") || ends_with(files[0], ".jsonl") || ends_with(files[0], ".json")) kind = "ndjson";
+    else if (ends_with(files[0], ".ndjson") || ends_with(files[0], ".jsonl") || ends_with(files[0], ".json"))
+      kind = "ndjson";
     else return usage_error("convert", "cannot tell the input's format from its name: add --from csv or --from ndjson");
   }
   if (kind != "csv" && kind != "ndjson") return usage_error("convert", "--from takes csv or ndjson");
@@ -118,22 +123,19 @@ int run_convert(arguments &args) {
   if (sort) opts.sorted_by = *sort;
   for (const auto &spec : index_specs) {
     auto colon = spec.rfind(':');
-    auto k = colon == std::string::npos ? std::optional<format::index_kind>() : format::parse_index_kind(spec.substr(colon + 1));
+    auto k = colon == std::string::npos ? std::optional<format::index_kind>()
+                                        : format::parse_index_kind(spec.substr(colon + 1));
     if (!k) return usage_error("convert", "--index takes COLUMN:sorted, COLUMN:hash or COLUMN:text");
     opts.indexes.push_back({spec.substr(0, colon), *k});
   }
   // The input is read range by range (nothing of it is held), twice.
   auto input = native::open_file(files[0], {.mode = native::load_mode::ranges});
-  if (!input) {
-    return fail(files[0], input.error());
-  }
+  if (!input) { return fail(files[0], input.error()); }
   // Sort runs beyond the sort budget go to an unnamed temporary file, not to memory.
   std::unique_ptr<native::spill_file> spill;
   if (!opts.sorted_by.empty() || !opts.indexes.empty()) {
     auto s = native::spill_file::create(spill_dir.value_or(""));
-    if (!s) {
-      return fail(spill_dir.value_or("--spill-dir"), s.error());
-    }
+    if (!s) { return fail(spill_dir.value_or("--spill-dir"), s.error()); }
     spill = std::move(s).value();
     opts.spill = spill.get();
   }
@@ -148,42 +150,29 @@ int run_convert(arguments &args) {
   format::input_options in;
   {
     auto inferrer = format::schema_inferrer::create(text_kind);
-    if (!inferrer) {
-      return fail(files[0], inferrer.error());
-    }
+    if (!inferrer) { return fail(files[0], inferrer.error()); }
     auto read = read_pieces(*input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
-    if (!read) {
-      return fail(files[0], read.error());
-    }
+    if (!read) { return fail(files[0], read.error()); }
     auto inferred = inferrer.value()->finish();
-    if (!inferred) {
-      return fail(files[0], inferred.error());
-    }
+    if (!inferred) { return fail(files[0], inferred.error()); }
     in.schema = std::move(inferred).value();
   }
   // Usage mistakes in options (a sort or index column that does not exist) are still the input's
   // fault from the tool's view: the error says which.
   auto writer = format::text_writer::create(text_kind, opts, sink, in);
-  if (!writer) {
-    return fail(files[0], writer.error());
-  }
+  if (!writer) { return fail(files[0], writer.error()); }
   auto input_bytes = read_pieces(*input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
-  if (!input_bytes) {
-    return fail(files[0], input_bytes.error());
-  }
+  if (!input_bytes) { return fail(files[0], input_bytes.error()); }
   auto rows = writer.value()->finish();
-  if (!rows) {
-    return fail(files[0], rows.error());
-  }
+  if (!rows) { return fail(files[0], rows.error()); }
   auto committed = sink.commit();
-  if (!committed) {
-    return fail(files[1], committed.error());
-  }
+  if (!committed) { return fail(files[1], committed.error()); }
   if (!quiet) {
     struct stat st {};
     uint64_t size = ::stat(files[1].c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-    std::printf("%s: %llu rows, %llu bytes (%s input: %llu bytes, %.1fx smaller)\n", files[1].c_str(), static_cast<unsigned long long>(*rows),
-                static_cast<unsigned long long>(size), kind.c_str(), static_cast<unsigned long long>(*input_bytes),
+    std::printf("%s: %llu rows, %llu bytes (%s input: %llu bytes, %.1fx smaller)\n", files[1].c_str(),
+                static_cast<unsigned long long>(*rows), static_cast<unsigned long long>(size), kind.c_str(),
+                static_cast<unsigned long long>(*input_bytes),
                 size ? static_cast<double>(*input_bytes) / static_cast<double>(size) : 0.0);
   }
   return EXIT_OK;
@@ -219,30 +208,23 @@ int run_query(arguments &args) {
   if (files.size() != 1) return usage_error("query", "needs one FILE.quire");
   if (find && where) return usage_error("query", "--find and --where cannot be combined");
   if (find && find->find('=') == std::string::npos) return usage_error("query", "--find takes COLUMN=VALUE");
-  if (load && !native::parse_load_mode(*load)) return usage_error("query", "--load takes read, mmap, prewarm or ranges");
+  if (load && !native::parse_load_mode(*load))
+    return usage_error("query", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
-  if (!source) {
-    return fail(files[0], source.error());
-  }
+  if (!source) { return fail(files[0], source.error()); }
   auto f = format::file::open(std::move(source).value());
-  if (!f) {
-    return fail(files[0], f.error());
-  }
+  if (!f) { return fail(files[0], f.error()); }
   format::query q;
   if (where) {
     auto flt = format::parse_expression(*where);
-    if (!flt) {
-      return fail("--where", flt.error());
-    }
+    if (!flt) { return fail("--where", flt.error()); }
     q.where = std::move(flt).value();
   }
   if (find) {
     size_t eq = find->find('=');
     std::string column = find->substr(0, eq);
     auto key = format::parse_key_text(f->schema(), column, find->substr(eq + 1));
-    if (!key) {
-      return fail("--find", key.error());
-    }
+    if (!key) { return fail("--find", key.error()); }
     format::filter flt;
     flt.o = format::filter::op::eq;
     flt.column = column;
@@ -257,32 +239,24 @@ int run_query(arguments &args) {
   q.offset = offset;
   if (explain) {
     auto e = f->explain(q, analyze);
-    if (!e) {
-      return fail(files[0], e.error());
-    }
+    if (!e) { return fail(files[0], e.error()); }
     std::printf("%s\n", format::to_json(*e).c_str());
     return EXIT_OK;
   }
   if (count) {
     auto n = f->count(q);
-    if (!n) {
-      return fail(files[0], n.error());
-    }
+    if (!n) { return fail(files[0], n.error()); }
     std::printf("%llu\n", static_cast<unsigned long long>(*n));
     return EXIT_OK;
   }
   if (sum) {
     auto a = f->aggregate(*sum, q);
-    if (!a) {
-      return fail(files[0], a.error());
-    }
+    if (!a) { return fail(files[0], a.error()); }
     std::printf("%s\n", format::to_json(*a).c_str());
     return EXIT_OK;
   }
   auto rows = f->query(q);
-  if (!rows) {
-    return fail(files[0], rows.error());
-  }
+  if (!rows) { return fail(files[0], rows.error()); }
   std::fwrite(rows->json.data(), 1, rows->json.size(), stdout);
   return EXIT_OK;
 }
@@ -295,32 +269,23 @@ int run_inspect(arguments &args) {
   auto files = args.positional();
   if (!args.error().empty()) return usage_error("inspect", args.error());
   if (files.size() != 1) return usage_error("inspect", "needs one FILE.quire");
-  if (load && !native::parse_load_mode(*load)) return usage_error("inspect", "--load takes read, mmap, prewarm or ranges");
+  if (load && !native::parse_load_mode(*load))
+    return usage_error("inspect", "--load takes read, mmap, prewarm or ranges");
   auto source = open_source(files[0], load);
-  if (!source) {
-    return fail(files[0], source.error());
-  }
+  if (!source) { return fail(files[0], source.error()); }
   std::string kind(source.value()->kind());
   auto f = format::file::open(std::move(source).value());
-  if (!f) {
-    return fail(files[0], f.error());
-  }
+  if (!f) { return fail(files[0], f.error()); }
   auto st = f->storage();
-  if (!st) {
-    return fail(files[0], st.error());
-  }
+  if (!st) { return fail(files[0], st.error()); }
   if (verify) {
     auto v = f->verify();
-    if (!v) {
-      return fail(files[0], v.error());
-    }
+    if (!v) { return fail(files[0], v.error()); }
     if (!as_json) std::printf("verified: %llu pages, every checksum matches\n", static_cast<unsigned long long>(*v));
   }
   if (chunks_of) {
     auto c = f->chunk_statistics(*chunks_of);
-    if (!c) {
-      return fail(files[0], c.error());
-    }
+    if (!c) { return fail(files[0], c.error()); }
     std::printf("%s\n", format::to_json(*c, f->schema().columns[*f->schema().find(*chunks_of)].type).c_str());
     return EXIT_OK;
   }
@@ -329,13 +294,22 @@ int run_inspect(arguments &args) {
   return EXIT_OK;
 }
 
-registration format_convert{{"convert", "",
-                             "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] [--page-bytes N] [--level N] [--spill-dir DIR] [--quiet]",
-                             "Write CSV or NDJSON as a .quire file (schema inferred; the input read in pieces, twice; sort runs beyond the budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed).", run_convert}};
-registration format_query{{"query", "",
-                           "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm|ranges]",
-                           "Query a .quire file; rows print as NDJSON. EXPR: country = 'NA' and age > 80, name contains 'Okafor' (docs/format.md).", run_query}};
-registration format_inspect{{"inspect", "", "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm|ranges]",
+registration format_convert{
+    {"convert", "",
+     "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] "
+     "[--page-bytes N] [--level N] [--spill-dir DIR] [--quiet]",
+     "Write CSV or NDJSON as a .quire file (schema inferred; the input read in pieces, twice; sort runs beyond the "
+     "budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed).",
+     run_convert}};
+registration format_query{
+    {"query", "",
+     "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze]] [--order "
+     "COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm|ranges]",
+     "Query a .quire file; rows print as NDJSON. EXPR: country = 'NA' and age > 80, name contains 'Okafor' "
+     "(docs/format.md).",
+     run_query}};
+registration format_inspect{{"inspect", "",
+                             "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm|ranges]",
                              "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
 
 }  // namespace

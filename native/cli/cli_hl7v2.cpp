@@ -105,11 +105,12 @@ int run_ack(arguments &args) {
 }
 
 registration hl7_parse{{"hl7", "parse", "FILE... [--json] [--strict]",
-                        "Read HL7 v2 messages (files of several too): a summary per message, or --json the stable JSON shape, one per line.",
+                        "Read HL7 v2 messages (files of several too): a summary per message, or --json the stable JSON "
+                        "shape, one per line.",
                         run_parse}};
-registration hl7_ack{{"hl7", "ack", "FILE [--code AA|AE|AR|CA|CE|CR] [--text T] [--timestamp TS] [--raw] [--strict]",
-                      "Print the ACK of each message in FILE (one segment per line; --raw: CR terminators, as on the wire).",
-                      run_ack}};
+registration hl7_ack{
+    {"hl7", "ack", "FILE [--code AA|AE|AR|CA|CE|CR] [--text T] [--timestamp TS] [--raw] [--strict]",
+     "Print the ACK of each message in FILE (one segment per line; --raw: CR terminators, as on the wire).", run_ack}};
 
 }  // namespace
 }  // namespace quire::cli

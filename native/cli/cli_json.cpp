@@ -73,12 +73,14 @@ int run_check(arguments &args) {
     } else if (!quiet) {
       const auto &s = r.value();
       double mbps = seconds > 0 ? static_cast<double>(s.bytes) / seconds / 1e6 : 0;
-      std::printf("%s: ok, %llu bytes, %llu values (%llu objects, %llu arrays, %llu strings, %llu numbers, %llu booleans, %llu nulls), depth %llu, %.1f MB/s\n",
-                  file.c_str(), static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.values()),
-                  static_cast<unsigned long long>(s.objects), static_cast<unsigned long long>(s.arrays),
-                  static_cast<unsigned long long>(s.strings), static_cast<unsigned long long>(s.numbers),
-                  static_cast<unsigned long long>(s.booleans), static_cast<unsigned long long>(s.nulls),
-                  static_cast<unsigned long long>(s.max_depth), mbps);
+      std::printf(
+          "%s: ok, %llu bytes, %llu values (%llu objects, %llu arrays, %llu strings, %llu numbers, %llu booleans, %llu "
+          "nulls), depth %llu, %.1f MB/s\n",
+          file.c_str(), static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.values()),
+          static_cast<unsigned long long>(s.objects), static_cast<unsigned long long>(s.arrays),
+          static_cast<unsigned long long>(s.strings), static_cast<unsigned long long>(s.numbers),
+          static_cast<unsigned long long>(s.booleans), static_cast<unsigned long long>(s.nulls),
+          static_cast<unsigned long long>(s.max_depth), mbps);
     }
   }
   if (!as_json && files.size() > 1 && !quiet) {
@@ -87,8 +89,9 @@ int run_check(arguments &args) {
   return status;
 }
 
-registration json_check{{"json", "check", "FILE... [--load read|mmap|prewarm] [--max-depth N] [--max-bytes N] [--json] [--quiet]",
-                          "Validate JSON documents; print counts of values by kind (--json: one JSON line per file).", run_check}};
+registration json_check{
+    {"json", "check", "FILE... [--load read|mmap|prewarm] [--max-depth N] [--max-bytes N] [--json] [--quiet]",
+     "Validate JSON documents; print counts of values by kind (--json: one JSON line per file).", run_check}};
 
 }  // namespace
 

@@ -35,7 +35,8 @@ std::vector<std::string> arguments::options(std::string_view name) {
         continue;
       }
       found.push_back(words_[i + 1]);
-      words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i), words_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i),
+                   words_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
     } else if (w.size() > name.size() && w.compare(0, name.size(), name) == 0 && w[name.size()] == '=') {
       found.push_back(w.substr(name.size() + 1));
       words_.erase(words_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -63,8 +64,7 @@ std::vector<std::string> arguments::positional() {
 
 int exit_code_for(quire::error_code code) noexcept {
   switch (code) {
-    case error_code::OK:
-      return EXIT_OK;
+    case error_code::OK: return EXIT_OK;
     case error_code::INVALID_ARGUMENT:
     case error_code::INVALID_QUERY:
     case error_code::NO_SUCH_COLUMN:
@@ -72,10 +72,8 @@ int exit_code_for(quire::error_code code) noexcept {
     case error_code::INVALID_FHIRPATH:
     case error_code::UNKNOWN_FUNCTION:
     case error_code::FHIRPATH_TYPE_ERROR:
-    case error_code::INVALID_VIEW:
-      return EXIT_USAGE;
-    default:
-      return EXIT_BAD_INPUT;
+    case error_code::INVALID_VIEW: return EXIT_USAGE;
+    default: return EXIT_BAD_INPUT;
   }
 }
 
@@ -109,18 +107,24 @@ void print_help(FILE *out) {
     std::fprintf(out, "  quire %s %.*s\n        %.*s\n", name.c_str(), static_cast<int>(c.usage.size()), c.usage.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
-  std::fputs("  quire --help\n        Print this help.\n\nExit codes: 0 success, 1 bad input, 2 bad usage (options, or a query, filter or\n"
-             "expression that names no such column, does not parse or does not type-check).\n", out);
+  std::fputs(
+      "  quire --help\n        Print this help.\n\nExit codes: 0 success, 1 bad input, 2 bad usage (options, or a "
+      "query, filter or\n"
+      "expression that names no such column, does not parse or does not type-check).\n",
+      out);
 }
 
 int run_version(arguments &args) {
   bool json = args.flag("--json");
   auto rest = args.positional();
-  if (!args.error().empty() || !rest.empty()) return usage_error("version", args.error().empty() ? "takes no arguments" : args.error());
+  if (!args.error().empty() || !rest.empty())
+    return usage_error("version", args.error().empty() ? "takes no arguments" : args.error());
   auto v = quire::version();
   if (json) {
-    std::printf("{\"version\":\"%s\",\"target\":\"%s\",\"compiler\":\"%s\",\"flags\":\"%s\",\"build_type\":\"%s\",\"simd\":\"%s\"}\n",
-                v.version.data(), v.target.data(), v.compiler.data(), v.flags.data(), v.build_type.data(), v.simd.data());
+    std::printf(
+        "{\"version\":\"%s\",\"target\":\"%s\",\"compiler\":\"%s\",\"flags\":\"%s\",\"build_type\":\"%s\",\"simd\":\"%"
+        "s\"}\n",
+        v.version.data(), v.target.data(), v.compiler.data(), v.flags.data(), v.build_type.data(), v.simd.data());
   } else {
     std::printf("quire %s (%s)\ncompiler: %s\nflags: %s\nbuild: %s\nsimd: %s\n", v.version.data(), v.target.data(),
                 v.compiler.data(), v.flags.data(), v.build_type.data(), v.simd.data());
@@ -128,7 +132,8 @@ int run_version(arguments &args) {
   return EXIT_OK;
 }
 
-registration version_command{{"version", "", "[--json]", "Print the version, the compiler and the flags core was built with.", run_version}};
+registration version_command{
+    {"version", "", "[--json]", "Print the version, the compiler and the flags core was built with.", run_version}};
 
 }  // namespace
 
@@ -154,15 +159,22 @@ int main(int argc, char **argv) {
     group_known = true;
     if (c.name.empty()) {
       arguments args({words.begin() + 1, words.end()});
-      if (args.flag("--help")) { print_help(stdout); return EXIT_OK; }
+      if (args.flag("--help")) {
+        print_help(stdout);
+        return EXIT_OK;
+      }
       return c.run(args);
     }
     if (words.size() >= 2 && c.name == words[1]) {
       arguments args({words.begin() + 2, words.end()});
-      if (args.flag("--help")) { print_help(stdout); return EXIT_OK; }
+      if (args.flag("--help")) {
+        print_help(stdout);
+        return EXIT_OK;
+      }
       return c.run(args);
     }
   }
-  if (group_known) return usage_error(words[0], words.size() < 2 ? "needs a subcommand" : "unknown subcommand " + words[1]);
+  if (group_known)
+    return usage_error(words[0], words.size() < 2 ? "needs a subcommand" : "unknown subcommand " + words[1]);
   return usage_error(words[0], "unknown command");
 }

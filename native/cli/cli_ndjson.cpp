@@ -29,8 +29,9 @@ int run_stats(arguments &args) {
       if (l.error && keep_going) print_error(file, *l.error);
       if (show_issues) {
         for (const auto &i : l.issues) {
-          std::printf("%s:%u:%u: %s [%.*s] %s: %s\n", file.c_str(), i.line, i.column, std::string(fhir::severity_name(i.severity)).c_str(),
-                      static_cast<int>(i.code.size()), i.code.data(), i.expression.c_str(), i.details.c_str());
+          std::printf("%s:%u:%u: %s [%.*s] %s: %s\n", file.c_str(), i.line, i.column,
+                      std::string(fhir::severity_name(i.severity)).c_str(), static_cast<int>(i.code.size()),
+                      i.code.data(), i.expression.c_str(), i.details.c_str());
         }
       }
       return true;
@@ -46,10 +47,12 @@ int run_stats(arguments &args) {
     if (as_json) {
       std::string line = "{\"file\":";
       json::append_quoted(line, file);
-      line += ",\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) + ",\"blank_lines\":" + std::to_string(s.blank_lines) +
-              ",\"resources\":" + std::to_string(s.resources) + ",\"bad_lines\":" + std::to_string(s.bad_lines) +
-              ",\"invalid_resources\":" + std::to_string(s.invalid_resources) + ",\"issues\":" + std::to_string(s.issues) +
-              ",\"longest_line\":" + std::to_string(s.longest_line) + ",\"by_type\":{";
+      line += ",\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) +
+              ",\"blank_lines\":" + std::to_string(s.blank_lines) + ",\"resources\":" + std::to_string(s.resources) +
+              ",\"bad_lines\":" + std::to_string(s.bad_lines) +
+              ",\"invalid_resources\":" + std::to_string(s.invalid_resources) +
+              ",\"issues\":" + std::to_string(s.issues) + ",\"longest_line\":" + std::to_string(s.longest_line) +
+              ",\"by_type\":{";
       bool first = true;
       for (const auto &[type, count] : s.by_type) {
         if (!first) line += ',';
@@ -60,19 +63,23 @@ int run_stats(arguments &args) {
       line += "}}";
       std::printf("%s\n", line.c_str());
     } else {
-      std::printf("%s: %llu resources in %llu lines (%llu blank, %llu bad), %llu with errors, %llu issues, longest line %llu bytes\n", file.c_str(),
-                  static_cast<unsigned long long>(s.resources), static_cast<unsigned long long>(s.lines),
-                  static_cast<unsigned long long>(s.blank_lines), static_cast<unsigned long long>(s.bad_lines),
-                  static_cast<unsigned long long>(s.invalid_resources), static_cast<unsigned long long>(s.issues),
-                  static_cast<unsigned long long>(s.longest_line));
-      for (const auto &[type, count] : s.by_type) std::printf("  %s %llu\n", type.c_str(), static_cast<unsigned long long>(count));
+      std::printf(
+          "%s: %llu resources in %llu lines (%llu blank, %llu bad), %llu with errors, %llu issues, longest line %llu "
+          "bytes\n",
+          file.c_str(), static_cast<unsigned long long>(s.resources), static_cast<unsigned long long>(s.lines),
+          static_cast<unsigned long long>(s.blank_lines), static_cast<unsigned long long>(s.bad_lines),
+          static_cast<unsigned long long>(s.invalid_resources), static_cast<unsigned long long>(s.issues),
+          static_cast<unsigned long long>(s.longest_line));
+      for (const auto &[type, count] : s.by_type)
+        std::printf("  %s %llu\n", type.c_str(), static_cast<unsigned long long>(count));
     }
   }
   return status;
 }
 
 registration ndjson_stats{{"ndjson", "stats", "FILE... [--json] [--continue] [--issues]",
-                           "Stream FHIR NDJSON (Bulk Data); count resources by type, validating each (exit 1 on a bad line or an invalid resource).",
+                           "Stream FHIR NDJSON (Bulk Data); count resources by type, validating each (exit 1 on a bad "
+                           "line or an invalid resource).",
                            run_stats}};
 
 }  // namespace

@@ -38,8 +38,10 @@ result<void> read_range(int fd, uint64_t offset, std::span<uint8_t> out, const s
 
 result<void> check_range(uint64_t size, uint64_t offset, size_t length) {
   if (offset > size || length > size - offset) {
-    return quire::error(error_code::OUT_OF_RANGE, "read of " + std::to_string(length) + " bytes past the end of a " +
-                                                      std::to_string(size) + "-byte file", offset);
+    return quire::error(
+        error_code::OUT_OF_RANGE,
+        "read of " + std::to_string(length) + " bytes past the end of a " + std::to_string(size) + "-byte file",
+        offset);
   }
   return {};
 }
@@ -137,12 +139,15 @@ class mapped_source final : public byte_source {
 
 struct fd_guard {
   int fd;
-  ~fd_guard() { if (fd >= 0) ::close(fd); }
+  ~fd_guard() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 result<std::unique_ptr<byte_source>> read_whole(int fd, uint64_t size, const std::string &path, std::string reason) {
   std::unique_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[static_cast<size_t>(size) + READ_PADDING]);
-  if (!bytes) return quire::error(error_code::OUT_OF_MEMORY, "cannot allocate " + std::to_string(size) + " bytes for " + path);
+  if (!bytes)
+    return quire::error(error_code::OUT_OF_MEMORY, "cannot allocate " + std::to_string(size) + " bytes for " + path);
   auto r = read_range(fd, 0, std::span<uint8_t>(bytes.get(), static_cast<size_t>(size)), path);
   if (!r) return std::move(r).error();
   std::memset(bytes.get() + size, 0, READ_PADDING);
@@ -189,7 +194,8 @@ result<std::unique_ptr<byte_source>> open_file(const std::string &path, const op
   struct stat st {};
   if (::fstat(guard.fd, &st) != 0) return os_error(error_code::IO_ERROR, "cannot stat", path, errno);
   if (!S_ISREG(st.st_mode)) {
-    return quire::error(error_code::NOT_A_FILE, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
+    return quire::error(error_code::NOT_A_FILE,
+                        path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
   }
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (options.mode == load_mode::read) return read_whole(guard.fd, size, path, {});
@@ -209,7 +215,8 @@ result<std::unique_ptr<byte_source>> open_file(const std::string &path, const op
   } else {
     void *base = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, guard.fd, 0);
     if (base != MAP_FAILED) {
-      return std::unique_ptr<byte_source>(std::make_unique<mapped_source>(base, size, options.mode == load_mode::prewarm));
+      return std::unique_ptr<byte_source>(
+          std::make_unique<mapped_source>(base, size, options.mode == load_mode::prewarm));
     }
     reason = std::string("mmap failed: ") + std::strerror(errno);
   }

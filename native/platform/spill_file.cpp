@@ -13,7 +13,9 @@ namespace quire::native {
 
 namespace {
 
-quire::error os_error(const std::string &what, int err) { return quire::error(error_code::IO_ERROR, what + ": " + std::strerror(err)); }
+quire::error os_error(const std::string &what, int err) {
+  return quire::error(error_code::IO_ERROR, what + ": " + std::strerror(err));
+}
 
 }  // namespace
 
@@ -67,7 +69,9 @@ result<void> spill_file::read(uint64_t offset, std::span<uint8_t> out) {
       if (errno == EINTR) continue;
       return os_error("cannot read the spill file in " + folder_, errno);
     }
-    if (n == 0) return quire::error(error_code::IO_ERROR, "the spill file in " + folder_ + " is shorter than what was written", offset + done);
+    if (n == 0)
+      return quire::error(error_code::IO_ERROR, "the spill file in " + folder_ + " is shorter than what was written",
+                          offset + done);
     done += static_cast<size_t>(n);
   }
   return {};

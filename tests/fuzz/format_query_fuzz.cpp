@@ -337,12 +337,12 @@ std::vector<std::string_view> lines(const std::string &ndjson) {
   return out;
 }
 
-
 /// Integer and decimal sums are exact (the same whatever the order of the additions); float sums
 /// are compensated, so files in another order agree to rounding.
 bool same_aggregate(const aggregate_result &a, const aggregate_result &b) {
   auto close = [](double x, double y) {
-    return x == y || (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+    return x == y || (std::isnan(x) && std::isnan(y)) ||
+           std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
   };
   auto same = [&](const value &x, const value &y) {
     return x.k == y.k && x.i == y.i && x.b == y.b && x.s == y.s && (x.d == y.d || (std::isnan(x.d) && std::isnan(y.d)));
@@ -389,7 +389,8 @@ void check(tables &t, const query &q, std::string_view column, std::string_view 
     if (a->rows->count != expected) fail("query returns another number of rows than count(where) gives", input);
     if (lines(a->rows->json).size() != a->rows->count) fail("row_set.count differs from its lines", input);
     if (a->aggregate && a->aggregate->rows != matched) fail("aggregate(where).rows differs from count(where)", input);
-    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate)) fail("aggregate differs between the files", input);
+    if (a->aggregate && !same_aggregate(*a->aggregate, *plain.aggregate))
+      fail("aggregate differs between the files", input);
     if (!a->page_count || *a->page_count != expected) fail("count(query) differs from the rows query returns", input);
     if (a->explain && whole && (a->explain->rows_matched != matched || a->explain->rows_returned != expected))
       fail("explain's rows_matched/rows_returned differ from count", input);

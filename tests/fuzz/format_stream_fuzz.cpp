@@ -100,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     if (expected->columns.size() != got->columns.size()) std::abort();
     for (size_t i = 0; i < got->columns.size(); ++i) {
-      if (expected->columns[i].name != got->columns[i].name || expected->columns[i].type != got->columns[i].type) std::abort();
+      if (expected->columns[i].name != got->columns[i].name || expected->columns[i].type != got->columns[i].type)
+        std::abort();
     }
   }
   return 0;

@@ -19,7 +19,8 @@ std::string run(std::string_view input, size_t chunk, quire::ndjson::stats &stat
   quire::ndjson::reader reader(opts);
   std::string log;
   auto visit = [&](const quire::ndjson::line_result &l) {
-    log += std::to_string(l.line) + (l.error ? "E" + std::string(quire::error_name(l.error->code)) : "R") + std::to_string(l.issues.size()) + ";";
+    log += std::to_string(l.line) + (l.error ? "E" + std::string(quire::error_name(l.error->code)) : "R") +
+           std::to_string(l.issues.size()) + ";";
     return true;
   };
   for (size_t at = 0; at < input.size(); at += chunk) {
@@ -39,8 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   quire::ndjson::stats whole, pieces;
   std::string a = run(input, input.size() ? input.size() : 1, whole);
   std::string b = run(input, chunk, pieces);
-  if (a != b || whole.lines != pieces.lines || whole.resources != pieces.resources || whole.bad_lines != pieces.bad_lines ||
-      whole.blank_lines != pieces.blank_lines || whole.by_type != pieces.by_type) {
+  if (a != b || whole.lines != pieces.lines || whole.resources != pieces.resources ||
+      whole.bad_lines != pieces.bad_lines || whole.blank_lines != pieces.blank_lines ||
+      whole.by_type != pieces.by_type) {
     std::abort();
   }
   return 0;

@@ -26,8 +26,8 @@ struct case_def {
   std::function<std::string()> make_input;
   /// Runs the operation once; returns a checksum of its result. An error fails the case.
   std::function<result<uint64_t>(std::string_view input)> run;
-  uint64_t items = 0;         ///< records, entries or messages in one input (0 when not meaningful)
-  bool large = false;         ///< only with run_options::large (slow or memory-hungry)
+  uint64_t items = 0;           ///< records, entries or messages in one input (0 when not meaningful)
+  bool large = false;           ///< only with run_options::large (slow or memory-hungry)
   bool opaque_payload = false;  ///< mostly one large opaque value (base64): the peak-memory budget is 3x, not 20x
   /// A peer library measured by a C++ case (natively only, e.g. SQLite): its name and version, and
   /// the quire case it is compared with. Empty for quire's own cases.
@@ -60,26 +60,26 @@ struct case_reading {
   uint64_t input_bytes = 0;
   uint64_t generated_bytes = 0;  ///< case_def::generated_bytes after the first call (0: none)
   uint64_t items = 0;
-  uint64_t calls = 0;            ///< timed calls behind the figures
-  uint64_t calls_per_sample = 0; ///< calls batched into each timed sample (fast cases)
+  uint64_t calls = 0;             ///< timed calls behind the figures
+  uint64_t calls_per_sample = 0;  ///< calls batched into each timed sample (fast cases)
   timing time_ns;
   double ops_per_s = 0, bytes_per_s = 0;
-  bool alloc_counted = false;    ///< false when the allocator hooks are not linked in
+  bool alloc_counted = false;  ///< false when the allocator hooks are not linked in
   double alloc_calls_per_op = 0, alloc_bytes_per_op = 0;
-  uint64_t alloc_peak_bytes = 0; ///< peak live bytes during one call, above the bytes live before it
+  uint64_t alloc_peak_bytes = 0;  ///< peak live bytes during one call, above the bytes live before it
   uint64_t heap_flat_calls = 0;
   double heap_flat_bytes_per_call = 0;
   bool opaque_payload = false;
-  std::string peer, mirrors;     ///< as in case_def (empty for quire's own cases)
-  std::string checksum;          ///< 16 hex digits
-  std::string error;             ///< non-empty when the case failed (its figures are then zero)
+  std::string peer, mirrors;  ///< as in case_def (empty for quire's own cases)
+  std::string checksum;       ///< 16 hex digits
+  std::string error;          ///< non-empty when the case failed (its figures are then zero)
 };
 
 struct run_options {
-  std::string filter;            ///< substring of the case name; empty = all (comma separates alternatives)
-  bool quick = false;            ///< short budgets, for CI smoke runs
-  bool large = false;            ///< include large cases
-  double seconds_per_case = 2.0; ///< time budget of the timed samples of one case (quick: 0.25)
+  std::string filter;             ///< substring of the case name; empty = all (comma separates alternatives)
+  bool quick = false;             ///< short budgets, for CI smoke runs
+  bool large = false;             ///< include large cases
+  double seconds_per_case = 2.0;  ///< time budget of the timed samples of one case (quick: 0.25)
   /// Called before each case: (index, count, name). Used for a progress line.
   std::function<void(size_t, size_t, const std::string &)> progress;
 };
@@ -120,7 +120,7 @@ void count_free(uint64_t size) noexcept;
 /// the same inputs whose ratio must exceed `ceiling`, which proves the fixtures are large enough for
 /// the gate to fail. A sublinear gate (a lookup: floor 0, ceiling 2.5) has a linear scan as its twin.
 struct gate_def {
-  std::string name;                                  ///< "json.check/records"
+  std::string name;                                       ///< "json.check/records"
   std::function<std::string(uint64_t scale)> make_input;  ///< input at a scale (1 = base, 4 = four times)
   std::function<result<uint64_t>(std::string_view)> linear;
   std::function<result<uint64_t>(std::string_view)> quadratic;
@@ -136,9 +136,9 @@ struct gate_result {
   std::string name;
   double base_ns = 0, four_ns = 0, ratio = 0;                 ///< the gate
   double twin_base_ns = 0, twin_four_ns = 0, twin_ratio = 0;  ///< its quadratic self-check
-  double floor = 1.5, ceiling = 8;  ///< the gate's bounds (gate_def)
-  bool passed = false;       ///< floor <= ratio <= ceiling
-  bool twin_failed = false;  ///< twin_ratio > ceiling, as designed
+  double floor = 1.5, ceiling = 8;                            ///< the gate's bounds (gate_def)
+  bool passed = false;                                        ///< floor <= ratio <= ceiling
+  bool twin_failed = false;                                   ///< twin_ratio > ceiling, as designed
   std::string error;
 };
 /// Runs the gates that match `filter` (substring; empty = all).
@@ -176,9 +176,9 @@ struct labelled_reading {
 
 /// The comparison of readings, case by case.
 struct comparison {
-  std::string table;            ///< the printed table, budgets and notes
+  std::string table;              ///< the printed table, budgets and notes
   bool checksums_differ = false;  ///< some case computed different results on different readings
-  size_t missing = 0;           ///< cases absent from some reading
+  size_t missing = 0;             ///< cases absent from some reading
 };
 
 /// Compares readings: each case's median and p99 in each, the ratio of each median to the first

@@ -8,6 +8,8 @@
 // The rules (zstd pins its error values the same way): a released code keeps its name, its value
 // and its meaning; a new code is appended with the next value; a value is never reused.
 //
+// One code a line, however long: js/scripts/gen-error-codes.mjs reads them so.
+// clang-format off
 // Usage: define QUIRE_ERROR_CODE(NAME, VALUE, DOC), include this file, undefine it. No include
 // guard on purpose: each inclusion expands the list again.
 //
@@ -65,3 +67,4 @@ QUIRE_ERROR_CODE(FHIRPATH_TYPE_ERROR, 35, "a FHIRPath operation on values of typ
 QUIRE_ERROR_CODE(INVALID_VIEW, 36, "a SQL on FHIR ViewDefinition that breaks the specification's rules (bad column name, incompatible unionAll...)")
 // --- exact arithmetic ---
 QUIRE_ERROR_CODE(NUMERIC_OVERFLOW, 37, "an exact result (a decimal sum or average) needs more digits than its limit allows")
+// clang-format on

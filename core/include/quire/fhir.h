@@ -135,11 +135,11 @@ result<std::string> format(std::string_view input, const write_options &w = {}, 
 
 /// One entry of a Bundle.
 struct entry {
-  size_t index = 0;             ///< position in Bundle.entry
-  std::string_view full_url;    ///< entry.fullUrl; empty when absent
+  size_t index = 0;                ///< position in Bundle.entry
+  std::string_view full_url;       ///< entry.fullUrl; empty when absent
   std::string_view resource_type;  ///< of entry.resource; empty when the entry has none
-  json::value resource;         ///< entry.resource (an object); default-constructed when absent
-  json::value value;            ///< the whole entry object
+  json::value resource;            ///< entry.resource (an object); default-constructed when absent
+  json::value value;               ///< the whole entry object
 };
 
 /// Calls `visit` with each entry of a Bundle, in order, until it returns false. Entries are views

@@ -45,9 +45,9 @@ namespace quire::fhirpath {
 
 /// Bounds that make hostile expressions and data cost a bounded amount.
 struct limits {
-  static constexpr size_t DEFAULT_MAX_DEPTH = 256;                    ///< nesting of the expression tree
-  static constexpr size_t DEFAULT_MAX_EXPRESSION_BYTES = 64 * 1024;   ///< length of one expression
-  static constexpr size_t DEFAULT_MAX_COLLECTION = 1'000'000;         ///< items in any one collection
+  static constexpr size_t DEFAULT_MAX_DEPTH = 256;                      ///< nesting of the expression tree
+  static constexpr size_t DEFAULT_MAX_EXPRESSION_BYTES = 64 * 1024;     ///< length of one expression
+  static constexpr size_t DEFAULT_MAX_COLLECTION = 1'000'000;           ///< items in any one collection
   static constexpr size_t DEFAULT_MAX_STRING_BYTES = 16 * 1024 * 1024;  ///< a computed string
   static constexpr uint64_t DEFAULT_MAX_COMPARISONS = 50'000'000;  ///< pairs compared by set operations per evaluation
 
@@ -55,14 +55,15 @@ struct limits {
   size_t max_expression_bytes = DEFAULT_MAX_EXPRESSION_BYTES;  ///< DOCUMENT_TOO_LARGE beyond (parse)
   size_t max_collection = DEFAULT_MAX_COLLECTION;  ///< DOCUMENT_TOO_LARGE beyond (repeat(), descendants(), combine...)
   size_t max_string_bytes = DEFAULT_MAX_STRING_BYTES;  ///< DOCUMENT_TOO_LARGE beyond (join(), +, replace...)
-  uint64_t max_comparisons = DEFAULT_MAX_COMPARISONS;  ///< DOCUMENT_TOO_LARGE beyond (distinct(), |, intersect(), repeat()...)
+  uint64_t max_comparisons =
+      DEFAULT_MAX_COMPARISONS;  ///< DOCUMENT_TOO_LARGE beyond (distinct(), |, intersect(), repeat()...)
 };
 
 /// The kind of one item of a collection.
 enum class value_kind : uint8_t {
   boolean,
   integer,
-  decimal,    ///< exact: a digit string and a scale, never a binary double
+  decimal,  ///< exact: a digit string and a scale, never a binary double
   string,
   date,       ///< text in ISO form without the `@` (`2015-02-04`, `2015`)
   date_time,  ///< `2015-02-04T14:34:28+10:00`
@@ -90,10 +91,11 @@ struct item {
   bool boolean = false;               ///< boolean
   int64_t integer = 0;                ///< integer
   decimal dec;                        ///< decimal, and the value of a quantity
-  std::string_view text;  ///< string; date/time text; a quantity's unit; type_info's name. Points into the document, the expression or the evaluator
+  std::string_view text;   ///< string; date/time text; a quantity's unit; type_info's name. Points into the document,
+                           ///< the expression or the evaluator
   std::string_view text2;  ///< type_info's namespace
-  json::value node;       ///< the value in the resource (in_tape)
-  json::value companion;  ///< has_companion
+  json::value node;        ///< the value in the resource (in_tape)
+  json::value companion;   ///< has_companion
 };
 
 using collection = std::vector<item>;

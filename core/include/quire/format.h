@@ -132,10 +132,30 @@ struct cell {
   std::string_view s;
 
   static cell null() { return {}; }
-  static cell of(int64_t v) { cell c; c.k = kind::integer; c.i = v; return c; }
-  static cell of(double v) { cell c; c.k = kind::real; c.d = v; return c; }
-  static cell of(bool v) { cell c; c.k = kind::boolean; c.b = v; return c; }
-  static cell text(std::string_view v) { cell c; c.k = kind::text; c.s = v; return c; }
+  static cell of(int64_t v) {
+    cell c;
+    c.k = kind::integer;
+    c.i = v;
+    return c;
+  }
+  static cell of(double v) {
+    cell c;
+    c.k = kind::real;
+    c.d = v;
+    return c;
+  }
+  static cell of(bool v) {
+    cell c;
+    c.k = kind::boolean;
+    c.b = v;
+    return c;
+  }
+  static cell text(std::string_view v) {
+    cell c;
+    c.k = kind::text;
+    c.s = v;
+    return c;
+  }
 };
 
 /// Where a writer keeps its sort runs once they pass sort_memory_bytes (write_options::spill).
@@ -153,13 +173,13 @@ class spill_store {
 };
 
 struct write_options {
-  uint32_t chunk_rows = DEFAULT_CHUNK_ROWS;          ///< rows per chunk, 1..MAX_CHUNK_ROWS
-  uint32_t page_bytes = DEFAULT_PAGE_BYTES;          ///< target page size before compression, 512..16 MiB
-  int compression_level = DEFAULT_COMPRESSION_LEVEL; ///< zstd level 1..19
-  std::string sorted_by;                             ///< a column to sort the rows by (stable; nulls last); "" keeps input order
-  std::vector<index_def> indexes;                    ///< indexes to build
+  uint32_t chunk_rows = DEFAULT_CHUNK_ROWS;           ///< rows per chunk, 1..MAX_CHUNK_ROWS
+  uint32_t page_bytes = DEFAULT_PAGE_BYTES;           ///< target page size before compression, 512..16 MiB
+  int compression_level = DEFAULT_COMPRESSION_LEVEL;  ///< zstd level 1..19
+  std::string sorted_by;           ///< a column to sort the rows by (stable; nulls last); "" keeps input order
+  std::vector<index_def> indexes;  ///< indexes to build
   size_t sort_memory_bytes = DEFAULT_SORT_MEMORY_BYTES;  ///< see DEFAULT_SORT_MEMORY_BYTES; at least 1 MiB is used
-  spill_store *spill = nullptr;                      ///< where sort runs go (borrowed); null: memory, compressed
+  spill_store *spill = nullptr;                          ///< where sort runs go (borrowed); null: memory, compressed
 };
 
 /// Where a writer's bytes go, in order. Implementations return IO_ERROR when they cannot write.
@@ -187,7 +207,8 @@ class writer {
   /// Errors: INVALID_ARGUMENT (no columns, more than MAX_COLUMNS, an empty or repeated column
   /// name, options out of range, an index kind the column's type cannot have: text needs
   /// string, json or decimal...), NO_SUCH_COLUMN (sorted_by or an index names no column).
-  static result<std::unique_ptr<writer>> create(const format::schema &schema, const write_options &options, byte_sink &sink);
+  static result<std::unique_ptr<writer>> create(const format::schema &schema, const write_options &options,
+                                                byte_sink &sink);
   ~writer();
   writer(const writer &) = delete;
   writer &operator=(const writer &) = delete;
@@ -209,8 +230,8 @@ class writer {
 /// How write_ndjson and write_csv read their input.
 struct input_options {
   std::optional<format::schema> schema;  ///< given: values are checked against it; absent: inferred
-  csv::options csv;                       ///< CSV dialect and limits
-  json::limits json;                      ///< limits of each NDJSON line
+  csv::options csv;                      ///< CSV dialect and limits
+  json::limits json;                     ///< limits of each NDJSON line
   size_t max_line_bytes = DEFAULT_MAX_LINE_BYTES;
   /// text_writer without a schema: rows read to infer it before any is written (at least 1).
   size_t infer_rows = DEFAULT_INFER_ROWS;
@@ -322,10 +343,30 @@ struct value {
   std::string s;
 
   static value null() { return {}; }
-  static value of(int64_t v) { value x; x.k = kind::integer; x.i = v; return x; }
-  static value of(double v) { value x; x.k = kind::real; x.d = v; return x; }
-  static value of(bool v) { value x; x.k = kind::boolean; x.b = v; return x; }
-  static value text(std::string v) { value x; x.k = kind::text; x.s = std::move(v); return x; }
+  static value of(int64_t v) {
+    value x;
+    x.k = kind::integer;
+    x.i = v;
+    return x;
+  }
+  static value of(double v) {
+    value x;
+    x.k = kind::real;
+    x.d = v;
+    return x;
+  }
+  static value of(bool v) {
+    value x;
+    x.k = kind::boolean;
+    x.b = v;
+    return x;
+  }
+  static value text(std::string v) {
+    value x;
+    x.k = kind::text;
+    x.s = std::move(v);
+    return x;
+  }
 };
 
 /// A filter: a comparison of a column with values, or and/or/not of filters. Comparisons are
@@ -333,12 +374,21 @@ struct value {
 /// whose age is null). Dates and timestamps compare with ISO 8601 text.
 struct filter {
   enum class op : uint8_t {
-    eq, ne, lt, le, gt, ge,  ///< column OP values[0]
-    in,                      ///< column in values
-    between,                 ///< values[0] <= column <= values[1]
-    is_null, is_not_null,
-    contains, starts_with,   ///< text columns; values[0] is the text (case-sensitive, bytes)
-    and_, or_, not_,         ///< children
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,       ///< column OP values[0]
+    in,       ///< column in values
+    between,  ///< values[0] <= column <= values[1]
+    is_null,
+    is_not_null,
+    contains,
+    starts_with,  ///< text columns; values[0] is the text (case-sensitive, bytes)
+    and_,
+    or_,
+    not_,  ///< children
   };
   op o = op::and_;
   std::string column;
@@ -392,15 +442,15 @@ struct open_options {
 
 /// What a file has read from its source (since it was opened, or during one analyzed explain).
 struct read_counters {
-  uint64_t bytes = 0;             ///< bytes fetched from the source (or touched in place)
-  uint64_t reads = 0;             ///< fetches (one per page, directory or footer)
-  uint64_t data_pages = 0;        ///< data and dictionary pages decoded
-  uint64_t index_pages = 0;       ///< index roots, leaves and Bloom filters read
-  uint64_t directory_pages = 0;   ///< column statistics and page directories read
-  uint64_t cache_hits = 0;        ///< pages found decoded in the cache
-  uint64_t blocks = 0;            ///< distinct column chunks (blocks) whose pages were decoded
-  uint64_t chunks = 0;            ///< distinct chunks any of whose pages were decoded
-  uint64_t columns = 0;           ///< distinct columns any of whose pages or statistics were read
+  uint64_t bytes = 0;            ///< bytes fetched from the source (or touched in place)
+  uint64_t reads = 0;            ///< fetches (one per page, directory or footer)
+  uint64_t data_pages = 0;       ///< data and dictionary pages decoded
+  uint64_t index_pages = 0;      ///< index roots, leaves and Bloom filters read
+  uint64_t directory_pages = 0;  ///< column statistics and page directories read
+  uint64_t cache_hits = 0;       ///< pages found decoded in the cache
+  uint64_t blocks = 0;           ///< distinct column chunks (blocks) whose pages were decoded
+  uint64_t chunks = 0;           ///< distinct chunks any of whose pages were decoded
+  uint64_t columns = 0;          ///< distinct columns any of whose pages or statistics were read
 };
 
 /// Most digits (integer digits plus fraction digits) of an exact decimal result: a decimal
@@ -422,19 +472,19 @@ inline constexpr unsigned DECIMAL_AVG_MIN_SCALE = 6;
 struct aggregate_result {
   std::string column;
   column_type type = column_type::string;
-  uint64_t rows = 0;        ///< rows selected
-  uint64_t count = 0;       ///< non-null values of the column among them
+  uint64_t rows = 0;   ///< rows selected
+  uint64_t count = 0;  ///< non-null values of the column among them
   /// Integer, boolean and decimal columns: the exact sum as decimal text ("1250075.00", "-3");
   /// empty when count is 0 or the column has no sum (string, json, date, timestamp).
   std::string exact_sum;
   /// Decimal columns: the exact average as decimal text; empty otherwise.
   std::string exact_avg;
-  double sum = 0;           ///< float columns: the sum (integer, boolean, decimal: the nearest double of exact_sum)
-  double avg = 0;           ///< float, integer and boolean columns: sum / count (decimal: nearest double of exact_avg)
+  double sum = 0;  ///< float columns: the sum (integer, boolean, decimal: the nearest double of exact_sum)
+  double avg = 0;  ///< float, integer and boolean columns: sum / count (decimal: nearest double of exact_avg)
   /// The least and greatest values: integer (integer, date as days, timestamp as µs), boolean,
   /// real (float), text (string, json, decimal: its exact text). null when count is 0.
   value min, max;
-  bool finite = true;       ///< false when a float sum, avg, min or max is infinite or NaN
+  bool finite = true;  ///< false when a float sum, avg, min or max is infinite or NaN
 };
 
 /// A whole column (or its values in the matching rows) in bulk.
@@ -442,10 +492,10 @@ struct aggregate_result {
 struct column_array {
   std::string name;
   column_type type = column_type::string;
-  std::vector<uint8_t> valid;    ///< 1 per row with a value, 0 per null
-  std::vector<int64_t> ints;     ///< integer, date (days), timestamp (µs), boolean (0/1); 0 at nulls
-  std::vector<double> reals;     ///< float64; decimal (parsed); 0 at nulls
-  std::string text;              ///< string, json, decimal: the values one after another (UTF-8)
+  std::vector<uint8_t> valid;          ///< 1 per row with a value, 0 per null
+  std::vector<int64_t> ints;           ///< integer, date (days), timestamp (µs), boolean (0/1); 0 at nulls
+  std::vector<double> reals;           ///< float64; decimal (parsed); 0 at nulls
+  std::string text;                    ///< string, json, decimal: the values one after another (UTF-8)
   std::vector<uint32_t> text_offsets;  ///< size rows+1: value r is text[offsets[r], offsets[r+1])
 };
 
@@ -458,12 +508,12 @@ struct row_set {
 /// What the file is: from its footer alone.
 struct file_info {
   uint16_t version = FORMAT_VERSION;
-  uint64_t bytes = 0;       ///< size of the source
+  uint64_t bytes = 0;  ///< size of the source
   uint64_t rows = 0;
   uint32_t chunk_rows = 0;
   uint64_t chunks = 0;
-  std::string sorted_by;    ///< "" when the rows are in input order
-  std::string created_by;   ///< the writer's name and version
+  std::string sorted_by;   ///< "" when the rows are in input order
+  std::string created_by;  ///< the writer's name and version
   format::schema schema;
   std::vector<index_def> indexes;
 };
@@ -488,10 +538,10 @@ struct explain_report {
     uint64_t skipped_by_index = 0;
     uint64_t scanned = 0;
   };
-  std::optional<std::string> where;        ///< the filter as expression text
-  std::optional<index_use> index;          ///< the index the filter used, if any
-  std::vector<std::string> filter_columns; ///< columns the filter reads
-  std::vector<std::string> columns;        ///< columns the rows return
+  std::optional<std::string> where;         ///< the filter as expression text
+  std::optional<index_use> index;           ///< the index the filter used, if any
+  std::vector<std::string> filter_columns;  ///< columns the filter reads
+  std::vector<std::string> columns;         ///< columns the rows return
   std::optional<order_plan> order;
   uint64_t offset = 0;
   std::optional<uint64_t> limit;
@@ -500,8 +550,8 @@ struct explain_report {
   // Filled only when analyzed:
   uint64_t rows_matched = 0;
   uint64_t rows_returned = 0;
-  bool stopped_early = false;              ///< the limit was reached before every chunk was visited
-  read_counters read;                      ///< what the run read, from a cold cache
+  bool stopped_early = false;  ///< the limit was reached before every chunk was visited
+  read_counters read;          ///< what the run read, from a cold cache
 };
 
 /// Bytes by column and by index (file::storage).
@@ -521,7 +571,7 @@ struct storage_report {
     index_kind kind = index_kind::sorted;
     uint64_t entries = 0;
     uint64_t leaves = 0;
-    uint64_t bytes = 0;            ///< root, leaves and Bloom filters
+    uint64_t bytes = 0;  ///< root, leaves and Bloom filters
     uint64_t bloom_bytes = 0;
   };
   file_info info;
@@ -535,8 +585,8 @@ struct chunk_statistic {
   uint64_t chunk = 0;
   uint64_t rows = 0;
   uint64_t nulls = 0;
-  value min, max;          ///< as in aggregate_result; null when unknown (long text keeps no max)
-  uint64_t bytes = 0;      ///< stored bytes of the column's pages in the chunk
+  value min, max;      ///< as in aggregate_result; null when unknown (long text keeps no max)
+  uint64_t bytes = 0;  ///< stored bytes of the column's pages in the chunk
 };
 
 // One JSON writer per result, in camelCase keys (docs/format.md lists every field). The npm
@@ -596,7 +646,8 @@ class file {
   /// column when there is one, else chunk statistics and a scan. Errors: NO_SUCH_COLUMN,
   /// WRONG_KEY (a key that cannot be compared with the column), CORRUPT_BLOCK, CORRUPT_FILE,
   /// IO_ERROR.
-  result<std::optional<std::string>> find(std::string_view column, const value &key, const std::vector<std::string> &columns = {});
+  result<std::optional<std::string>> find(std::string_view column, const value &key,
+                                          const std::vector<std::string> &columns = {});
 
   /// Rows a query selects. `as_array`: one JSON array instead of NDJSON. Errors: NO_SUCH_COLUMN
   /// (an unknown column anywhere in the query), INVALID_QUERY (a value that cannot be compared

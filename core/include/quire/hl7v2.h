@@ -44,9 +44,9 @@ inline constexpr size_t DEFAULT_MAX_FRAME_BYTES = size_t{64} << 20;
 /// How parse() and parse_batch() read. Limits above UINT32_MAX - 1 are treated as UINT32_MAX - 1
 /// (the index stores 32-bit offsets).
 struct parse_options {
-  bool strict = false;                                ///< every tolerance becomes a typed error
+  bool strict = false;                                   ///< every tolerance becomes a typed error
   size_t max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES;  ///< whole input (parse) or each message (parse_batch)
-  size_t max_segments = DEFAULT_MAX_SEGMENTS;          ///< segments in one message
+  size_t max_segments = DEFAULT_MAX_SEGMENTS;            ///< segments in one message
   size_t max_segment_bytes = DEFAULT_MAX_SEGMENT_BYTES;  ///< bytes in one segment, terminator excluded
 };
 
@@ -141,7 +141,9 @@ inline bool is_explicit_null(std::string_view value) noexcept { return value == 
 // --- messages -----------------------------------------------------------------------------------
 
 class message;
-namespace detail { struct message_builder; }
+namespace detail {
+struct message_builder;
+}
 
 /// One segment of a message: a light handle (a message pointer and an index), valid while the
 /// message is.
@@ -280,8 +282,8 @@ std::string_view ack_code_name(ack_code code) noexcept;
 /// Where an error is (ERR-2, an ERL: segment^sequence^field^repetition^component^subcomponent).
 /// Zero numbers are left empty.
 struct error_location {
-  std::string segment;    ///< "PID"; empty: no ERR-2
-  size_t sequence = 1;    ///< which occurrence of the segment
+  std::string segment;  ///< "PID"; empty: no ERR-2
+  size_t sequence = 1;  ///< which occurrence of the segment
   size_t field = 0;
   size_t repetition = 0;
   size_t component = 0;
@@ -293,10 +295,10 @@ struct ack_options {
   std::string timestamp;   ///< MSH-7 of the ACK; empty: the original MSH-7 (core reads no clock)
   std::string text;        ///< MSA-3, a text message (escaped by the builder)
   // ERR segment, written for AE, AR, CE and CR only.
-  error_location location;            ///< ERR-2
-  std::string error_code = "207";     ///< ERR-3.1, HL7 table 0357 ("207" application internal error)
-  std::string error_text;             ///< ERR-3.2; empty: the table 0357 text of a known code
-  std::string severity = "E";         ///< ERR-4: E error, W warning, I information, F fatal
+  error_location location;         ///< ERR-2
+  std::string error_code = "207";  ///< ERR-3.1, HL7 table 0357 ("207" application internal error)
+  std::string error_text;          ///< ERR-3.2; empty: the table 0357 text of a known code
+  std::string severity = "E";      ///< ERR-4: E error, W warning, I information, F fatal
 };
 
 /// An ACK for `original`: MSH with the original's delimiters, MSH-3/4 and MSH-5/6 swapped, MSH-9

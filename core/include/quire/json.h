@@ -35,7 +35,7 @@ struct limits {
   static constexpr size_t DEFAULT_MAX_DEPTH = 1024;
   static constexpr uint64_t DEFAULT_MAX_DOCUMENT_BYTES = uint64_t{1} << 30;  // 1 GiB
 
-  size_t max_depth = DEFAULT_MAX_DEPTH;                       ///< MAX_DEPTH_EXCEEDED beyond
+  size_t max_depth = DEFAULT_MAX_DEPTH;                      ///< MAX_DEPTH_EXCEEDED beyond
   uint64_t max_document_bytes = DEFAULT_MAX_DOCUMENT_BYTES;  ///< DOCUMENT_TOO_LARGE beyond (hard cap 4 GiB - 1)
 };
 
@@ -122,8 +122,13 @@ class object {
     using value_type = member;
     member operator*() const;
     iterator &operator++();
-    iterator operator++(int) { iterator t = *this; ++*this; return t; }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
     bool operator==(const iterator &o) const noexcept { return index_ == o.index_; }
+
    private:
     friend class object;
     iterator(const detail::tape_data *doc, uint32_t index) : doc_(doc), index_(index) {}
@@ -154,8 +159,13 @@ class array {
     using value_type = value;
     value operator*() const { return value(doc_, index_); }
     iterator &operator++();
-    iterator operator++(int) { iterator t = *this; ++*this; return t; }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
     bool operator==(const iterator &o) const noexcept { return index_ == o.index_; }
+
    private:
     friend class array;
     iterator(const detail::tape_data *doc, uint32_t index) : doc_(doc), index_(index) {}
@@ -175,7 +185,6 @@ class array {
   const detail::tape_data *doc_ = nullptr;
   uint32_t index_ = 0;
 };
-
 
 /// A parsed document. Move-only. See the lifetime note at the top of this header.
 class document {
@@ -215,9 +224,9 @@ result<document> parse(const byte_source &source, const limits &lim = {});
 /// Counts of a document's values by kind, and its deepest nesting.
 struct stats {
   uint64_t nulls = 0, booleans = 0, numbers = 0, strings = 0, arrays = 0, objects = 0;
-  uint64_t keys = 0;        ///< object members
-  uint64_t max_depth = 0;   ///< a scalar document has depth 0
-  uint64_t bytes = 0;       ///< input size
+  uint64_t keys = 0;       ///< object members
+  uint64_t max_depth = 0;  ///< a scalar document has depth 0
+  uint64_t bytes = 0;      ///< input size
   uint64_t values() const noexcept { return nulls + booleans + numbers + strings + arrays + objects; }
 };
 

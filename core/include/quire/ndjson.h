@@ -42,9 +42,9 @@ struct options {
 
 /// What one non-blank line gave.
 struct line_result {
-  uint64_t line = 0;               ///< 1-based line number in the stream
-  uint64_t offset = 0;             ///< byte offset of the line's first byte in the stream
-  std::string_view text;           ///< the line, without its line end
+  uint64_t line = 0;                         ///< 1-based line number in the stream
+  uint64_t offset = 0;                       ///< byte offset of the line's first byte in the stream
+  std::string_view text;                     ///< the line, without its line end
   const fhir::resource *resource = nullptr;  ///< the resource; null when the line could not be read
   const quire::error *error = nullptr;       ///< why the line could not be read (line, column, stream offset)
   /// The resource's validation findings, with `line` set to the stream's line number and `offset`
@@ -59,13 +59,13 @@ using line_callback = std::function<bool(const line_result &)>;
 /// Counts over a stream.
 struct stats {
   uint64_t bytes = 0;
-  uint64_t lines = 0;          ///< all lines, blank ones included
+  uint64_t lines = 0;  ///< all lines, blank ones included
   uint64_t blank_lines = 0;
-  uint64_t resources = 0;      ///< lines read as resources
-  uint64_t bad_lines = 0;      ///< lines that could not be read
-  uint64_t invalid_resources = 0;  ///< resources with at least one error issue
-  uint64_t issues = 0;         ///< validation issues over all resources
-  uint64_t longest_line = 0;   ///< bytes
+  uint64_t resources = 0;                                ///< lines read as resources
+  uint64_t bad_lines = 0;                                ///< lines that could not be read
+  uint64_t invalid_resources = 0;                        ///< resources with at least one error issue
+  uint64_t issues = 0;                                   ///< validation issues over all resources
+  uint64_t longest_line = 0;                             ///< bytes
   std::map<std::string, uint64_t, std::less<>> by_type;  ///< resources by resourceType
 };
 

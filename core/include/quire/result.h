@@ -25,17 +25,32 @@ class [[nodiscard]] result {
   explicit operator bool() const noexcept { return ok(); }
 
   /// The value. Calling it on an error is a programmer error (asserted).
-  T &value() & { assert(ok()); return std::get<0>(state_); }
-  const T &value() const & { assert(ok()); return std::get<0>(state_); }
-  T value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T &value() & {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  const T &value() const & {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  T value() && {
+    assert(ok());
+    return std::get<0>(std::move(state_));
+  }
   T *operator->() { return &value(); }
   const T *operator->() const { return &value(); }
   T &operator*() & { return value(); }
   const T &operator*() const & { return value(); }
 
   /// The error. Calling it on a value is a programmer error (asserted).
-  const quire::error &error() const & { assert(!ok()); return std::get<1>(state_); }
-  quire::error error() && { assert(!ok()); return std::get<1>(std::move(state_)); }
+  const quire::error &error() const & {
+    assert(!ok());
+    return std::get<1>(state_);
+  }
+  quire::error error() && {
+    assert(!ok());
+    return std::get<1>(std::move(state_));
+  }
   error_code code() const noexcept { return ok() ? error_code::OK : std::get<1>(state_).code; }
 
  private:

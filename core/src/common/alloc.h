@@ -49,7 +49,8 @@ inline constexpr size_t PROBE_SLACK = size_t{16} * 1024 * 1024;
 
 /// The OUT_OF_MEMORY error for `bytes` bytes of `what`.
 inline quire::error out_of_memory(uint64_t bytes, std::string_view what) {
-  return quire::error(error_code::OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what));
+  return quire::error(error_code::OUT_OF_MEMORY,
+                      "cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what));
 }
 
 /// std::malloc, called through a volatile pointer: compilers may delete a malloc whose result is
@@ -76,7 +77,8 @@ result<void> reserve_or_oom(Container &c, uint64_t n, std::string_view what) {
   using value_type = typename Container::value_type;
   constexpr uint64_t element = sizeof(value_type);
   if (n > c.max_size() || n > std::numeric_limits<size_t>::max() / element) {
-    const uint64_t wanted = n > std::numeric_limits<uint64_t>::max() / element ? std::numeric_limits<uint64_t>::max() : n * element;
+    const uint64_t wanted =
+        n > std::numeric_limits<uint64_t>::max() / element ? std::numeric_limits<uint64_t>::max() : n * element;
     return out_of_memory(wanted, what);
   }
   const size_t bytes = static_cast<size_t>(n) * sizeof(value_type);

@@ -50,7 +50,10 @@ void locate(error &e, std::string_view text) noexcept {
   uint32_t line = 1;
   size_t line_start = 0;
   for (size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') { ++line; line_start = i + 1; }
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
   }
   e.line = line;
   e.column = static_cast<uint32_t>(end - line_start + 1);

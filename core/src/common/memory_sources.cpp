@@ -9,8 +9,10 @@ namespace {
 
 result<void> copy_range(std::span<const uint8_t> bytes, uint64_t offset, std::span<uint8_t> out) {
   if (offset > bytes.size() || out.size() > bytes.size() - offset) {
-    return {error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end of a " +
-                                          std::to_string(bytes.size()) + "-byte source", offset};
+    return {error_code::OUT_OF_RANGE,
+            "read of " + std::to_string(out.size()) + " bytes past the end of a " + std::to_string(bytes.size()) +
+                "-byte source",
+            offset};
   }
   if (!out.empty()) std::memcpy(out.data(), bytes.data() + offset, out.size());
   return {};
@@ -22,7 +24,9 @@ class borrowed_source final : public byte_source {
   uint64_t size() const noexcept override { return bytes_.size(); }
   std::span<const uint8_t> contiguous() const noexcept override { return bytes_; }
   size_t tail_padding() const noexcept override { return padding_; }
-  result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override { return copy_range(bytes_, offset, out); }
+  result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    return copy_range(bytes_, offset, out);
+  }
   std::string_view kind() const noexcept override { return "memory"; }
 
  private:
@@ -35,7 +39,9 @@ class owned_source final : public byte_source {
   explicit owned_source(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   uint64_t size() const noexcept override { return bytes_.size(); }
   std::span<const uint8_t> contiguous() const noexcept override { return bytes_; }
-  result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override { return copy_range(bytes_, offset, out); }
+  result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    return copy_range(bytes_, offset, out);
+  }
   std::string_view kind() const noexcept override { return "memory"; }
 
  private:

@@ -23,7 +23,8 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
   fields.clear();
   unescaped_.clear();
   // Blank lines are not records (a trailing newline, or blank lines between records).
-  while (pos_ < input_.size() && (input_[pos_] == '\n' || (input_[pos_] == '\r' && pos_ + 1 < input_.size() && input_[pos_ + 1] == '\n'))) {
+  while (pos_ < input_.size() &&
+         (input_[pos_] == '\n' || (input_[pos_] == '\r' && pos_ + 1 < input_.size() && input_[pos_ + 1] == '\n'))) {
     pos_ += input_[pos_] == '\r' ? 2 : 1;
     ++line_;
   }
@@ -51,7 +52,8 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
       while (true) {
         if (pos_ >= n) return make_error("a quoted field has no closing quote", field_offset, field_line, column);
         size_t q = input_.find('"', pos_);
-        if (q == std::string_view::npos) return make_error("a quoted field has no closing quote", field_offset, field_line, column);
+        if (q == std::string_view::npos)
+          return make_error("a quoted field has no closing quote", field_offset, field_line, column);
         for (size_t i = pos_; i < q; ++i) {
           if (input_[i] == '\n') ++line_;
         }
@@ -65,7 +67,9 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
         break;
       }
       if (unescaped_.size() - start > opts_.max_field_bytes) {
-        quire::error e(error_code::LINE_TOO_LONG, "a field is longer than max_field_bytes (" + std::to_string(opts_.max_field_bytes) + ")", field_offset);
+        quire::error e(error_code::LINE_TOO_LONG,
+                       "a field is longer than max_field_bytes (" + std::to_string(opts_.max_field_bytes) + ")",
+                       field_offset);
         e.line = field_line;
         e.column = column;
         return e;
@@ -84,7 +88,8 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
         ++pos_;
       }
       if (pos_ - start > opts_.max_field_bytes) {
-        quire::error e(error_code::LINE_TOO_LONG, "a field is longer than max_field_bytes (" + std::to_string(opts_.max_field_bytes) + ")", start);
+        quire::error e(error_code::LINE_TOO_LONG,
+                       "a field is longer than max_field_bytes (" + std::to_string(opts_.max_field_bytes) + ")", start);
         e.line = line_;
         e.column = column;
         return e;
@@ -108,7 +113,8 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
   }
   fields.reserve(refs.size());
   for (const auto &r : refs) {
-    fields.push_back(r.quoted ? std::string_view(unescaped_).substr(r.start, r.length) : input_.substr(r.start, r.length));
+    fields.push_back(r.quoted ? std::string_view(unescaped_).substr(r.start, r.length)
+                              : input_.substr(r.start, r.length));
   }
   return true;
 }

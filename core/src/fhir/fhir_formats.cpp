@@ -42,7 +42,8 @@ const char *date_part(std::string_view s, size_t &i, int &parts) {
   parts = 2;
   if (i == s.size() || s[i] != '-') return nullptr;
   ++i;
-  if (!digits(s, i, 2, day) || day < 1 || day > days_in_month(year, month)) return "expected a day that exists in that month";
+  if (!digits(s, i, 2, day) || day < 1 || day > days_in_month(year, month))
+    return "expected a day that exists in that month";
   parts = 3;
   return nullptr;
 }
@@ -73,7 +74,8 @@ const char *zone_part(std::string_view s, size_t &i) {
   if (i >= s.size() || (s[i] != '+' && s[i] != '-')) return "a time needs a time zone (Z or +hh:mm)";
   ++i;
   int h, m;
-  if (!digits(s, i, 2, h) || i >= s.size() || s[i++] != ':' || !digits(s, i, 2, m) || m > 59 || h > 14 || (h == 14 && m != 0)) {
+  if (!digits(s, i, 2, h) || i >= s.size() || s[i++] != ':' || !digits(s, i, 2, m) || m > 59 || h > 14 ||
+      (h == 14 && m != 0)) {
     return "expected a time zone offset from -14:00 to +14:00";
   }
   return nullptr;
@@ -167,18 +169,19 @@ const char *check_string_format(primitive p, std::string_view s) noexcept {
       // R4 2.24.0.1: strings SHALL NOT contain characters below U+0020 other than tab, CR and LF.
       for (char c : s) {
         auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 && c != '\t' && c != '\r' && c != '\n') return "a control character (below U+0020, not tab, CR or LF)";
+        if (u < 0x20 && c != '\t' && c != '\r' && c != '\n')
+          return "a control character (below U+0020, not tab, CR or LF)";
       }
       return nullptr;
     case primitive::code: {
       if (is_space(s.front()) || is_space(s.back())) return "leading or trailing whitespace";
       for (size_t i = 0; i < s.size(); ++i) {
-        if (is_space(s[i]) && (s[i] != ' ' || (i + 1 < s.size() && is_space(s[i + 1])))) return "whitespace other than single spaces";
+        if (is_space(s[i]) && (s[i] != ' ' || (i + 1 < s.size() && is_space(s[i + 1]))))
+          return "whitespace other than single spaces";
       }
       return nullptr;
     }
-    case primitive::id:
-      return is_valid_id(s) ? nullptr : "an id is 1 to 64 of A-Z a-z 0-9 - .";
+    case primitive::id: return is_valid_id(s) ? nullptr : "an id is 1 to 64 of A-Z a-z 0-9 - .";
     case primitive::uri:
     case primitive::url:
     case primitive::canonical:
@@ -186,30 +189,24 @@ const char *check_string_format(primitive p, std::string_view s) noexcept {
         if (is_space(c)) return "whitespace in a URI";
       }
       return nullptr;
-    case primitive::oid:
-      return is_valid_oid(s) ? nullptr : "not an OID (urn:oid:1.2.3...)";
+    case primitive::oid: return is_valid_oid(s) ? nullptr : "not an OID (urn:oid:1.2.3...)";
     case primitive::uuid:
       return is_valid_uuid(s) ? nullptr : "not a lowercase UUID (urn:uuid:xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
-    case primitive::date:
-      return check_date(s);
-    case primitive::dateTime:
-      return check_date_time(s, false);
-    case primitive::instant:
-      return check_date_time(s, true);
+    case primitive::date: return check_date(s);
+    case primitive::dateTime: return check_date_time(s, false);
+    case primitive::instant: return check_date_time(s, true);
     case primitive::time: {
       size_t i = 0;
       if (auto why = time_part(s, i)) return why;
       return i == s.size() ? nullptr : "unexpected characters after the time";
     }
-    case primitive::base64Binary:
-      return check_base64(s);
+    case primitive::base64Binary: return check_base64(s);
     case primitive::xhtml: {
       size_t i = 0;
       while (i < s.size() && is_space(s[i])) ++i;
       return s.substr(i, 4) == "<div" ? nullptr : "narrative XHTML must be a <div> element";
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 

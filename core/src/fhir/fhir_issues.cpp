@@ -19,7 +19,8 @@ std::string issues_to_json(const std::vector<issue> &issues) {
     json::append_quoted(out, i.details);
     out += ",\"expression\":";
     json::append_quoted(out, i.expression);
-    out += ",\"line\":" + std::to_string(i.line) + ",\"column\":" + std::to_string(i.column) + ",\"offset\":" + std::to_string(i.offset);
+    out += ",\"line\":" + std::to_string(i.line) + ",\"column\":" + std::to_string(i.column) +
+           ",\"offset\":" + std::to_string(i.offset);
     if (i.error != error_code::OK) {
       out += ",\"error\":\"";
       out += error_name(i.error);
@@ -39,10 +40,12 @@ std::string to_operation_outcome(const outcome &o) {
     first = false;
     out += "{";
     if (i.line) {
-      out += "\"extension\":[{\"url\":\"http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line\",\"valueInteger\":" +
-             std::to_string(i.line) +
-             "},{\"url\":\"http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col\",\"valueInteger\":" + std::to_string(i.column) +
-             "}],";
+      out +=
+          "\"extension\":[{\"url\":\"http://hl7.org/fhir/StructureDefinition/"
+          "operationoutcome-issue-line\",\"valueInteger\":" +
+          std::to_string(i.line) +
+          "},{\"url\":\"http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col\",\"valueInteger\":" +
+          std::to_string(i.column) + "}],";
     }
     out += "\"severity\":\"";
     out += severity_name(i.severity);

@@ -9,14 +9,16 @@ const key_def *find_key(uint16_t type, std::string_view key) noexcept {
   const type_def &t = TYPES[type];
   const key_def *first = KEYS + t.first_key;
   const key_def *last = first + t.key_count;
-  const key_def *it = std::lower_bound(first, last, key, [](const key_def &k, std::string_view s) { return k.key.view() < s; });
+  const key_def *it =
+      std::lower_bound(first, last, key, [](const key_def &k, std::string_view s) { return k.key.view() < s; });
   return it != last && it->key.view() == key ? it : nullptr;
 }
 
 uint16_t find_resource_type(std::string_view name) noexcept {
   const uint16_t *first = RESOURCE_TYPES;
   const uint16_t *last = first + RESOURCE_TYPE_COUNT;
-  const uint16_t *it = std::lower_bound(first, last, name, [](uint16_t t, std::string_view s) { return TYPES[t].name.view() < s; });
+  const uint16_t *it =
+      std::lower_bound(first, last, name, [](uint16_t t, std::string_view s) { return TYPES[t].name.view() < s; });
   return it != last && TYPES[*it].name.view() == name ? *it : NO_TYPE;
 }
 
@@ -25,7 +27,8 @@ bool code_in_set(int32_t set, std::string_view code) noexcept {
   const code_set_def &c = CODE_SETS[set];
   const text_ref *first = CODES + c.first;
   const text_ref *last = first + c.count;
-  const text_ref *it = std::lower_bound(first, last, code, [](const text_ref &t, std::string_view s) { return t.view() < s; });
+  const text_ref *it =
+      std::lower_bound(first, last, code, [](const text_ref &t, std::string_view s) { return t.view() < s; });
   return it != last && it->view() == code;
 }
 

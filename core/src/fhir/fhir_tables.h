@@ -16,8 +16,26 @@ namespace quire::fhir::detail {
 /// The primitive types of R4, in the order the generator emits them first in TYPES.
 enum class primitive : uint8_t {
   none = 0,
-  base64Binary, boolean, canonical, code, date, dateTime, decimal, id, instant, integer,
-  markdown, oid, positiveInt, string, time, unsignedInt, uri, url, uuid, xhtml,
+  base64Binary,
+  boolean,
+  canonical,
+  code,
+  date,
+  dateTime,
+  decimal,
+  id,
+  instant,
+  integer,
+  markdown,
+  oid,
+  positiveInt,
+  string,
+  time,
+  unsignedInt,
+  uri,
+  url,
+  uuid,
+  xhtml,
 };
 constexpr size_t PRIMITIVE_COUNT = 20;
 
@@ -47,30 +65,30 @@ struct type_def {
   primitive prim;          ///< for primitive types; none otherwise
   uint32_t first_element;  ///< into ELEMENTS
   uint32_t element_count;
-  uint32_t first_key;      ///< into KEYS
+  uint32_t first_key;  ///< into KEYS
   uint32_t key_count;
 };
 
 struct element_def {
-  text_ref name;          ///< without [x]
+  text_ref name;  ///< without [x]
   uint32_t min;
-  uint32_t max;           ///< UNBOUNDED for *
-  bool is_array;          ///< the JSON form is an array (the base definition allows more than one)
-  bool is_choice;         ///< name[x]: the key is the name plus a type name
-  uint16_t type;          ///< the single type; NO_TYPE for choice elements (see KEYS)
-  int32_t code_set;       ///< into CODE_SETS for a code bound to a small closed value set; -1 otherwise
+  uint32_t max;      ///< UNBOUNDED for *
+  bool is_array;     ///< the JSON form is an array (the base definition allows more than one)
+  bool is_choice;    ///< name[x]: the key is the name plus a type name
+  uint16_t type;     ///< the single type; NO_TYPE for choice elements (see KEYS)
+  int32_t code_set;  ///< into CODE_SETS for a code bound to a small closed value set; -1 otherwise
 };
 
 struct key_def {
-  text_ref key;          ///< the JSON key (`valueQuantity`); sorted within a type
-  uint32_t element;      ///< index into ELEMENTS
-  uint16_t type;         ///< the value's type
+  text_ref key;      ///< the JSON key (`valueQuantity`); sorted within a type
+  uint32_t element;  ///< index into ELEMENTS
+  uint16_t type;     ///< the value's type
 };
 
 struct code_set_def {
-  text_ref value_set;          ///< canonical URL of the value set
-  uint32_t first;              ///< into CODES
-  uint32_t count;              ///< codes sorted
+  text_ref value_set;  ///< canonical URL of the value set
+  uint32_t first;      ///< into CODES
+  uint32_t count;      ///< codes sorted
 };
 
 extern const type_def TYPES[];

@@ -137,7 +137,8 @@ class walker {
   bool in_contained_ = false;
   bool stopped_ = false;
 
-  void add(severity sev, std::string_view code, uint64_t offset, std::string details, std::string_view extra_path = {}) {
+  void add(severity sev, std::string_view code, uint64_t offset, std::string details,
+           std::string_view extra_path = {}) {
     if (stopped_) return;
     if (out_.issues.size() >= opts_.max_issues) {
       stopped_ = true;
@@ -176,7 +177,8 @@ class walker {
   // A resource inside another (contained, Bundle.entry.resource, Parameters.parameter.resource).
   void walk_resource(json::value v, bool contained) {
     if (v.type() != json::kind::object) {
-      add(severity::error, STRUCTURE, v.offset(), "a resource must be a JSON object, found " + std::string(json::kind_name(v.type())));
+      add(severity::error, STRUCTURE, v.offset(),
+          "a resource must be a JSON object, found " + std::string(json::kind_name(v.type())));
       return;
     }
     auto obj = v.get_object().value();
@@ -191,7 +193,8 @@ class walker {
     }
     uint16_t type = find_resource_type(rt->get_string().value());
     if (type == NO_TYPE) {
-      add(severity::error, NOT_SUPPORTED, rt->offset(), "unknown resourceType " + quoted_excerpt(rt->get_string().value()), ".resourceType");
+      add(severity::error, NOT_SUPPORTED, rt->offset(),
+          "unknown resourceType " + quoted_excerpt(rt->get_string().value()), ".resourceType");
       return;
     }
     bool was_contained = in_contained_;
@@ -214,7 +217,8 @@ class walker {
             contained_limit_path = path_ + ".contained";
           }
           add(severity::error, TOO_COSTLY, c->offset(),
-              std::to_string(arr.size()) + " contained resources exceed max_contained (" + std::to_string(opts_.max_contained) + ")",
+              std::to_string(arr.size()) + " contained resources exceed max_contained (" +
+                  std::to_string(opts_.max_contained) + ")",
               ".contained");
           return;
         }
@@ -234,7 +238,8 @@ class walker {
   void walk_object(json::value v, uint16_t type) {
     auto obj = v.get_object().value();
     if (obj.size() == 0) {
-      add(severity::error, INVALID, v.offset(), "an object must have at least one property (FHIR JSON has no empty objects)");
+      add(severity::error, INVALID, v.offset(),
+          "an object must have at least one property (FHIR JSON has no empty objects)");
       return;
     }
     const type_def &t = TYPES[type];
@@ -254,7 +259,8 @@ class walker {
         path_ += m.key;
         if (first_unknown == SIZE_MAX) first_unknown = out_.issues.size();
         ++unknown_count;
-        add(severity::error, STRUCTURE, m.val.offset(), "unknown element " + quoted_excerpt(m.key) + " in " + std::string(type_display_name(type)));
+        add(severity::error, STRUCTURE, m.val.offset(),
+            "unknown element " + quoted_excerpt(m.key) + " in " + std::string(type_display_name(type)));
         path_.resize(mark);
         continue;
       }
@@ -278,8 +284,8 @@ class walker {
         if (def.min > 0) {
           std::string key(def.name.view());
           if (def.is_choice) key += "[x]";
-          add(severity::error, REQUIRED, v.offset(), "missing required element '" + key + "' (minimum " + std::to_string(def.min) + ")",
-              "");
+          add(severity::error, REQUIRED, v.offset(),
+              "missing required element '" + key + "' (minimum " + std::to_string(def.min) + ")", "");
         }
         continue;
       }
@@ -304,7 +310,8 @@ class walker {
           add(severity::error, STRUCTURE, cur.val.offset(), "duplicate property " + quoted_excerpt(cur.key));
         } else {
           add(severity::error, STRUCTURE, cur.val.offset(),
-              "only one type of " + std::string(def.name.view()) + "[x] may be present, found " + quoted_excerpt(target->key) + " and " + quoted_excerpt(cur.key));
+              "only one type of " + std::string(def.name.view()) + "[x] may be present, found " +
+                  quoted_excerpt(target->key) + " and " + quoted_excerpt(cur.key));
         }
         path_.resize(mark);
         continue;
@@ -316,7 +323,8 @@ class walker {
     if (value) value_copy = *value;
     if (ext) ext_copy = *ext;
     if (value && ext && value_copy.type != ext_copy.type) {
-      add(severity::error, STRUCTURE, ext_copy.val.offset(), quoted_excerpt(ext_copy.key) + " does not match " + quoted_excerpt(value_copy.key),
+      add(severity::error, STRUCTURE, ext_copy.val.offset(),
+          quoted_excerpt(ext_copy.key) + " does not match " + quoted_excerpt(value_copy.key),
           "." + std::string(ext_copy.key));
       ext = nullptr;
     }
@@ -334,14 +342,16 @@ class walker {
     } else {
       if (value) {
         if (value_copy.val.type() == json::kind::array) {
-          add(severity::error, STRUCTURE, value_copy.val.offset(), "'" + std::string(value_copy.key) + "' has at most one value: it must not be an array");
+          add(severity::error, STRUCTURE, value_copy.val.offset(),
+              "'" + std::string(value_copy.key) + "' has at most one value: it must not be an array");
         } else {
           walk_item(def, value_copy.type, value_copy.val, ext != nullptr);
         }
       }
       if (ext) {
         if (ext_copy.val.type() != json::kind::object) {
-          add(severity::error, STRUCTURE, ext_copy.val.offset(), "'" + std::string(ext_copy.key) + "' must be an object");
+          add(severity::error, STRUCTURE, ext_copy.val.offset(),
+              "'" + std::string(ext_copy.key) + "' must be an object");
         } else {
           walk_object(ext_copy.val, ext_copy.type);
         }
@@ -354,14 +364,16 @@ class walker {
     std::optional<json::array> values, exts;
     if (value) {
       if (value->val.type() != json::kind::array) {
-        add(severity::error, STRUCTURE, value->val.offset(), "'" + std::string(value->key) + "' repeats: it must be an array");
+        add(severity::error, STRUCTURE, value->val.offset(),
+            "'" + std::string(value->key) + "' repeats: it must be an array");
         return;
       }
       values = value->val.get_array().value();
     }
     if (ext) {
       if (ext->val.type() != json::kind::array) {
-        add(severity::error, STRUCTURE, ext->val.offset(), "'" + std::string(ext->key) + "' repeats: it must be an array");
+        add(severity::error, STRUCTURE, ext->val.offset(),
+            "'" + std::string(ext->key) + "' repeats: it must be an array");
         return;
       }
       exts = ext->val.get_array().value();
@@ -374,13 +386,16 @@ class walker {
     }
     if (values && exts && values->size() != exts->size()) {
       add(severity::error, STRUCTURE, exts->offset(),
-          "'" + std::string(ext->key) + "' has " + std::to_string(exts->size()) + " elements but '" + std::string(value->key) + "' has " +
-              std::to_string(values->size()));
+          "'" + std::string(ext->key) + "' has " + std::to_string(exts->size()) + " elements but '" +
+              std::string(value->key) + "' has " + std::to_string(values->size()));
       exts.reset();
     }
-    if (n < def.min) add(severity::error, REQUIRED, where, "at least " + std::to_string(def.min) + " elements required, found " + std::to_string(n));
+    if (n < def.min)
+      add(severity::error, REQUIRED, where,
+          "at least " + std::to_string(def.min) + " elements required, found " + std::to_string(n));
     if (def.max != UNBOUNDED && n > def.max) {
-      add(severity::error, STRUCTURE, where, "at most " + std::to_string(def.max) + " elements allowed, found " + std::to_string(n));
+      add(severity::error, STRUCTURE, where,
+          "at most " + std::to_string(def.max) + " elements allowed, found " + std::to_string(n));
     }
     std::optional<json::array::iterator> vi, ei;
     if (values) vi = values->begin();
@@ -396,7 +411,8 @@ class walker {
           has_ext = true;
           walk_object(e, type);
         } else if (e.type() != json::kind::null_value) {
-          add(severity::error, STRUCTURE, e.offset(), "elements of '" + std::string(ext->key) + "' must be objects or null");
+          add(severity::error, STRUCTURE, e.offset(),
+              "elements of '" + std::string(ext->key) + "' must be objects or null");
         }
       }
       if (values) {
@@ -404,7 +420,8 @@ class walker {
         ++*vi;
         walk_item(def, type, v, has_ext);
       } else if (!has_ext && exts) {
-        add(severity::error, INVALID, exts->offset(), "null in '" + std::string(ext->key) + "' with no value beside it");
+        add(severity::error, INVALID, exts->offset(),
+            "null in '" + std::string(ext->key) + "' with no value beside it");
       }
       path_.resize(mark);
     }
@@ -416,19 +433,20 @@ class walker {
     if (v.type() == json::kind::null_value) {
       if (!has_ext || !def.is_array) {
         add(severity::error, INVALID, v.offset(),
-            def.is_array ? "null is allowed in a primitive array only where the '_' array has an extension at the same place"
-                         : "null is not a FHIR value");
+            def.is_array
+                ? "null is allowed in a primitive array only where the '_' array has an extension at the same place"
+                : "null is not a FHIR value");
       }
       return;
     }
     switch (t.kind) {
-      case type_kind::primitive:
-        walk_primitive(def, t.prim, v);
-        return;
+      case type_kind::primitive: walk_primitive(def, t.prim, v); return;
       case type_kind::complex:
       case type_kind::backbone:
         if (v.type() != json::kind::object) {
-          add(severity::error, STRUCTURE, v.offset(), "expected an object (" + std::string(type_display_name(type)) + "), found " + std::string(json::kind_name(v.type())));
+          add(severity::error, STRUCTURE, v.offset(),
+              "expected an object (" + std::string(type_display_name(type)) + "), found " +
+                  std::string(json::kind_name(v.type())));
           return;
         }
         walk_object(v, type);
@@ -450,7 +468,8 @@ class walker {
     std::string_view type_name = TYPES[primitive_type(p)].name.view();
     if (is_string_primitive(p)) {
       if (v.type() != json::kind::string) {
-        add(severity::error, STRUCTURE, v.offset(), "a " + std::string(type_name) + " is a JSON string, found " + std::string(json::kind_name(v.type())));
+        add(severity::error, STRUCTURE, v.offset(),
+            "a " + std::string(type_name) + " is a JSON string, found " + std::string(json::kind_name(v.type())));
         return;
       }
       std::string_view s = v.get_string().value();
@@ -459,29 +478,34 @@ class walker {
         return;
       }
       if (const char *why = check_string_format(p, s)) {
-        add(severity::error, VALUE, v.offset(), "invalid " + std::string(type_name) + " " + quoted_excerpt(s) + ": " + why);
+        add(severity::error, VALUE, v.offset(),
+            "invalid " + std::string(type_name) + " " + quoted_excerpt(s) + ": " + why);
         return;
       }
       if (def.code_set >= 0 && opts_.check_codes && !code_in_set(def.code_set, s)) {
         add(severity::error, CODE_INVALID, v.offset(),
-            "code " + quoted_excerpt(s) + " is not in the required value set " + std::string(CODE_SETS[def.code_set].value_set.view()));
+            "code " + quoted_excerpt(s) + " is not in the required value set " +
+                std::string(CODE_SETS[def.code_set].value_set.view()));
       }
       return;
     }
     if (p == primitive::boolean) {
       if (v.type() != json::kind::boolean) {
-        add(severity::error, STRUCTURE, v.offset(), "a boolean is JSON true or false, found " + std::string(json::kind_name(v.type())));
+        add(severity::error, STRUCTURE, v.offset(),
+            "a boolean is JSON true or false, found " + std::string(json::kind_name(v.type())));
       }
       return;
     }
     if (v.type() != json::kind::number) {
-      add(severity::error, STRUCTURE, v.offset(), "a " + std::string(type_name) + " is a JSON number, found " + std::string(json::kind_name(v.type())));
+      add(severity::error, STRUCTURE, v.offset(),
+          "a " + std::string(type_name) + " is a JSON number, found " + std::string(json::kind_name(v.type())));
       return;
     }
     std::string_view text = v.get_number_text().value();
     bool is_integer = text.find_first_of(".eE") == std::string_view::npos;
     if (const char *why = check_number_format(p, text, is_integer)) {
-      add(severity::error, VALUE, v.offset(), "invalid " + std::string(type_name) + " " + std::string(text.substr(0, 40)) + ": " + why);
+      add(severity::error, VALUE, v.offset(),
+          "invalid " + std::string(type_name) + " " + std::string(text.substr(0, 40)) + ": " + why);
     }
   }
 
@@ -494,9 +518,11 @@ class walker {
     if (s[0] == '#') {
       std::string_view id = s.substr(1);
       if (!id.empty()) {
-        bool found = !scope_.empty() && std::binary_search(scope_.back().contained_ids.begin(), scope_.back().contained_ids.end(), id);
+        bool found = !scope_.empty() &&
+                     std::binary_search(scope_.back().contained_ids.begin(), scope_.back().contained_ids.end(), id);
         if (!found) {
-          add(severity::error, NOT_FOUND, r->offset(), "no contained resource has id " + quoted_excerpt(id), ".reference");
+          add(severity::error, NOT_FOUND, r->offset(), "no contained resource has id " + quoted_excerpt(id),
+              ".reference");
         }
       }
       return;
@@ -528,7 +554,8 @@ class walker {
               why = "the id of a relative reference is 1 to 64 of A-Z a-z 0-9 - .";
             } else if (hist != std::string_view::npos) {
               std::string_view tail = rest.substr(hist);
-              if (tail.substr(0, 10) != "/_history/" || !is_valid_id(tail.substr(10))) why = "expected Type/id/_history/version";
+              if (tail.substr(0, 10) != "/_history/" || !is_valid_id(tail.substr(10)))
+                why = "expected Type/id/_history/version";
             }
           }
         } else if (cut != std::string_view::npos) {
@@ -536,11 +563,13 @@ class walker {
         }
       }
     }
-    if (why) add(severity::error, VALUE, r->offset(), "invalid reference " + quoted_excerpt(s) + ": " + why, ".reference");
+    if (why)
+      add(severity::error, VALUE, r->offset(), "invalid reference " + quoted_excerpt(s) + ": " + why, ".reference");
   }
 };
 
-quire::error read_error(error_code code, std::string message, uint64_t offset, std::string path, std::string_view input) {
+quire::error read_error(error_code code, std::string message, uint64_t offset, std::string path,
+                        std::string_view input) {
   quire::error e(code, std::move(message), offset);
   e.path = std::move(path);
   locate(e, input);
@@ -558,18 +587,20 @@ result<resource> read_document(json::document doc, const options &opts) {
   std::string_view input = doc.input();
   json::value root = doc.root();
   if (root.type() != json::kind::object) {
-    return read_error(error_code::INVALID_RESOURCE, "a FHIR resource is a JSON object, found " + std::string(json::kind_name(root.type())),
+    return read_error(error_code::INVALID_RESOURCE,
+                      "a FHIR resource is a JSON object, found " + std::string(json::kind_name(root.type())),
                       root.offset(), "", input);
   }
   auto rt = root.get_object().value().find("resourceType");
   if (!rt) return read_error(error_code::INVALID_RESOURCE, "the object has no resourceType", root.offset(), "", input);
   if (rt->type() != json::kind::string) {
-    return read_error(error_code::INVALID_RESOURCE, "resourceType must be a string", rt->offset(), "resourceType", input);
+    return read_error(error_code::INVALID_RESOURCE, "resourceType must be a string", rt->offset(), "resourceType",
+                      input);
   }
   uint16_t type = find_resource_type(rt->get_string().value());
   if (type == NO_TYPE) {
-    return read_error(error_code::INVALID_RESOURCE, "unknown resourceType " + quoted_excerpt(rt->get_string().value()), rt->offset(),
-                      "resourceType", input);
+    return read_error(error_code::INVALID_RESOURCE, "unknown resourceType " + quoted_excerpt(rt->get_string().value()),
+                      rt->offset(), "resourceType", input);
   }
   resource r;
   resource_access::set_type(r, type);
@@ -577,7 +608,8 @@ result<resource> read_document(json::document doc, const options &opts) {
   walker w(opts, input, out);
   w.walk_root(root, type);
   if (w.contained_limit_hit) {
-    return read_error(error_code::TOO_MANY_CONTAINED, out.issues.empty() ? "too many contained resources" : out.issues.back().details,
+    return read_error(error_code::TOO_MANY_CONTAINED,
+                      out.issues.empty() ? "too many contained resources" : out.issues.back().details,
                       w.contained_limit_offset, w.contained_limit_path, input);
   }
   if (opts.strict && w.unknown_count > 0) {

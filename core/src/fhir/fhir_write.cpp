@@ -31,8 +31,8 @@ class writer {
     uint32_t rank;     // 0 resourceType, 1 known element, 2 unknown
     uint32_t element;  // ELEMENTS index: the definition's order
     bool underscore;
-    uint32_t member;   // input order, which breaks ties
-    uint16_t type;     // the value's type; NO_TYPE for unknown members (written as they are)
+    uint32_t member;  // input order, which breaks ties
+    uint16_t type;    // the value's type; NO_TYPE for unknown members (written as they are)
     std::string_view key;
     json::value val;
   };
@@ -96,11 +96,12 @@ class writer {
       }
       slots_.push_back(s);
     }
-    std::stable_sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const member_slot &a, const member_slot &b) {
-      if (a.rank != b.rank) return a.rank < b.rank;
-      if (a.element != b.element) return a.element < b.element;
-      return a.underscore < b.underscore;
-    });
+    std::stable_sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(),
+                     [](const member_slot &a, const member_slot &b) {
+                       if (a.rank != b.rank) return a.rank < b.rank;
+                       if (a.element != b.element) return a.element < b.element;
+                       return a.underscore < b.underscore;
+                     });
     out_ += '{';
     const size_t end = slots_.size();
     for (size_t i = base; i < end; ++i) {
@@ -136,7 +137,10 @@ result<std::string> format(std::string_view input, const write_options &w, const
 
 result<void> for_each_entry(const resource &bundle, const std::function<bool(const entry &)> &visit) {
   if (bundle.document().value_count() == 0 || bundle.resource_type() != "Bundle") {
-    return quire::error(error_code::WRONG_TYPE, "expected a Bundle, found " + std::string(bundle.document().value_count() ? bundle.resource_type() : "nothing"), 0);
+    return quire::error(
+        error_code::WRONG_TYPE,
+        "expected a Bundle, found " + std::string(bundle.document().value_count() ? bundle.resource_type() : "nothing"),
+        0);
   }
   auto entries = bundle.root().get_object().value().find("entry");
   if (!entries || entries->type() != json::kind::array) return {};
@@ -147,7 +151,8 @@ result<void> for_each_entry(const resource &bundle, const std::function<bool(con
     e.value = item;
     if (item.type() == json::kind::object) {
       auto obj = item.get_object().value();
-      if (auto url = obj.find("fullUrl"); url && url->type() == json::kind::string) e.full_url = url->get_string().value();
+      if (auto url = obj.find("fullUrl"); url && url->type() == json::kind::string)
+        e.full_url = url->get_string().value();
       if (auto res = obj.find("resource"); res && res->type() == json::kind::object) {
         e.resource = *res;
         if (auto rt = res->get_object().value().find("resourceType"); rt && rt->type() == json::kind::string) {

@@ -103,7 +103,8 @@ item make_item(const json::value &v, uint16_t t, const json::value *companion) {
     it.has_companion = true;
     it.companion = *companion;
   }
-  if (t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind == fx::type_kind::any_resource) t = resource_type_of(v);
+  if (t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind == fx::type_kind::any_resource)
+    t = resource_type_of(v);
   it.fhir_type = t;
   fx::primitive p = t != NO_FHIR_TYPE && t < fx::TYPE_COUNT ? fx::TYPES[t].prim : fx::primitive::none;
   switch (v.type()) {
@@ -122,7 +123,8 @@ item make_item(const json::value &v, uint16_t t, const json::value *companion) {
       break;
     case json::kind::number: {
       std::string_view text = v.get_number_text().value();
-      bool integral = p == fx::primitive::integer || p == fx::primitive::positiveInt || p == fx::primitive::unsignedInt ||
+      bool integral = p == fx::primitive::integer || p == fx::primitive::positiveInt ||
+                      p == fx::primitive::unsignedInt ||
                       (p == fx::primitive::none && text.find_first_of(".eE") == std::string_view::npos);
       auto i = v.get_int64();
       if (integral && i) {
@@ -191,8 +193,9 @@ void push_json(const json::value *v, const json::value *comp, uint16_t t, collec
   }
 }
 
-bool is_primitive_type(uint16_t t) { return t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind == fx::type_kind::primitive; }
-
+bool is_primitive_type(uint16_t t) {
+  return t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind == fx::type_kind::primitive;
+}
 
 class engine {
  public:
@@ -229,7 +232,8 @@ class engine {
         const item *i = single(*idx, nd.pos, "an index");
         if (!i) return false;
         if (i->kind != value_kind::integer) return type_error(nd.pos, "an index must be an integer");
-        if (i->integer >= 0 && static_cast<uint64_t>(i->integer) < focus->size()) out.push_back((*focus)[static_cast<size_t>(i->integer)]);
+        if (i->integer >= 0 && static_cast<uint64_t>(i->integer) < focus->size())
+          out.push_back((*focus)[static_cast<size_t>(i->integer)]);
         return true;
       }
       case op::negate: {
@@ -239,7 +243,9 @@ class engine {
         const item *v = single(*a, nd.pos, "the operand of unary minus");
         if (!v) return false;
         // -INT64_MIN does not exist: like any overflow, the result is empty.
-        if ((v->kind == value_kind::integer && v->integer == INT64_MIN) || (is_number(*v) && v->dec.digits == INT64_MIN)) return true;
+        if ((v->kind == value_kind::integer && v->integer == INT64_MIN) ||
+            (is_number(*v) && v->dec.digits == INT64_MIN))
+          return true;
         if (v->kind == value_kind::integer) {
           out.push_back(integer_item(-v->integer));
         } else if (v->kind == value_kind::decimal) {
@@ -286,7 +292,8 @@ class engine {
   bool type_error(uint32_t pos, std::string msg) { return fail(error_code::FHIRPATH_TYPE_ERROR, pos, std::move(msg)); }
   bool check_size(const collection &c, uint32_t pos) {
     if (c.size() > s_.lim.max_collection)
-      return fail(error_code::DOCUMENT_TOO_LARGE, pos, "a collection grew past max_collection (" + std::to_string(s_.lim.max_collection) + ")");
+      return fail(error_code::DOCUMENT_TOO_LARGE, pos,
+                  "a collection grew past max_collection (" + std::to_string(s_.lim.max_collection) + ")");
     return true;
   }
   const item *single(const collection &c, uint32_t pos, const char *what) {
@@ -363,14 +370,17 @@ class engine {
           return true;
         }
         if (path_start && ts.ns == type_spec::space::fhir && fx::TYPES[ts.fhir].kind == fx::type_kind::resource)
-          return type_error(nd.pos, std::string(name) + " does not match the context's type " + std::string(fhir_type_name(t)));
+          return type_error(nd.pos,
+                            std::string(name) + " does not match the context's type " + std::string(fhir_type_name(t)));
       }
     }
-    if (v.has_companion && (name == "extension" || name == "id") && (is_primitive_type(t) || !v.in_tape || v.node.type() != json::kind::object)) {
+    if (v.has_companion && (name == "extension" || name == "id") &&
+        (is_primitive_type(t) || !v.in_tape || v.node.type() != json::kind::object)) {
       auto o = v.companion.get_object();
       if (o) {
         auto m = o->find(name);
-        if (m) push_json(&*m, nullptr, name == "id" ? fx::primitive_type(fx::primitive::string) : extension_type(), out);
+        if (m)
+          push_json(&*m, nullptr, name == "id" ? fx::primitive_type(fx::primitive::string) : extension_type(), out);
       }
       return true;
     }
@@ -383,7 +393,8 @@ class engine {
       std::string_view key = m.key;
       bool underscore = !key.empty() && key[0] == '_';
       std::string_view base = underscore ? key.substr(1) : key;
-      if (base.size() < name.size() || base[0] != name[0] || std::memcmp(base.data(), name.data(), name.size()) != 0) continue;
+      if (base.size() < name.size() || base[0] != name[0] || std::memcmp(base.data(), name.data(), name.size()) != 0)
+        continue;
       bool exact = base.size() == name.size();
       if (!exact && !is_upper(base[name.size()])) continue;
       if (typed) {
@@ -508,10 +519,8 @@ class engine {
     if (code && code->type() == json::kind::string &&
         (!sys || (sys->type() == json::kind::string && sys->get_string().value() == "http://unitsofmeasure.org")))
       unit = code->get_string().value();
-    else if (u && u->type() == json::kind::string)
-      unit = u->get_string().value();
-    else if (code && code->type() == json::kind::string)
-      unit = code->get_string().value();
+    else if (u && u->type() == json::kind::string) unit = u->get_string().value();
+    else if (code && code->type() == json::kind::string) unit = code->get_string().value();
     return true;
   }
   bool is_quantity_like(const item &v) {
@@ -561,8 +570,10 @@ class engine {
       int c = compare_moment(x, y);
       return c == 2 ? -1 : c == 0;
     }
-    if (a.kind == value_kind::type_info && b.kind == value_kind::type_info) return a.text == b.text && a.text2 == b.text2;
-    if ((a.kind == value_kind::quantity || b.kind == value_kind::quantity) && is_quantity_like(a) && is_quantity_like(b)) {
+    if (a.kind == value_kind::type_info && b.kind == value_kind::type_info)
+      return a.text == b.text && a.text2 == b.text2;
+    if ((a.kind == value_kind::quantity || b.kind == value_kind::quantity) && is_quantity_like(a) &&
+        is_quantity_like(b)) {
       decimal av, bv;
       std::string_view au, bu;
       if (!quantity_of(a, av, au) || !quantity_of(b, bv, bu)) return 0;
@@ -633,13 +644,15 @@ class engine {
       rescale(y, s);
       return compare_decimal(x, y) == 0;
     }
-    if (a.kind == value_kind::string && b.kind == value_kind::string) return normalize_space_lower(a.text) == normalize_space_lower(b.text);
+    if (a.kind == value_kind::string && b.kind == value_kind::string)
+      return normalize_space_lower(a.text) == normalize_space_lower(b.text);
     if (is_moment(a) && is_moment(b)) {
       moment x, y;
       if (!parse_date_time(a.text, a.kind, x) || !parse_date_time(b.text, b.kind, y)) return false;
       return compare_moment(x, y) == 0;
     }
-    if ((a.kind == value_kind::quantity || b.kind == value_kind::quantity) && is_quantity_like(a) && is_quantity_like(b)) {
+    if ((a.kind == value_kind::quantity || b.kind == value_kind::quantity) && is_quantity_like(a) &&
+        is_quantity_like(b)) {
       decimal av, bv;
       std::string_view au, bu;
       if (!quantity_of(a, av, au) || !quantity_of(b, bv, bu)) return false;
@@ -648,7 +661,12 @@ class engine {
       if (ya || yb) {
         // N1: calendar years and months are equivalent to the UCUM 'a' and 'mo'.
         std::string_view ca = calendar_unit(au), cb = calendar_unit(bu);
-        std::string_view na = ca == "year" ? "a" : ca == "month" ? "mo" : ua, nb = cb == "year" ? "a" : cb == "month" ? "mo" : ub;
+        std::string_view na = ca == "year"    ? "a"
+                              : ca == "month" ? "mo"
+                                              : ua,
+                         nb = cb == "year"    ? "a"
+                              : cb == "month" ? "mo"
+                                              : ub;
         if (na != nb) return false;
         return compare_decimal(av, bv) == 0;
       }
@@ -708,8 +726,9 @@ class engine {
     if (from < c.size()) {
       s_.comparisons += c.size() - from;
       if (s_.comparisons > s_.lim.max_comparisons) {
-        fail(error_code::DOCUMENT_TOO_LARGE, 0,
-             "set operations compared more than max_comparisons (" + std::to_string(s_.lim.max_comparisons) + ") pairs");
+        fail(
+            error_code::DOCUMENT_TOO_LARGE, 0,
+            "set operations compared more than max_comparisons (" + std::to_string(s_.lim.max_comparisons) + ") pairs");
         return false;
       }
     }
@@ -773,7 +792,8 @@ class engine {
         collection &needle = nd.kind == op::in_set ? *a : *b;
         collection &hay = nd.kind == op::in_set ? *b : *a;
         if (needle.empty()) return true;
-        const item *v = single(needle, nd.pos, nd.kind == op::in_set ? "the left operand of in" : "the right operand of contains");
+        const item *v =
+            single(needle, nd.pos, nd.kind == op::in_set ? "the left operand of in" : "the right operand of contains");
         if (!v) return false;
         out.push_back(boolean_item(contains_item(hay, *v)));
         return !s_.failed;
@@ -915,7 +935,8 @@ class engine {
         for (auto &p : UCUM)
           if (unit == p.first) cal = p.second;
       }
-      if (cal.empty()) return type_error(nd.pos, "cannot add '" + std::string(unit) + "' to a date (only calendar durations)");
+      if (cal.empty())
+        return type_error(nd.pos, "cannot add '" + std::string(unit) + "' to a date (only calendar durations)");
       moment m;
       if (!parse_date_time(x.text, x.kind, m)) return type_error(nd.pos, "bad date");
       while (v.scale > 0) {  // whole units only (N1: decimal values are truncated)
@@ -948,7 +969,8 @@ class engine {
         decimal ca = av, cb = bv;
         if (au == bu) {
           unit = k == op::mul ? std::string(au) + "2" : "1";
-        } else if (!base.empty() && base == base_unit(bu) && convert_units(av, au, base, ca) && convert_units(bv, bu, base, cb)) {
+        } else if (!base.empty() && base == base_unit(bu) && convert_units(av, au, base, ca) &&
+                   convert_units(bv, bu, base, cb)) {
           unit = k == op::mul ? std::string(base) + "2" : "1";
         } else {
           unit = std::string(au) + (k == op::mul ? "." : "/") + std::string(bu);
@@ -983,7 +1005,9 @@ class engine {
   bool conversion_function(const node &nd, const collection &in, collection &out);
   bool boundary_function(const node &nd, const frame &f, const collection &in, collection &out);
 
-  bool arg(const node &nd, uint32_t i, const frame &f, collection &out) { return eval(prog_.args[nd.first_arg + i], f, out); }
+  bool arg(const node &nd, uint32_t i, const frame &f, collection &out) {
+    return eval(prog_.args[nd.first_arg + i], f, out);
+  }
   // Evaluates argument i once (relative to the outer $this) and takes its single item, if any.
   bool arg_single(const node &nd, uint32_t i, const frame &f, collection &buf, const item *&v) {
     v = nullptr;
@@ -1085,7 +1109,8 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       bool every = nd.function == fn::allTrue || nd.function == fn::allFalse;
       bool r = every;
       for (const item &v : in) {
-        if (v.kind != value_kind::boolean) return type_error(nd.pos, nd.name + "() needs booleans, not " + type_name(v));
+        if (v.kind != value_kind::boolean)
+          return type_error(nd.pos, nd.name + "() needs booleans, not " + type_name(v));
         if (every && v.boolean != want) r = false;
         if (!every && v.boolean == want) r = true;
       }
@@ -1258,7 +1283,8 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       scratch c(s_);
       if (!arg(nd, 0, g, *c)) return false;
       if (c->size() > 1) return type_error(nd.pos, "the criterion of iif() must be a single boolean");
-      if (c->size() == 1 && (*c)[0].kind != value_kind::boolean) return type_error(nd.pos, "the criterion of iif() must be a boolean");
+      if (c->size() == 1 && (*c)[0].kind != value_kind::boolean)
+        return type_error(nd.pos, "the criterion of iif() must be a boolean");
       bool yes = c->size() == 1 && (*c)[0].boolean;
       if (yes) return arg(nd, 1, g, out);
       if (nd.arg_count > 2) return arg(nd, 2, g, out);
@@ -1396,7 +1422,8 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       if (!present) return true;
       constexpr std::string_view BASE = "http://hl7.org/fhir/StructureDefinition/";
       if (url.substr(0, BASE.size()) != BASE)
-        return fail(error_code::INVALID_ARGUMENT, nd.pos, "conformsTo() knows only the base profiles (" + std::string(BASE) + "...)");
+        return fail(error_code::INVALID_ARGUMENT, nd.pos,
+                    "conformsTo() knows only the base profiles (" + std::string(BASE) + "...)");
       type_spec ts;
       if (!resolve_type("FHIR", url.substr(BASE.size()), ts))
         return fail(error_code::INVALID_ARGUMENT, nd.pos, "conformsTo(): no such base profile " + std::string(url));
@@ -1437,7 +1464,8 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       for (const item &v : in) {
         if (!v.in_tape || v.node.type() != json::kind::object) continue;
         auto id = v.node.get_object().value().find("id");
-        if (id && id->type() == json::kind::string) out.push_back(make_item(*id, fx::primitive_type(fx::primitive::id), nullptr));
+        if (id && id->type() == json::kind::string)
+          out.push_back(make_item(*id, fx::primitive_type(fx::primitive::id), nullptr));
       }
       return true;
     }
@@ -1476,7 +1504,8 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
     case fn::htmlChecks:
     case fn::elementDefinition:
     case fn::checkModifiers:
-      return fail(error_code::INVALID_ARGUMENT, nd.pos, nd.name + "() needs a terminology server or a resolver, which quire does not have");
+      return fail(error_code::INVALID_ARGUMENT, nd.pos,
+                  nd.name + "() needs a terminology server or a resolver, which quire does not have");
     case fn::lowBoundary:
     case fn::highBoundary:
     case fn::precision:
@@ -1550,7 +1579,8 @@ bool engine::math_function(const node &nd, const collection &in, collection &out
     case fn::round: {
       int64_t places = 0;
       if (a) {
-        if (a->kind != value_kind::integer || a->integer < 0) return type_error(nd.pos, "round() needs a non-negative integer");
+        if (a->kind != value_kind::integer || a->integer < 0)
+          return type_error(nd.pos, "round() needs a non-negative integer");
         places = std::min<int64_t>(a->integer, 18);
       }
       decimal d = v.dec;
@@ -1563,7 +1593,8 @@ bool engine::math_function(const node &nd, const collection &in, collection &out
     case fn::ln:
     case fn::log:
     case fn::power: {
-      if (nd.function == fn::power && v.kind == value_kind::integer && a->kind == value_kind::integer && a->integer >= 0) {
+      if (nd.function == fn::power && v.kind == value_kind::integer && a->kind == value_kind::integer &&
+          a->integer >= 0) {
         int64_t r = 1;
         for (int64_t i = 0; i < a->integer; ++i) {
           if (__builtin_mul_overflow(r, v.integer, &r)) return true;
@@ -1634,7 +1665,8 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
       } else if (v.kind == value_kind::integer && (v.integer == 0 || v.integer == 1)) {
         r = boolean_item(v.integer == 1);
         converts = true;
-      } else if (v.kind == value_kind::decimal && (compare_decimal(v.dec, {0, 0}) == 0 || compare_decimal(v.dec, {1, 0}) == 0)) {
+      } else if (v.kind == value_kind::decimal &&
+                 (compare_decimal(v.dec, {0, 0}) == 0 || compare_decimal(v.dec, {1, 0}) == 0)) {
         r = boolean_item(compare_decimal(v.dec, {1, 0}) == 0);
         converts = true;
       } else if (v.kind == value_kind::string) {
@@ -1688,7 +1720,9 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
         case value_kind::boolean: r = string_item(v.boolean ? "true" : "false"); break;
         case value_kind::integer: r = string_item(std::to_string(v.integer)); break;
         case value_kind::decimal:
-          r = string_item(v.in_tape && v.node.type() == json::kind::number ? std::string(v.node.get_number_text().value()) : decimal_text(v.dec));
+          r = string_item(v.in_tape && v.node.type() == json::kind::number
+                              ? std::string(v.node.get_number_text().value())
+                              : decimal_text(v.dec));
           break;
         case value_kind::date:
         case value_kind::date_time:
@@ -1712,9 +1746,9 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
     case fn::convertsToDateTime:
     case fn::toTime:
     case fn::convertsToTime: {
-      value_kind want = (nd.function == fn::toDate || nd.function == fn::convertsToDate)           ? value_kind::date
-                        : (nd.function == fn::toTime || nd.function == fn::convertsToTime)         ? value_kind::time
-                                                                                                   : value_kind::date_time;
+      value_kind want = (nd.function == fn::toDate || nd.function == fn::convertsToDate)   ? value_kind::date
+                        : (nd.function == fn::toTime || nd.function == fn::convertsToTime) ? value_kind::time
+                                                                                           : value_kind::date_time;
       if (v.kind == want) {
         r = v;
         converts = true;
@@ -1761,13 +1795,15 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
       } else if (v.kind == value_kind::string) {
         std::string_view s = v.text;
         size_t sp = s.find(' ');
-        std::string_view num = s.substr(0, sp), unit = sp == std::string_view::npos ? std::string_view("1") : s.substr(sp + 1);
+        std::string_view num = s.substr(0, sp),
+                         unit = sp == std::string_view::npos ? std::string_view("1") : s.substr(sp + 1);
         while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
         decimal d;
         bool unit_ok = true;
         std::string u(unit);
         if (sp != std::string_view::npos) {
-          if (unit.size() >= 2 && unit.front() == '\'' && unit.back() == '\'') u = std::string(unit.substr(1, unit.size() - 2));
+          if (unit.size() >= 2 && unit.front() == '\'' && unit.back() == '\'')
+            u = std::string(unit.substr(1, unit.size() - 2));
           else if (!calendar_unit(unit).empty()) u = std::string(unit);
           else unit_ok = false;
         }
@@ -1779,8 +1815,9 @@ bool engine::conversion_function(const node &nd, const collection &in, collectio
       break;
     default: return type_error(nd.pos, "unsupported conversion");
   }
-  bool is_test = nd.function == fn::convertsToBoolean || nd.function == fn::convertsToInteger || nd.function == fn::convertsToDecimal ||
-                 nd.function == fn::convertsToString || nd.function == fn::convertsToDate || nd.function == fn::convertsToDateTime ||
+  bool is_test = nd.function == fn::convertsToBoolean || nd.function == fn::convertsToInteger ||
+                 nd.function == fn::convertsToDecimal || nd.function == fn::convertsToString ||
+                 nd.function == fn::convertsToDate || nd.function == fn::convertsToDateTime ||
                  nd.function == fn::convertsToTime || nd.function == fn::convertsToQuantity;
   if (is_test) out.push_back(boolean_item(converts));
   else if (converts) {
@@ -1994,7 +2031,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
       if (in[i].kind != value_kind::string) return type_error(nd.pos, "join() needs strings, not " + type_name(in[i]));
       if (i) s += sep;
       s += in[i].text;
-      if (s.size() > s_.lim.max_string_bytes) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "join() grew past max_string_bytes");
+      if (s.size() > s_.lim.max_string_bytes)
+        return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "join() grew past max_string_bytes");
     }
     out.push_back(string_item(std::move(s)));
     return true;
@@ -2019,7 +2057,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
       if (!p0) return true;
       {
         size_t at = s.find(x);
-        out.push_back(integer_item(at == std::string_view::npos ? -1 : static_cast<int64_t>(utf8_length(s.substr(0, at)))));
+        out.push_back(
+            integer_item(at == std::string_view::npos ? -1 : static_cast<int64_t>(utf8_length(s.substr(0, at)))));
       }
       return true;
     case fn::substring: {
@@ -2045,7 +2084,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
       if (!two_strings()) return false;
       if (!p0) return true;
       if (nd.function == fn::startsWith) out.push_back(boolean_item(s.substr(0, x.size()) == x));
-      else if (nd.function == fn::endsWith) out.push_back(boolean_item(s.size() >= x.size() && s.substr(s.size() - x.size()) == x));
+      else if (nd.function == fn::endsWith)
+        out.push_back(boolean_item(s.size() >= x.size() && s.substr(s.size() - x.size()) == x));
       else out.push_back(boolean_item(s.find(x) != std::string_view::npos));
       return true;
     case fn::upper:
@@ -2068,7 +2108,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
         for (size_t i = 0; i < s.size(); ++i) {
           r += s[i];
           if (i + 1 == s.size() || (static_cast<unsigned char>(s[i + 1]) & 0xC0) != 0x80) r += y;
-          if (r.size() > s_.lim.max_string_bytes) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
+          if (r.size() > s_.lim.max_string_bytes)
+            return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
         }
       } else {
         size_t i = 0;
@@ -2078,7 +2119,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
           r += s.substr(i, at - i);
           r += y;
           i = at + x.size();
-          if (r.size() > s_.lim.max_string_bytes) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
+          if (r.size() > s_.lim.max_string_bytes)
+            return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
         }
         r += s.substr(i);
       }
@@ -2106,7 +2148,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
         regex_match m;
         int found = regex_search(x, s, i, false, m);
         if (found == -1) return fail(error_code::INVALID_ARGUMENT, nd.pos, "bad regular expression " + std::string(x));
-        if (found == -2) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "the regular expression took too many steps");
+        if (found == -2)
+          return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "the regular expression took too many steps");
         if (found == 0) break;
         r += s.substr(i, m.begin - i);
         for (size_t k = 0; k < y.size(); ++k) {
@@ -2120,7 +2163,8 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
             r += y[k];
           }
         }
-        if (r.size() > s_.lim.max_string_bytes) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replaceMatches() grew past max_string_bytes");
+        if (r.size() > s_.lim.max_string_bytes)
+          return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replaceMatches() grew past max_string_bytes");
         if (m.end == m.begin) {
           if (m.end < s.size()) r += s[m.end];
           i = m.end + 1;
@@ -2196,7 +2240,12 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
         } else {
           if (s.size() % 2) return true;
           for (size_t i = 0; i < s.size(); i += 2) {
-            auto hv = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+            auto hv = [](char c) {
+              return c >= '0' && c <= '9'   ? c - '0'
+                     : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                     : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                            : -1;
+            };
             int h = hv(s[i]), l = hv(s[i + 1]);
             if (h < 0 || l < 0) return true;
             r += static_cast<char>(h * 16 + l);
@@ -2243,7 +2292,10 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                   bool hex = ent[1] == 'x' || ent[1] == 'X';
                   for (size_t k = hex ? 2 : 1; k < ent.size(); ++k) {
                     char c = ent[k];
-                    int d = c >= '0' && c <= '9' ? c - '0' : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10 : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                    int d = c >= '0' && c <= '9'          ? c - '0'
+                            : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
+                            : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                          : -1;
                     if (d < 0 || cp > 0x10FFFF) {
                       done = false;
                       break;
@@ -2302,7 +2354,10 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                 size_t k = 0;
                 for (; k < 4 && i + 1 + k < s.size(); ++k) {
                   char c = s[i + 1 + k];
-                  int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                  int d = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
                   if (d < 0) break;
                   cp = cp * 16 + static_cast<uint32_t>(d);
                 }
@@ -2338,7 +2393,8 @@ evaluator &evaluator::operator=(evaluator &&) noexcept = default;
 
 item context_item(const json::value &v) { return make_item(v, NO_FHIR_TYPE, nullptr); }
 
-result<const collection *> evaluator::evaluate(const expression &expr, const json::value &context, const environment &env) {
+result<const collection *> evaluator::evaluate(const expression &expr, const json::value &context,
+                                               const environment &env) {
   return evaluate(expr, context_item(context), env);
 }
 

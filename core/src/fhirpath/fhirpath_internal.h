@@ -28,13 +28,30 @@ enum class op : uint8_t {
   call,        // a.fn(args) (a == NONE: fn on $this)
   indexer,     // a[b]
   negate,      // -a
-  mul, div, idiv, mod, add, sub, concat,
-  is_type, as_type,  // a is T, a as T
+  mul,
+  div,
+  idiv,
+  mod,
+  add,
+  sub,
+  concat,
+  is_type,
+  as_type,  // a is T, a as T
   union_set,
-  lt, gt, le, ge,
-  eq, ne, equiv, nequiv,
-  in_set, contains_set,
-  and_op, or_op, xor_op, implies,
+  lt,
+  gt,
+  le,
+  ge,
+  eq,
+  ne,
+  equiv,
+  nequiv,
+  in_set,
+  contains_set,
+  and_op,
+  or_op,
+  xor_op,
+  implies,
 };
 
 /// A type named in `is`, `as`, ofType(): a System type, a FHIR type, or an abstract FHIR base.
@@ -45,7 +62,14 @@ struct type_spec {
   uint8_t abstract_kind = 0;  // ABSTRACT_* below
   bool unqualified = false;   // `Quantity` (no namespace) matches System and FHIR quantities
 };
-enum : uint8_t { ABSTRACT_RESOURCE = 1, ABSTRACT_DOMAIN_RESOURCE, ABSTRACT_ELEMENT, ABSTRACT_BACKBONE, ABSTRACT_ANY, ABSTRACT_NOTHING };
+enum : uint8_t {
+  ABSTRACT_RESOURCE = 1,
+  ABSTRACT_DOMAIN_RESOURCE,
+  ABSTRACT_ELEMENT,
+  ABSTRACT_BACKBONE,
+  ABSTRACT_ANY,
+  ABSTRACT_NOTHING
+};
 
 enum class fn : uint8_t;
 
@@ -55,9 +79,9 @@ struct node {
   uint32_t pos = 0;  // byte offset in the expression
   uint32_t a = NONE, b = NONE;
   uint32_t first_arg = 0, arg_count = 0;
-  std::string name;  // member, variable, call
-  item lit;          // literal (its text points into program::strings)
-  type_spec type;    // is_type, as_type, calls to is/as/ofType; a member named like a FHIR type
+  std::string name;         // member, variable, call
+  item lit;                 // literal (its text points into program::strings)
+  type_spec type;           // is_type, as_type, calls to is/as/ofType; a member named like a FHIR type
   bool names_type = false;  // member: `type` holds the FHIR type its name spells (resolved once)
 };
 
@@ -75,16 +99,108 @@ namespace quire::fhirpath {
 
 // --- functions: names and shapes ---
 enum class fn : uint8_t {
-  empty, exists, all, allTrue, anyTrue, allFalse, anyFalse, subsetOf, supersetOf, count, distinct, isDistinct,
-  where, select, repeat, ofType, single, first, last, tail, skip, take, intersect, exclude, union_fn, combine,
-  iif, toBoolean, convertsToBoolean, toInteger, convertsToInteger, toDecimal, convertsToDecimal, toString,
-  convertsToString, toDate, convertsToDate, toDateTime, convertsToDateTime, toTime, convertsToTime, toQuantity,
-  convertsToQuantity, indexOf, substring, startsWith, endsWith, contains, upper, lower, replace, matches,
-  matchesFull, replaceMatches, length, toChars, split, join, trim, encode, decode, escape, unescape, abs,
-  ceiling, exp, floor, ln, log, power, round, sqrt, truncate, children, descendants, trace, now, timeOfDay,
-  today, not_fn, is_fn, as_fn, type, aggregate, sort, extension, hasValue, getValue, conformsTo, memberOf,
-  subsumes, subsumedBy, htmlChecks, resolve, lowBoundary, highBoundary, precision, comparable, elementDefinition,
-  checkModifiers, getResourceKey, getReferenceKey,
+  empty,
+  exists,
+  all,
+  allTrue,
+  anyTrue,
+  allFalse,
+  anyFalse,
+  subsetOf,
+  supersetOf,
+  count,
+  distinct,
+  isDistinct,
+  where,
+  select,
+  repeat,
+  ofType,
+  single,
+  first,
+  last,
+  tail,
+  skip,
+  take,
+  intersect,
+  exclude,
+  union_fn,
+  combine,
+  iif,
+  toBoolean,
+  convertsToBoolean,
+  toInteger,
+  convertsToInteger,
+  toDecimal,
+  convertsToDecimal,
+  toString,
+  convertsToString,
+  toDate,
+  convertsToDate,
+  toDateTime,
+  convertsToDateTime,
+  toTime,
+  convertsToTime,
+  toQuantity,
+  convertsToQuantity,
+  indexOf,
+  substring,
+  startsWith,
+  endsWith,
+  contains,
+  upper,
+  lower,
+  replace,
+  matches,
+  matchesFull,
+  replaceMatches,
+  length,
+  toChars,
+  split,
+  join,
+  trim,
+  encode,
+  decode,
+  escape,
+  unescape,
+  abs,
+  ceiling,
+  exp,
+  floor,
+  ln,
+  log,
+  power,
+  round,
+  sqrt,
+  truncate,
+  children,
+  descendants,
+  trace,
+  now,
+  timeOfDay,
+  today,
+  not_fn,
+  is_fn,
+  as_fn,
+  type,
+  aggregate,
+  sort,
+  extension,
+  hasValue,
+  getValue,
+  conformsTo,
+  memberOf,
+  subsumes,
+  subsumedBy,
+  htmlChecks,
+  resolve,
+  lowBoundary,
+  highBoundary,
+  precision,
+  comparable,
+  elementDefinition,
+  checkModifiers,
+  getResourceKey,
+  getReferenceKey,
 };
 struct function_info {
   std::string_view name;

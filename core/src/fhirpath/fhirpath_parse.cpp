@@ -12,9 +12,39 @@ namespace quire::fhirpath {
 namespace {
 
 enum class tok : uint8_t {
-  end, identifier, delimited_identifier, string, number, date_time, time, variable,
-  this_var, index_var, total_var, dot, lbracket, rbracket, lparen, rparen, lbrace, rbrace, comma,
-  plus, minus, star, slash, pipe, amp, lt, gt, le, ge, eq, ne, equiv, nequiv,
+  end,
+  identifier,
+  delimited_identifier,
+  string,
+  number,
+  date_time,
+  time,
+  variable,
+  this_var,
+  index_var,
+  total_var,
+  dot,
+  lbracket,
+  rbracket,
+  lparen,
+  rparen,
+  lbrace,
+  rbrace,
+  comma,
+  plus,
+  minus,
+  star,
+  slash,
+  pipe,
+  amp,
+  lt,
+  gt,
+  le,
+  ge,
+  eq,
+  ne,
+  equiv,
+  nequiv,
 };
 
 struct token {
@@ -111,13 +141,18 @@ class parser {
       }
       if (c == '\\') {
         if (i_ + 1 >= s_.size()) {
-          fail(error_code::INVALID_FHIRPATH, static_cast<uint32_t>(start), "a string or identifier that is never closed");
+          fail(error_code::INVALID_FHIRPATH, static_cast<uint32_t>(start),
+               "a string or identifier that is never closed");
           return false;
         }
         char e = s_[i_ + 1];
         i_ += 2;
         switch (e) {
-          case '\'': case '"': case '`': case '\\': case '/': out += e; break;
+          case '\'':
+          case '"':
+          case '`':
+          case '\\':
+          case '/': out += e; break;
           case 'f': out += '\f'; break;
           case 'n': out += '\n'; break;
           case 'r': out += '\r'; break;
@@ -199,7 +234,8 @@ class parser {
       ++i_;
       size_t body = i_;
       if (!lex_time_part()) return bad("a time needs hh, hh:mm or hh:mm:ss");
-      if (i_ < s_.size() && (s_[i_] == 'Z' || ((s_[i_] == '+' || s_[i_] == '-') && digits_at(i_ + 1, 2) == 2 && i_ + 3 < s_.size() && s_[i_ + 3] == ':')))
+      if (i_ < s_.size() && (s_[i_] == 'Z' || ((s_[i_] == '+' || s_[i_] == '-') && digits_at(i_ + 1, 2) == 2 &&
+                                               i_ + 3 < s_.size() && s_[i_ + 3] == ':')))
         return bad("a time has no timezone");
       t.kind = tok::time;
       t.text = s_.substr(body, i_ - body);
@@ -220,8 +256,8 @@ class parser {
         if (!lex_time_part()) return bad("a time needs hh, hh:mm or hh:mm:ss");
         if (i_ < s_.size() && s_[i_] == 'Z') {
           ++i_;
-        } else if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-') && digits_at(i_ + 1, 2) == 2 && i_ + 3 < s_.size() &&
-                   s_[i_ + 3] == ':' && digits_at(i_ + 4, 2) == 2) {
+        } else if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-') && digits_at(i_ + 1, 2) == 2 &&
+                   i_ + 3 < s_.size() && s_[i_ + 3] == ':' && digits_at(i_ + 4, 2) == 2) {
           i_ += 6;
         }
       }
@@ -322,8 +358,14 @@ class parser {
         case '<': d == '=' ? single(tok::le, 2) : single(tok::lt, 1); break;
         case '>': d == '=' ? single(tok::ge, 2) : single(tok::gt, 1); break;
         case '!':
-          if (d == '=') { single(tok::ne, 2); break; }
-          if (d == '~') { single(tok::nequiv, 2); break; }
+          if (d == '=') {
+            single(tok::ne, 2);
+            break;
+          }
+          if (d == '~') {
+            single(tok::nequiv, 2);
+            break;
+          }
           [[fallthrough]];
         default:
           fail(error_code::INVALID_FHIRPATH, t.pos, "unexpected character '" + std::string(1, c) + "'");
@@ -347,7 +389,8 @@ class parser {
     prog_.nodes.push_back(std::move(n));
     depth_.push_back(d);
     if (d > lim_.max_depth)
-      fail(error_code::MAX_DEPTH_EXCEEDED, pos, "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
+      fail(error_code::MAX_DEPTH_EXCEEDED, pos,
+           "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
     return static_cast<uint32_t>(prog_.nodes.size() - 1);
   }
 
@@ -368,16 +411,46 @@ class parser {
       case tok::equiv: kind = op::equiv; return 5;
       case tok::nequiv: kind = op::nequiv; return 5;
       case tok::identifier:
-        if (t.text == "div") { kind = op::idiv; return 10; }
-        if (t.text == "mod") { kind = op::mod; return 10; }
-        if (t.text == "is") { kind = op::is_type; return 8; }
-        if (t.text == "as") { kind = op::as_type; return 8; }
-        if (t.text == "in") { kind = op::in_set; return 4; }
-        if (t.text == "contains") { kind = op::contains_set; return 4; }
-        if (t.text == "and") { kind = op::and_op; return 3; }
-        if (t.text == "or") { kind = op::or_op; return 2; }
-        if (t.text == "xor") { kind = op::xor_op; return 2; }
-        if (t.text == "implies") { kind = op::implies; return 1; }
+        if (t.text == "div") {
+          kind = op::idiv;
+          return 10;
+        }
+        if (t.text == "mod") {
+          kind = op::mod;
+          return 10;
+        }
+        if (t.text == "is") {
+          kind = op::is_type;
+          return 8;
+        }
+        if (t.text == "as") {
+          kind = op::as_type;
+          return 8;
+        }
+        if (t.text == "in") {
+          kind = op::in_set;
+          return 4;
+        }
+        if (t.text == "contains") {
+          kind = op::contains_set;
+          return 4;
+        }
+        if (t.text == "and") {
+          kind = op::and_op;
+          return 3;
+        }
+        if (t.text == "or") {
+          kind = op::or_op;
+          return 2;
+        }
+        if (t.text == "xor") {
+          kind = op::xor_op;
+          return 2;
+        }
+        if (t.text == "implies") {
+          kind = op::implies;
+          return 1;
+        }
         return -1;
       default: return -1;
     }
@@ -385,7 +458,8 @@ class parser {
 
   bool enter(uint32_t pos) {
     if (++nest_ > lim_.max_depth) {
-      fail(error_code::MAX_DEPTH_EXCEEDED, pos, "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
+      fail(error_code::MAX_DEPTH_EXCEEDED, pos,
+           "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
       return false;
     }
     return true;
@@ -454,7 +528,8 @@ class parser {
       node &o = prog_.nodes[operand];
       // A sign directly before a number literal is part of the literal (`-1`, `-0.5 'mg'`).
       if (o.kind == op::literal && o.pos == pos + 1 &&
-          (o.lit.kind == value_kind::integer || o.lit.kind == value_kind::decimal || o.lit.kind == value_kind::quantity)) {
+          (o.lit.kind == value_kind::integer || o.lit.kind == value_kind::decimal ||
+           o.lit.kind == value_kind::quantity)) {
         o.lit.integer = -o.lit.integer;
         o.lit.dec.digits = -o.lit.dec.digits;
         o.pos = pos;
@@ -559,8 +634,9 @@ class parser {
     }
     if (!next()) return NONE;
     if (args.size() < f->min_args || args.size() > f->max_args) {
-      std::string want = f->min_args == f->max_args ? std::to_string(f->min_args)
-                                                     : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
+      std::string want = f->min_args == f->max_args
+                             ? std::to_string(f->min_args)
+                             : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
       fail(error_code::UNKNOWN_FUNCTION, pos,
            name + "() takes " + want + " argument" + (f->max_args == 1 && f->min_args == 1 ? "" : "s") + ", not " +
                std::to_string(args.size()));
@@ -572,7 +648,8 @@ class parser {
       if (a != NONE) d = std::max(d, depth_[a] + 1);
     depth_[n] = d;
     if (d > lim_.max_depth)
-      fail(error_code::MAX_DEPTH_EXCEEDED, pos, "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
+      fail(error_code::MAX_DEPTH_EXCEEDED, pos,
+           "the expression nests deeper than max_depth (" + std::to_string(lim_.max_depth) + ")");
     if (failed_) return NONE;
     node &nd = prog_.nodes[n];
     nd.function = f->id;
@@ -693,11 +770,8 @@ class parser {
       case tok::delimited_identifier:
       case tok::this_var:
       case tok::index_var:
-      case tok::total_var:
-        return parse_invocation(NONE);
-      default:
-        fail(error_code::INVALID_FHIRPATH, pos, "unexpected " + describe(cur_));
-        return NONE;
+      case tok::total_var: return parse_invocation(NONE);
+      default: fail(error_code::INVALID_FHIRPATH, pos, "unexpected " + describe(cur_)); return NONE;
     }
   }
 };
@@ -712,8 +786,9 @@ std::string_view expression::text() const noexcept { return program_->text; }
 
 result<expression> compile(std::string_view text, const limits &lim) {
   if (text.size() > lim.max_expression_bytes)
-    return quire::error(error_code::DOCUMENT_TOO_LARGE,
-                        "the expression is longer than max_expression_bytes (" + std::to_string(lim.max_expression_bytes) + ")", 0);
+    return quire::error(
+        error_code::DOCUMENT_TOO_LARGE,
+        "the expression is longer than max_expression_bytes (" + std::to_string(lim.max_expression_bytes) + ")", 0);
   expression e;
   e.program_->text = std::string(text);
   parser p(e.program_->text, lim, *e.program_);

@@ -39,7 +39,7 @@ struct anode {
   uint32_t cls = 0;
   int min = 0, max = -1;  // repeat
   bool lazy = false;
-  int group = -1;         // capture index, -1 for (?:
+  int group = -1;  // capture index, -1 for (?:
   std::vector<uint32_t> kids;
 };
 
@@ -160,8 +160,16 @@ class compiler {
     auto add_range = [&](uint32_t a, uint32_t b) { cc.ranges.emplace_back(a, b); };
     switch (e) {
       case 'd': add_range('0', '9'); break;
-      case 'w': add_range('a', 'z'); add_range('A', 'Z'); add_range('0', '9'); add_range('_', '_'); break;
-      case 's': add_range(' ', ' '); add_range('\t', '\r'); break;
+      case 'w':
+        add_range('a', 'z');
+        add_range('A', 'Z');
+        add_range('0', '9');
+        add_range('_', '_');
+        break;
+      case 's':
+        add_range(' ', ' ');
+        add_range('\t', '\r');
+        break;
       default: break;
     }
   }
@@ -259,10 +267,23 @@ class compiler {
         ++i_;
         return class_node(std::move(cc));
       }
-      case '.': ++i_; n.kind = ak::any; return add(std::move(n));
-      case '^': ++i_; n.kind = ak::bol; return add(std::move(n));
-      case '$': ++i_; n.kind = ak::eol; return add(std::move(n));
-      case '*': case '+': case '?': case '{': case ')':
+      case '.':
+        ++i_;
+        n.kind = ak::any;
+        return add(std::move(n));
+      case '^':
+        ++i_;
+        n.kind = ak::bol;
+        return add(std::move(n));
+      case '$':
+        ++i_;
+        n.kind = ak::eol;
+        return add(std::move(n));
+      case '*':
+      case '+':
+      case '?':
+      case '{':
+      case ')':
         ok = false;
         ++i_;
         return add(std::move(n));
@@ -390,8 +411,8 @@ bool in_class(const char_class &cc, uint32_t cp) {
 }
 
 // Runs the program at `start`: 1 matched, 0 not, -2 out of steps.
-int run(const std::vector<inst> &code, const std::vector<char_class> &classes, std::string_view s, size_t start, bool full,
-        std::vector<size_t> &slots, size_t &end, uint64_t &steps) {
+int run(const std::vector<inst> &code, const std::vector<char_class> &classes, std::string_view s, size_t start,
+        bool full, std::vector<size_t> &slots, size_t &end, uint64_t &steps) {
   struct entry {
     uint32_t pc;
     size_t sp;

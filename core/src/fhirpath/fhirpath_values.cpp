@@ -176,8 +176,10 @@ bool rescale(decimal &d, int32_t scale) noexcept {
 
 bool add_decimal(decimal a, decimal b, decimal &out, bool subtract) noexcept {
   // Operands more than 19 digits apart: the finer one is rounded first (aligning must fit 128 bits).
-  if (a.scale - b.scale > 19) a = decimal{static_cast<int64_t>(round_down_scale(a.digits, a.scale, b.scale + 19)), b.scale + 19};
-  if (b.scale - a.scale > 19) b = decimal{static_cast<int64_t>(round_down_scale(b.digits, b.scale, a.scale + 19)), a.scale + 19};
+  if (a.scale - b.scale > 19)
+    a = decimal{static_cast<int64_t>(round_down_scale(a.digits, a.scale, b.scale + 19)), b.scale + 19};
+  if (b.scale - a.scale > 19)
+    b = decimal{static_cast<int64_t>(round_down_scale(b.digits, b.scale, a.scale + 19)), a.scale + 19};
   int s = std::max(a.scale, b.scale);
   i128 x = i128(a.digits) * pow10_128(s - a.scale), y = i128(b.digits) * pow10_128(s - b.scale);
   return narrow(subtract ? x - y : x + y, s, out);
@@ -335,7 +337,8 @@ bool parse_date_time(std::string_view s, value_kind kind, moment &m) noexcept {
       ++p;
     } else if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
       int h, mi;
-      if (!two(s, p + 1, h) || p + 3 >= s.size() || s[p + 3] != ':' || !two(s, p + 4, mi) || h > 14 || mi > 59) return false;
+      if (!two(s, p + 1, h) || p + 3 >= s.size() || s[p + 3] != ':' || !two(s, p + 4, mi) || h > 14 || mi > 59)
+        return false;
       m.has_tz = true;
       m.tz_minutes = (h * 60 + mi) * (s[p] == '-' ? -1 : 1);
       p += 6;
@@ -471,7 +474,8 @@ bool add_to_moment(moment &m, int64_t amount, std::string_view unit) noexcept {
     return true;
   }
   if (m.precision == 3) ms -= ms % 86400000LL;
-  int64_t t = days_from_civil(m.year, m.month, m.day) * 86400000LL + ((m.hour * 60LL + m.minute) * 60 + m.second) * 1000 + m.millis + ms;
+  int64_t t = days_from_civil(m.year, m.month, m.day) * 86400000LL +
+              ((m.hour * 60LL + m.minute) * 60 + m.second) * 1000 + m.millis + ms;
   int64_t days = t >= 0 ? t / 86400000LL : -((-t + 86399999LL) / 86400000LL);
   int64_t rest = t - days * 86400000LL;
   civil_from_days(days, m.year, m.month, m.day);
@@ -508,17 +512,39 @@ std::string_view ucum_for_calendar(std::string_view u) noexcept {
 namespace {
 struct unit_def {
   std::string_view code;
-  int dimension;  // 1 length, 2 mass, 3 time, 4 volume, 5 dimensionless
+  int dimension;       // 1 length, 2 mass, 3 time, 4 volume, 5 dimensionless
   const char *factor;  // to the base unit (m, g, s, L)
 };
 const unit_def UNITS[] = {
-    {"m", 1, "1"}, {"cm", 1, "0.01"}, {"mm", 1, "0.001"}, {"km", 1, "1000"}, {"um", 1, "0.000001"},
-    {"[in_i]", 1, "0.0254"}, {"[ft_i]", 1, "0.3048"}, {"[yd_i]", 1, "0.9144"}, {"[mi_i]", 1, "1609.344"},
-    {"g", 2, "1"}, {"mg", 2, "0.001"}, {"kg", 2, "1000"}, {"ug", 2, "0.000001"}, {"[lb_av]", 2, "453.59237"},
+    {"m", 1, "1"},
+    {"cm", 1, "0.01"},
+    {"mm", 1, "0.001"},
+    {"km", 1, "1000"},
+    {"um", 1, "0.000001"},
+    {"[in_i]", 1, "0.0254"},
+    {"[ft_i]", 1, "0.3048"},
+    {"[yd_i]", 1, "0.9144"},
+    {"[mi_i]", 1, "1609.344"},
+    {"g", 2, "1"},
+    {"mg", 2, "0.001"},
+    {"kg", 2, "1000"},
+    {"ug", 2, "0.000001"},
+    {"[lb_av]", 2, "453.59237"},
     {"[oz_av]", 2, "28.349523125"},
-    {"s", 3, "1"}, {"ms", 3, "0.001"}, {"min", 3, "60"}, {"h", 3, "3600"}, {"d", 3, "86400"}, {"wk", 3, "604800"},
-    {"L", 4, "1"}, {"l", 4, "1"}, {"mL", 4, "0.001"}, {"ml", 4, "0.001"}, {"dL", 4, "0.1"}, {"cL", 4, "0.01"},
-    {"1", 5, "1"}, {"%", 5, "0.01"},
+    {"s", 3, "1"},
+    {"ms", 3, "0.001"},
+    {"min", 3, "60"},
+    {"h", 3, "3600"},
+    {"d", 3, "86400"},
+    {"wk", 3, "604800"},
+    {"L", 4, "1"},
+    {"l", 4, "1"},
+    {"mL", 4, "0.001"},
+    {"ml", 4, "0.001"},
+    {"dL", 4, "0.1"},
+    {"cL", 4, "0.01"},
+    {"1", 5, "1"},
+    {"%", 5, "0.01"},
 };
 const unit_def *find_unit(std::string_view code) {
   for (const unit_def &u : UNITS)
@@ -622,15 +648,16 @@ bool resolve_type(std::string_view ns, std::string_view name, type_spec &out) no
     std::string_view n;
     value_kind k;
   };
-  static const sys SYSTEM[] = {{"Boolean", value_kind::boolean}, {"Integer", value_kind::integer}, {"Decimal", value_kind::decimal},
-                               {"String", value_kind::string},   {"Date", value_kind::date},       {"DateTime", value_kind::date_time},
+  static const sys SYSTEM[] = {{"Boolean", value_kind::boolean}, {"Integer", value_kind::integer},
+                               {"Decimal", value_kind::decimal}, {"String", value_kind::string},
+                               {"Date", value_kind::date},       {"DateTime", value_kind::date_time},
                                {"Time", value_kind::time},       {"Quantity", value_kind::quantity}};
   if (ns.empty() || ns == "FHIR") {
-    uint8_t abs = name == "Resource" ? ABSTRACT_RESOURCE
-                  : name == "DomainResource" ? ABSTRACT_DOMAIN_RESOURCE
-                  : name == "Element" ? ABSTRACT_ELEMENT
+    uint8_t abs = name == "Resource"          ? ABSTRACT_RESOURCE
+                  : name == "DomainResource"  ? ABSTRACT_DOMAIN_RESOURCE
+                  : name == "Element"         ? ABSTRACT_ELEMENT
                   : name == "BackboneElement" ? ABSTRACT_BACKBONE
-                  : 0;
+                                              : 0;
     if (abs) {
       out.ns = type_spec::space::abstract_fhir;
       out.abstract_kind = abs;

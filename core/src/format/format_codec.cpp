@@ -182,7 +182,8 @@ bool leap(unsigned y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 std::optional<int64_t> date_prefix(std::string_view s) {
   unsigned y, m, d;
-  if (s.size() < 10 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, m) || s[7] != '-' || !digits(s, 8, 2, d)) return std::nullopt;
+  if (s.size() < 10 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, m) || s[7] != '-' || !digits(s, 8, 2, d))
+    return std::nullopt;
   static constexpr unsigned MONTH_DAYS[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (m < 1 || m > 12 || d < 1) return std::nullopt;
   unsigned max_day = MONTH_DAYS[m - 1] + (m == 2 && leap(y) ? 1 : 0);
@@ -198,7 +199,10 @@ void append_padded(std::string &out, int64_t v, int width) {
   char buf[24];
   char *p = buf + sizeof buf;
   uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  do { *--p = static_cast<char>('0' + u % 10); u /= 10; } while (u);
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u);
   const int sign = v < 0 ? 1 : 0;
   while (buf + sizeof buf - p + sign < width) *--p = '0';
   if (sign) *--p = '-';
@@ -368,7 +372,10 @@ void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
     u /= 10;
   }
   if (places) *--p = '.';
-  do { *--p = static_cast<char>('0' + u % 10); u /= 10; } while (u);
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u);
   if (m < 0) *--p = '-';
   out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
@@ -508,7 +515,14 @@ stats read_stats(byte_reader &r, domain d) {
 namespace {
 
 unsigned width_of(uint64_t range) { return range == 0 ? 0 : static_cast<unsigned>(std::bit_width(range)); }
-size_t varint_size(uint64_t v) { size_t n = 1; while (v >= 0x80) { v >>= 7; ++n; } return n; }
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
 
 template <typename Get>
 void pack_bits(std::string &out, size_t n, unsigned w, Get get) {
@@ -583,7 +597,8 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
     delta_w = width_of(static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin));
     delta_size = 17 + ((n - 1) * delta_w + 7) / 8;
     for (size_t i = 1; i < n && delta_gcd != 1; ++i) {
-      delta_gcd = std::gcd(delta_gcd, static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(v[i - 1]) - static_cast<uint64_t>(dmin));
+      delta_gcd = std::gcd(delta_gcd,
+                           static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(v[i - 1]) - static_cast<uint64_t>(dmin));
     }
     if (delta_gcd > 1) {
       delta_gcd_w = width_of((static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin)) / delta_gcd);
@@ -606,7 +621,8 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
     put_u64(out, static_cast<uint64_t>(mn));
     put_varint(out, for_gcd);
     put_u8(out, static_cast<uint8_t>(for_gcd_w));
-    pack_bits(out, n, for_gcd_w, [&](size_t i) { return (static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(mn)) / for_gcd; });
+    pack_bits(out, n, for_gcd_w,
+              [&](size_t i) { return (static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(mn)) / for_gcd; });
   } else if (best == delta_gcd_size) {
     put_u8(out, INT_DELTA_GCD);
     put_u64(out, static_cast<uint64_t>(v[0]));
@@ -673,7 +689,8 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
         return true;
       }
       uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-      for (size_t i = 0; i < count; ++i) out[i] = static_cast<int64_t>(base + unpack_one(b.data(), i, w, mask) * factor);
+      for (size_t i = 0; i < count; ++i)
+        out[i] = static_cast<int64_t>(base + unpack_one(b.data(), i, w, mask) * factor);
       return true;
     }
     case INT_DELTA:
@@ -702,7 +719,8 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
         int64_t v = r.svarint();
         uint64_t len = r.varint();
         if (r.failed() || len > count - at) return false;
-        std::fill(out.begin() + static_cast<std::ptrdiff_t>(at), out.begin() + static_cast<std::ptrdiff_t>(at + len), v);
+        std::fill(out.begin() + static_cast<std::ptrdiff_t>(at), out.begin() + static_cast<std::ptrdiff_t>(at + len),
+                  v);
         at += static_cast<size_t>(len);
       }
       return at == count;
@@ -715,14 +733,23 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
 
 void encode_validity(std::string &out, std::span<const uint8_t> valid, uint64_t nulls) {
   const size_t rows = valid.size();
-  if (nulls == 0) { put_u8(out, VALID_ALL); return; }
-  if (nulls == rows) { put_u8(out, VALID_NONE); return; }
+  if (nulls == 0) {
+    put_u8(out, VALID_ALL);
+    return;
+  }
+  if (nulls == rows) {
+    put_u8(out, VALID_NONE);
+    return;
+  }
   std::vector<uint64_t> runs;
   uint8_t state = 1;
   uint64_t len = 0;
   for (uint8_t v : valid) {
     uint8_t b = v ? 1 : 0;
-    if (b == state) { ++len; continue; }
+    if (b == state) {
+      ++len;
+      continue;
+    }
     runs.push_back(len);
     state = b;
     len = 1;
@@ -745,7 +772,10 @@ bool decode_validity(byte_reader &r, uint32_t rows, std::vector<uint8_t> &valid,
   valid.clear();
   switch (kind) {
     case VALID_ALL: nulls = 0; return !r.failed();
-    case VALID_NONE: nulls = rows; valid.assign(rows, 0); return !r.failed();
+    case VALID_NONE:
+      nulls = rows;
+      valid.assign(rows, 0);
+      return !r.failed();
     case VALID_BITMAP: {
       auto b = r.take((uint64_t{rows} + 7) / 8);
       if (r.failed()) return false;
@@ -767,7 +797,8 @@ bool decode_validity(byte_reader &r, uint32_t rows, std::vector<uint8_t> &valid,
       for (uint64_t k = 0; k < count; ++k) {
         uint64_t len = r.varint();
         if (r.failed() || len > rows - at) return false;
-        std::fill(valid.begin() + static_cast<std::ptrdiff_t>(at), valid.begin() + static_cast<std::ptrdiff_t>(at + len), state);
+        std::fill(valid.begin() + static_cast<std::ptrdiff_t>(at),
+                  valid.begin() + static_cast<std::ptrdiff_t>(at + len), state);
         if (!state) nulls += len;
         at += static_cast<size_t>(len);
         state ^= 1;
@@ -808,7 +839,8 @@ bool decode_dictionary(std::span<const uint8_t> raw, uint64_t max_entries, dicti
   return true;
 }
 
-bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size, column_values &out) {
+bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
+                 column_values &out) {
   byte_reader r(raw);
   out = column_values();
   out.rows = rows;

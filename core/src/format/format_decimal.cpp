@@ -6,9 +6,24 @@ namespace quire::format::detail {
 namespace {
 
 constexpr uint32_t BASE = 1000000000u;
-constexpr uint64_t POW10[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
-                              1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-                              100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+constexpr uint64_t POW10[] = {1ull,
+                              10ull,
+                              100ull,
+                              1000ull,
+                              10000ull,
+                              100000ull,
+                              1000000ull,
+                              10000000ull,
+                              100000000ull,
+                              1000000000ull,
+                              10000000000ull,
+                              100000000000ull,
+                              1000000000000ull,
+                              10000000000000ull,
+                              100000000000000ull,
+                              1000000000000000ull,
+                              10000000000000000ull,
+                              100000000000000000ull,
                               1000000000000000000ull};
 // Flush the 128-bit lane before it could overflow: each value added is below 10^18 < 2^60.
 constexpr int128 PENDING_LIMIT = static_cast<int128>(1) << 125;
@@ -84,7 +99,8 @@ result<void> parse_decimal(std::string_view t, uint32_t max_digits, decimal_part
   else out.digits.erase(0, lead);
   const auto limit = static_cast<int64_t>(max_digits);
   auto overflow = [&] {
-    return quire::error(error_code::NUMERIC_OVERFLOW, quote() + " needs more than " + std::to_string(max_digits) + " digits as an exact decimal (MAX_EXACT_DECIMAL_DIGITS)");
+    return quire::error(error_code::NUMERIC_OVERFLOW, quote() + " needs more than " + std::to_string(max_digits) +
+                                                          " digits as an exact decimal (MAX_EXACT_DECIMAL_DIGITS)");
   };
   if (scale < 0) {
     // 15e2: the exponent moves the point right, into zeros.
@@ -106,7 +122,8 @@ int compare_decimals(const decimal_parts &a, const decimal_parts &b) noexcept {
   if (sa != sb) return sa < sb ? -1 : 1;
   if (sa == 0) return 0;
   // Same sign: compare magnitudes by the digits before the point, then digit by digit.
-  const int64_t ia = static_cast<int64_t>(a.digits.size()) - a.scale, ib = static_cast<int64_t>(b.digits.size()) - b.scale;
+  const int64_t ia = static_cast<int64_t>(a.digits.size()) - a.scale,
+                ib = static_cast<int64_t>(b.digits.size()) - b.scale;
   int mag = 0;
   if (ia != ib) mag = ia < ib ? -1 : 1;
   else {
@@ -206,7 +223,8 @@ result<void> decimal_sum::add(const decimal_parts &v) {
   // A sum of n values needs at most the widest value's digits plus 20 (n < 2^64): bounding each
   // value bounds the sum.
   if (v.digits.size() + shift > max_digits_) {
-    return quire::error(error_code::NUMERIC_OVERFLOW, "a decimal sum needs more than " + std::to_string(max_digits_) + " digits (MAX_EXACT_DECIMAL_DIGITS)");
+    return quire::error(error_code::NUMERIC_OVERFLOW, "a decimal sum needs more than " + std::to_string(max_digits_) +
+                                                          " digits (MAX_EXACT_DECIMAL_DIGITS)");
   }
   if (v.digits.size() + shift <= 18) {
     uint64_t m = 0;

@@ -44,7 +44,9 @@ class expr_parser {
   }
 
  private:
-  quire::error error_at(std::string message) const { return quire::error(error_code::INVALID_QUERY, std::move(message), cur_.offset); }
+  quire::error error_at(std::string message) const {
+    return quire::error(error_code::INVALID_QUERY, std::move(message), cur_.offset);
+  }
 
   result<void> advance() {
     size_t i = pos_;
@@ -68,7 +70,9 @@ class expr_parser {
       std::string out;
       size_t j = i + 1;
       while (true) {
-        if (j >= s_.size()) return quire::error(error_code::INVALID_QUERY, std::string("a ") + (c == '\'' ? "string" : "quoted name") + " has no closing quote", i);
+        if (j >= s_.size())
+          return quire::error(error_code::INVALID_QUERY,
+                              std::string("a ") + (c == '\'' ? "string" : "quoted name") + " has no closing quote", i);
         if (s_[j] == c) {
           if (j + 1 < s_.size() && s_[j + 1] == c) {
             out.push_back(c);
@@ -84,7 +88,10 @@ class expr_parser {
       pos_ = j + 1;
       return {};
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) || ((c == '-' || c == '+') && i + 1 < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i + 1])) || s_[i + 1] == '.')) || c == '.') {
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        ((c == '-' || c == '+') && i + 1 < s_.size() &&
+         (std::isdigit(static_cast<unsigned char>(s_[i + 1])) || s_[i + 1] == '.')) ||
+        c == '.') {
       size_t j = i + 1;
       while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '.' ||
                                ((s_[j] == '-' || s_[j] == '+') && (s_[j - 1] == 'e' || s_[j - 1] == 'E')))) {
@@ -148,7 +155,9 @@ class expr_parser {
   }
 
   result<filter> parse_unary(size_t depth) {
-    if (depth >= max_depth_) return quire::error(error_code::MAX_DEPTH_EXCEEDED, "the expression is nested deeper than " + std::to_string(max_depth_), cur_.offset);
+    if (depth >= max_depth_)
+      return quire::error(error_code::MAX_DEPTH_EXCEEDED,
+                          "the expression is nested deeper than " + std::to_string(max_depth_), cur_.offset);
     if (keyword(cur_, "not")) {
       auto a = advance();
       if (!a) return std::move(a).error();
@@ -180,7 +189,8 @@ class expr_parser {
       switch (classify_number(cur_.text[0] == '+' ? cur_.text.substr(1) : cur_.text)) {
         case number_class::integer: {
           int64_t i = 0;
-          std::string_view t = cur_.text[0] == '+' ? std::string_view(cur_.text).substr(1) : std::string_view(cur_.text);
+          std::string_view t =
+              cur_.text[0] == '+' ? std::string_view(cur_.text).substr(1) : std::string_view(cur_.text);
           std::from_chars(t.data(), t.data() + t.size(), i);
           v = value::of(i);
           break;
@@ -194,7 +204,8 @@ class expr_parser {
     } else if (keyword(cur_, "null")) {
       v = value::null();
     } else {
-      return error_at(cur_.kind == tok::end ? "expected a value at the end" : "expected a value, found '" + cur_.text + "'");
+      return error_at(cur_.kind == tok::end ? "expected a value at the end"
+                                            : "expected a value, found '" + cur_.text + "'");
     }
     auto a = advance();
     if (!a) return std::move(a).error();
@@ -203,7 +214,8 @@ class expr_parser {
 
   result<filter> parse_comparison() {
     if (cur_.kind != tok::ident && cur_.kind != tok::quoted_ident) {
-      return error_at(cur_.kind == tok::end ? "expected a column name at the end" : "expected a column name, found '" + cur_.text + "'");
+      return error_at(cur_.kind == tok::end ? "expected a column name at the end"
+                                            : "expected a column name, found '" + cur_.text + "'");
     }
     filter f;
     f.column = cur_.text;
@@ -218,8 +230,12 @@ class expr_parser {
     bool negated_in = false;
     if (cur_.kind == tok::op) {
       const std::string op = cur_.text;
-      f.o = op == "=" || op == "==" ? filter::op::eq : op == "!=" || op == "<>" ? filter::op::ne : op == "<" ? filter::op::lt :
-            op == "<=" ? filter::op::le : op == ">" ? filter::op::gt : filter::op::ge;
+      f.o = op == "=" || op == "=="    ? filter::op::eq
+            : op == "!=" || op == "<>" ? filter::op::ne
+            : op == "<"                ? filter::op::lt
+            : op == "<="               ? filter::op::le
+            : op == ">"                ? filter::op::gt
+                                       : filter::op::ge;
       auto b = advance();
       if (!b) return std::move(b).error();
       auto t = take();
@@ -296,7 +312,8 @@ class expr_parser {
       n.children.push_back(std::move(f));
       return n;
     }
-    return error_at(cur_.kind == tok::end ? "expected an operator after '" + f.column + "'" : "expected an operator, found '" + cur_.text + "'");
+    return error_at(cur_.kind == tok::end ? "expected an operator after '" + f.column + "'"
+                                          : "expected an operator, found '" + cur_.text + "'");
   }
 
   std::string_view s_;
@@ -317,7 +334,9 @@ result<value> json_value(const json::value &v) {
       if (i) return value::of(*i);
       return value::of(v.get_double().value());
     }
-    default: return quire::error(error_code::INVALID_QUERY, "a filter value must be null, a boolean, a number or a string", v.offset());
+    default:
+      return quire::error(error_code::INVALID_QUERY, "a filter value must be null, a boolean, a number or a string",
+                          v.offset());
   }
 }
 
@@ -370,7 +389,8 @@ result<filter> json_condition(std::string_view column, const json::value &v, siz
         if (!x) return std::move(x).error();
         c.values.push_back(std::move(x).value());
       }
-      if (c.o == filter::op::between && c.values.size() != 2) return quire::error(error_code::INVALID_QUERY, "between takes [low, high]", m.val.offset());
+      if (c.o == filter::op::between && c.values.size() != 2)
+        return quire::error(error_code::INVALID_QUERY, "between takes [low, high]", m.val.offset());
     } else {
       auto x = json_value(m.val);
       if (!x) return std::move(x).error();
@@ -381,12 +401,15 @@ result<filter> json_condition(std::string_view column, const json::value &v, siz
   (void)depth;
   (void)max_depth;
   if (all.children.size() == 1) return std::move(all.children[0]);
-  if (all.children.empty()) return quire::error(error_code::INVALID_QUERY, "an empty condition on '" + f.column + "'", v.offset());
+  if (all.children.empty())
+    return quire::error(error_code::INVALID_QUERY, "an empty condition on '" + f.column + "'", v.offset());
   return all;
 }
 
 result<filter> json_filter(const json::value &v, size_t depth, size_t max_depth) {
-  if (depth >= max_depth) return quire::error(error_code::MAX_DEPTH_EXCEEDED, "the filter is nested deeper than " + std::to_string(max_depth), v.offset());
+  if (depth >= max_depth)
+    return quire::error(error_code::MAX_DEPTH_EXCEEDED, "the filter is nested deeper than " + std::to_string(max_depth),
+                        v.offset());
   auto obj = v.get_object();
   if (!obj) return quire::error(error_code::INVALID_QUERY, "a filter must be a JSON object", v.offset());
   filter all;
@@ -394,7 +417,9 @@ result<filter> json_filter(const json::value &v, size_t depth, size_t max_depth)
   for (auto m : obj.value()) {
     if (m.key == "and" || m.key == "or") {
       auto arr = m.val.get_array();
-      if (!arr) return quire::error(error_code::INVALID_QUERY, std::string(m.key) + " takes an array of filters", m.val.offset());
+      if (!arr)
+        return quire::error(error_code::INVALID_QUERY, std::string(m.key) + " takes an array of filters",
+                            m.val.offset());
       filter g;
       g.o = m.key == "and" ? filter::op::and_ : filter::op::or_;
       for (auto e : arr.value()) {
@@ -448,7 +473,8 @@ void append_literal(std::string &o, const value &v) {
 void append_column(std::string &o, const std::string &name) {
   bool plain = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
-  static constexpr std::string_view WORDS[] = {"and", "or", "not", "in", "between", "is", "null", "true", "false", "contains", "startswith", "starts_with"};
+  static constexpr std::string_view WORDS[] = {"and",  "or",   "not",   "in",       "between",    "is",
+                                               "null", "true", "false", "contains", "startswith", "starts_with"};
   std::string lower;
   for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   for (auto w : WORDS) plain = plain && lower != w;
@@ -520,7 +546,9 @@ void append_expression(std::string &o, const filter &f, bool nested) {
 
 }  // namespace
 
-result<filter> parse_expression(std::string_view text, size_t max_depth) { return expr_parser(text, max_depth).parse(); }
+result<filter> parse_expression(std::string_view text, size_t max_depth) {
+  return expr_parser(text, max_depth).parse();
+}
 
 result<filter> parse_filter_json(std::string_view json_text, size_t max_depth) {
   json::limits lim;
@@ -571,11 +599,13 @@ result<query> parse_query_json(std::string_view json_text) {
     } else if (m.key == "offset" || m.key == "limit") {
       if (m.val.type() == json::kind::null_value) continue;
       auto d = m.val.get_double();
-      if (!d || *d < 0 || std::floor(*d) != *d) return quire::error(error_code::INVALID_QUERY, std::string(m.key) + " takes a whole number", m.val.offset());
+      if (!d || *d < 0 || std::floor(*d) != *d)
+        return quire::error(error_code::INVALID_QUERY, std::string(m.key) + " takes a whole number", m.val.offset());
       uint64_t n = *d >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(*d);
       (m.key == "offset" ? q.offset : q.limit) = n;
     } else {
-      return quire::error(error_code::INVALID_QUERY, "unknown query field '" + std::string(m.key) + "'", m.val.offset());
+      return quire::error(error_code::INVALID_QUERY, "unknown query field '" + std::string(m.key) + "'",
+                          m.val.offset());
     }
   }
   return q;

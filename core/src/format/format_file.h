@@ -128,8 +128,8 @@ struct file::impl {
   result<std::vector<std::pair<std::string, uint64_t>>> load_leaf(size_t index, size_t leaf);
   /// Appends the rows of leaf `leaf` whose key is in [lo, hi] (absent bounds are open) to `rows`,
   /// decoding keys into one reused buffer.
-  result<void> scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo, const std::optional<std::string> &hi,
-                         std::vector<uint64_t> &rows);
+  result<void> scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo,
+                         const std::optional<std::string> &hi, std::vector<uint64_t> &rows);
   /// Whether chunk `chunk`'s Bloom filter (of hash index `index`) may hold `hash`.
   result<bool> bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes);
 
@@ -139,7 +139,8 @@ struct file::impl {
   }
   std::string column_path(size_t column) const { return "columns." + sch.columns[column].name; }
   std::string index_path(size_t index) const {
-    return "indexes." + sch.columns[indexes[index].column].name + ":" + std::string(index_kind_name(indexes[index].kind));
+    return "indexes." + sch.columns[indexes[index].column].name + ":" +
+           std::string(index_kind_name(indexes[index].kind));
   }
   void touch_column(size_t column) {
     if (touched_columns.insert(column).second) counters.columns = touched_columns.size();

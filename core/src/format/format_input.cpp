@@ -59,11 +59,13 @@ format::schema finish_schema(const std::vector<inferred> &cols) {
 
 /// One line without its '\n': drops a trailing '\r'; nullopt for a blank line (skipped);
 /// LINE_TOO_LONG past max_line_bytes.
-result<std::optional<std::string_view>> prepare_line(std::string_view line, uint64_t start, uint32_t line_no, size_t max_line_bytes) {
+result<std::optional<std::string_view>> prepare_line(std::string_view line, uint64_t start, uint32_t line_no,
+                                                     size_t max_line_bytes) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::optional<std::string_view>();
   if (line.size() > max_line_bytes) {
-    quire::error e(error_code::LINE_TOO_LONG, "a line is longer than max_line_bytes (" + std::to_string(max_line_bytes) + ")", start);
+    quire::error e(error_code::LINE_TOO_LONG,
+                   "a line is longer than max_line_bytes (" + std::to_string(max_line_bytes) + ")", start);
     e.line = line_no;
     e.column = 1;
     return e;
@@ -121,7 +123,10 @@ class ndjson_inference {
     for (auto m : doc->root().get_object().value()) {
       auto [it, added] = by_name_.try_emplace(std::string(m.key), cols_.size());
       if (added) {
-        if (cols_.size() >= MAX_COLUMNS) return at_line(quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns"), offset, line_no, m.val.offset());
+        if (cols_.size() >= MAX_COLUMNS)
+          return at_line(
+              quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns"),
+              offset, line_no, m.val.offset());
         cols_.push_back({std::string(m.key), std::nullopt});
       }
       std::optional<column_type> t;
@@ -141,8 +146,9 @@ class ndjson_inference {
       }
       auto j = join(*col.type, *t, false);
       if (!j) {
-        quire::error e(error_code::SCHEMA_MISMATCH, "column '" + col.name + "' holds " + std::string(type_name(*col.type)) +
-                                                        " values and then " + std::string(type_name(*t)));
+        quire::error e(error_code::SCHEMA_MISMATCH, "column '" + col.name + "' holds " +
+                                                        std::string(type_name(*col.type)) + " values and then " +
+                                                        std::string(type_name(*t)));
         e.path = col.name;
         return at_line(std::move(e), offset, line_no, m.val.offset());
       }
@@ -205,8 +211,9 @@ class ndjson_rows {
         case json::kind::array:
         case json::kind::object:
           if (type != column_type::json) {
-            quire::error e(error_code::SCHEMA_MISMATCH, "column '" + sch_.columns[c].name + "' (" + std::string(type_name(type)) +
-                                                            ") cannot hold a JSON " + std::string(json::kind_name(m.val.type())));
+            quire::error e(error_code::SCHEMA_MISMATCH, "column '" + sch_.columns[c].name + "' (" +
+                                                            std::string(type_name(type)) + ") cannot hold a JSON " +
+                                                            std::string(json::kind_name(m.val.type())));
             e.path = sch_.columns[c].name;
             return at_line(std::move(e), offset, line_no, m.val.offset());
           }
@@ -278,9 +285,13 @@ result<std::vector<std::string>> header_names(const std::vector<std::string_view
   std::vector<std::string> names;
   for (size_t i = 0; i < fields.size(); ++i) {
     std::string name(fields[i]);
-    if (name.empty()) return csv::make_error("column " + std::to_string(i + 1) + " of the header has no name", at.offset, at.line, static_cast<uint32_t>(i + 1));
+    if (name.empty())
+      return csv::make_error("column " + std::to_string(i + 1) + " of the header has no name", at.offset, at.line,
+                             static_cast<uint32_t>(i + 1));
     for (const auto &n : names) {
-      if (n == name) return csv::make_error("the header names column '" + name + "' twice", at.offset, at.line, static_cast<uint32_t>(i + 1));
+      if (n == name)
+        return csv::make_error("the header names column '" + name + "' twice", at.offset, at.line,
+                               static_cast<uint32_t>(i + 1));
     }
     names.push_back(std::move(name));
   }
@@ -289,8 +300,8 @@ result<std::vector<std::string>> header_names(const std::vector<std::string_view
 
 result<void> check_width(record_at at, size_t got, size_t want) {
   if (got == want) return {};
-  return csv::make_error("a row has " + std::to_string(got) + " fields; the header has " + std::to_string(want), at.offset, at.line,
-                         static_cast<uint32_t>(std::min(got, want) + 1));
+  return csv::make_error("a row has " + std::to_string(got) + " fields; the header has " + std::to_string(want),
+                         at.offset, at.line, static_cast<uint32_t>(std::min(got, want) + 1));
 }
 
 quire::error no_header() { return quire::error(error_code::EMPTY_INPUT, "the CSV has no header row"); }
@@ -331,7 +342,8 @@ class csv_inference {
 /// created once the header is known to fit, as write_csv always did.
 class csv_rows {
  public:
-  csv_rows(const format::schema &sch, const write_options &options, byte_sink &sink) : sch_(sch), options_(options), sink_(sink), row_(sch.columns.size()) {}
+  csv_rows(const format::schema &sch, const write_options &options, byte_sink &sink)
+      : sch_(sch), options_(options), sink_(sink), row_(sch.columns.size()) {}
 
   bool has_header() const noexcept { return header_; }
   writer *output() const noexcept { return w_.get(); }
@@ -349,7 +361,12 @@ class csv_rows {
       auto bad = [&](std::string_view what) {
         // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on `"'" + std::string(...)`.
         std::string msg = "'";
-        msg.append(f.substr(0, 40)).append("' is not ").append(what).append(" (column '").append(sch_.columns[c].name).append("')");
+        msg.append(f.substr(0, 40))
+            .append("' is not ")
+            .append(what)
+            .append(" (column '")
+            .append(sch_.columns[c].name)
+            .append("')");
         quire::error e = csv::make_error(std::move(msg), at.offset, at.line, static_cast<uint32_t>(i + 1));
         e.code = error_code::SCHEMA_MISMATCH;
         e.path = sch_.columns[c].name;
@@ -380,7 +397,8 @@ class csv_rows {
       e.offset = at.offset;
       e.line = at.line;
       if (auto c = sch_.find(e.path)) {
-        for (size_t i = 0; i < to_column_.size(); ++i) if (to_column_[i] == *c) e.column = static_cast<uint32_t>(i + 1);
+        for (size_t i = 0; i < to_column_.size(); ++i)
+          if (to_column_[i] == *c) e.column = static_cast<uint32_t>(i + 1);
       }
       return e;
     }
@@ -396,7 +414,8 @@ class csv_rows {
     for (size_t i = 0; i < names_.size(); ++i) {
       auto c = sch_.find(names_[i]);
       if (!c) {
-        quire::error e = csv::make_error("header column '" + names_[i] + "' is not in the schema", at.offset, at.line, static_cast<uint32_t>(i + 1));
+        quire::error e = csv::make_error("header column '" + names_[i] + "' is not in the schema", at.offset, at.line,
+                                         static_cast<uint32_t>(i + 1));
         e.code = error_code::SCHEMA_MISMATCH;
         e.path = names_[i];
         return e;
@@ -431,7 +450,8 @@ result<format::schema> infer_ndjson_schema(std::string_view text, const input_op
   return inf.schema();
 }
 
-result<uint64_t> write_ndjson(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
+result<uint64_t> write_ndjson(std::string_view text, const write_options &options, byte_sink &sink,
+                              const input_options &input) {
   format::schema sch;
   if (input.schema) {
     sch = *input.schema;
@@ -455,12 +475,14 @@ result<uint64_t> write_ndjson(std::string_view text, const write_options &option
 result<format::schema> infer_csv_schema(std::string_view text, const input_options &options) {
   csv_inference inf;
   std::vector<std::string_view> fields;
-  auto r = for_each_record(text, 0, 1, options.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return inf.add(f, at); });
+  auto r = for_each_record(text, 0, 1, options.csv, fields,
+                           [&](const std::vector<std::string_view> &f, record_at at) { return inf.add(f, at); });
   if (!r) return std::move(r).error();
   return inf.schema();
 }
 
-result<uint64_t> write_csv(std::string_view text, const write_options &options, byte_sink &sink, const input_options &input) {
+result<uint64_t> write_csv(std::string_view text, const write_options &options, byte_sink &sink,
+                           const input_options &input) {
   format::schema sch;
   if (input.schema) {
     sch = *input.schema;
@@ -471,7 +493,8 @@ result<uint64_t> write_csv(std::string_view text, const write_options &options, 
   }
   csv_rows rows(sch, options, sink);
   std::vector<std::string_view> fields;
-  auto r = for_each_record(text, 0, 1, input.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return rows.add(f, at); });
+  auto r = for_each_record(text, 0, 1, input.csv, fields,
+                           [&](const std::vector<std::string_view> &f, record_at at) { return rows.add(f, at); });
   if (!r) return std::move(r).error();
   if (!rows.has_header()) return no_header();
   auto f = rows.output()->finish();
@@ -526,9 +549,12 @@ struct text_writer::impl {
   bool start_checked = false;  // the byte order mark (CSV) has been looked for
   bool failed = false, finished = false;
 
-  impl(text_format k, const write_options &o, byte_sink &s, const input_options &in) : kind(k), options(o), sink(s), input(in) {}
+  impl(text_format k, const write_options &o, byte_sink &s, const input_options &in)
+      : kind(k), options(o), sink(s), input(in) {}
 
-  writer *output() const { return kind == text_format::ndjson ? ndjson_writer.get() : (csv_out ? csv_out->output() : nullptr); }
+  writer *output() const {
+    return kind == text_format::ndjson ? ndjson_writer.get() : (csv_out ? csv_out->output() : nullptr);
+  }
 
   /// The end (index after '\n') of the unit being scanned, or npos when the buffer ends first.
   size_t find_unit_end() {
@@ -602,7 +628,8 @@ struct text_writer::impl {
     const size_t limit = kind == text_format::ndjson ? input.max_line_bytes + 1 : input.max_line_bytes;
     if (pending > limit) {
       quire::error e(error_code::LINE_TOO_LONG,
-                     std::string(kind == text_format::ndjson ? "a line" : "a record") + " is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
+                     std::string(kind == text_format::ndjson ? "a line" : "a record") +
+                         " is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
                      buffer_offset + unit_start);
       e.line = unit_line;
       e.column = 1;
@@ -633,8 +660,11 @@ struct text_writer::impl {
         ready = kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header();
         if (ready && inferred_rows >= std::max<size_t>(input.infer_rows, 1)) return end_inference();
         if (!ready && buffer_offset + end > input.infer_bytes) {
-          return quire::error(error_code::EMPTY_INPUT, kind == text_format::ndjson ? "no object with a key in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)"
-                                                                                   : "no header row in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)");
+          return quire::error(
+              error_code::EMPTY_INPUT,
+              kind == text_format::ndjson
+                  ? "no object with a key in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)"
+                  : "no header row in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)");
         }
         return {};
       }
@@ -642,7 +672,8 @@ struct text_writer::impl {
     auto r = write(begin, end);
     if (!r && sch_inferred && r.code() == error_code::SCHEMA_MISMATCH) {
       auto e = std::move(r).error();
-      e.message += " (the schema was inferred from the first " + std::to_string(inferred_rows) + " rows; a given schema avoids this)";
+      e.message += " (the schema was inferred from the first " + std::to_string(inferred_rows) +
+                   " rows; a given schema avoids this)";
       return e;
     }
     return r;
@@ -651,7 +682,8 @@ struct text_writer::impl {
   result<void> infer(size_t begin, size_t end) {
     const uint64_t offset = buffer_offset + begin;
     if (kind == text_format::ndjson) {
-      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)), offset, unit_line, input.max_line_bytes);
+      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)),
+                               offset, unit_line, input.max_line_bytes);
       if (!line) return std::move(line).error();
       if (!*line) return {};
       auto r = ndjson_inf.add(**line, offset, unit_line, input.json);
@@ -671,13 +703,15 @@ struct text_writer::impl {
   result<void> write(size_t begin, size_t end) {
     const uint64_t offset = buffer_offset + begin;
     if (kind == text_format::ndjson) {
-      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)), offset, unit_line, input.max_line_bytes);
+      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)),
+                               offset, unit_line, input.max_line_bytes);
       if (!line) return std::move(line).error();
       if (!*line) return {};
       return ndjson_out->add(**line, offset, unit_line, input.json);
     }
     if (!csv_out) csv_out = std::make_unique<csv_rows>(*sch, options, sink);
-    return csv_units(begin, end, [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
+    return csv_units(begin, end,
+                     [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
   }
 
   /// The records of one CSV unit, read with the '\n' before it when there is one.
@@ -686,7 +720,8 @@ struct text_writer::impl {
     if (begin == 0) {
       return for_each_record(std::string_view(buffer).substr(0, end), buffer_offset, unit_line, input.csv, fields, fn);
     }
-    return for_each_record(std::string_view(buffer).substr(begin - 1, end - begin + 1), buffer_offset + begin - 1, unit_line - 1, input.csv, fields, fn);
+    return for_each_record(std::string_view(buffer).substr(begin - 1, end - begin + 1), buffer_offset + begin - 1,
+                           unit_line - 1, input.csv, fields, fn);
   }
 
   /// The schema is known: write the units held for inference as the whole-text calls would.
@@ -706,7 +741,8 @@ struct text_writer::impl {
       });
     }
     csv_out = std::make_unique<csv_rows>(*sch, options, sink);
-    return for_each_record(held, 0, 1, input.csv, fields, [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
+    return for_each_record(held, 0, 1, input.csv, fields,
+                           [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
   }
 
   result<void> feed(std::string_view piece);
@@ -724,8 +760,10 @@ struct text_writer::impl {
   }
 };
 
-result<std::unique_ptr<text_writer>> text_writer::create(text_format format, const write_options &options, byte_sink &sink, const input_options &input) {
-  if (format != text_format::ndjson && format != text_format::csv) return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
+result<std::unique_ptr<text_writer>> text_writer::create(text_format format, const write_options &options,
+                                                         byte_sink &sink, const input_options &input) {
+  if (format != text_format::ndjson && format != text_format::csv)
+    return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
   auto p = std::make_unique<impl>(format, options, sink, input);
   if (input.schema) {
     p->sch = *input.schema;
@@ -738,7 +776,9 @@ result<std::unique_ptr<text_writer>> text_writer::create(text_format format, con
 }
 
 result<void> text_writer::impl::feed(std::string_view piece) {
-  if (failed || finished) return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished" : "the text writer has failed or finished");
+  if (failed || finished)
+    return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished"
+                                                                 : "the text writer has failed or finished");
   while (!piece.empty()) {
     size_t take = std::min(piece.size(), FEED_SLICE);
     buffer.append(piece.data(), take);
@@ -753,7 +793,9 @@ result<void> text_writer::impl::feed(std::string_view piece) {
 }
 
 result<void> text_writer::impl::end_input() {
-  if (failed || finished) return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished" : "the text writer has failed or finished");
+  if (failed || finished)
+    return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished"
+                                                                 : "the text writer has failed or finished");
   finished = true;
   return consume(true);
 }
@@ -799,11 +841,13 @@ const write_options no_options;
 }  // namespace
 
 result<std::unique_ptr<schema_inferrer>> schema_inferrer::create(text_format format, const input_options &input) {
-  if (format != text_format::ndjson && format != text_format::csv) return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
+  if (format != text_format::ndjson && format != text_format::csv)
+    return quire::error(error_code::INVALID_ARGUMENT, "unknown text format");
   auto p = std::make_unique<text_writer::impl>(format, no_options, nothing_written, input);
   p->inferring = true;
   p->infer_only = true;
-  return std::unique_ptr<schema_inferrer>(new schema_inferrer(std::unique_ptr<text_writer>(new text_writer(std::move(p)))));
+  return std::unique_ptr<schema_inferrer>(
+      new schema_inferrer(std::unique_ptr<text_writer>(new text_writer(std::move(p)))));
 }
 
 schema_inferrer::schema_inferrer(std::unique_ptr<text_writer> reader) : reader_(std::move(reader)) {}

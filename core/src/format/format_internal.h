@@ -20,13 +20,14 @@
 
 namespace quire::format::detail {
 
-static_assert(std::endian::native == std::endian::little, "quire's format code assumes a little-endian host (x86-64, wasm)");
+static_assert(std::endian::native == std::endian::little,
+              "quire's format code assumes a little-endian host (x86-64, wasm)");
 
 // --- constants of the layout (docs/format.md) ---------------------------------------------------
 
 inline constexpr char MAGIC[6] = {'Q', 'U', 'I', 'R', 'E', '\0'};
-inline constexpr size_t HEADER_SIZE = 8;   // magic + u16 version
-inline constexpr size_t TAIL_SIZE = 24;    // u64 footer offset, u32 footer length, u32 crc, magic, u16 version
+inline constexpr size_t HEADER_SIZE = 8;  // magic + u16 version
+inline constexpr size_t TAIL_SIZE = 24;   // u64 footer offset, u32 footer length, u32 crc, magic, u16 version
 /// Padding kept after every decoded buffer so bit unpacking may load 8 bytes at a time.
 inline constexpr size_t DECODE_PADDING = 16;
 /// Strings longer than this keep a truncated minimum and no maximum in statistics.
@@ -36,12 +37,25 @@ enum compression : uint8_t { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 };
 enum validity_kind : uint8_t { VALID_ALL = 0, VALID_NONE = 1, VALID_BITMAP = 2, VALID_RUNS = 3 };
 /// FOR_GCD and DELTA_GCD are FOR and DELTA whose offsets are all multiples of a common factor,
 /// stored divided by it (timestamps in whole seconds or milliseconds, prices in steps of 5...).
-enum int_encoding : uint8_t { INT_PLAIN = 0, INT_FOR = 1, INT_DELTA = 2, INT_RLE = 3, INT_CONSTANT = 4, INT_FOR_GCD = 5, INT_DELTA_GCD = 6 };
+enum int_encoding : uint8_t {
+  INT_PLAIN = 0,
+  INT_FOR = 1,
+  INT_DELTA = 2,
+  INT_RLE = 3,
+  INT_CONSTANT = 4,
+  INT_FOR_GCD = 5,
+  INT_DELTA_GCD = 6
+};
 /// F64_DECIMAL: doubles that are all m / 10^k exactly (k <= 6), stored as the integers m.
 /// DECIMAL_SCALED: decimal texts that all have k fraction digits (`12.50`, `-3.00`), stored as
 /// the integers m (1250, -300) and printed back digit for digit.
 enum value_encoding : uint8_t {
-  VALUES_INTS = 0, VALUES_F64 = 1, VALUES_TEXT_PLAIN = 2, VALUES_TEXT_DICT = 3, VALUES_F64_DECIMAL = 4, VALUES_DECIMAL_SCALED = 5
+  VALUES_INTS = 0,
+  VALUES_F64 = 1,
+  VALUES_TEXT_PLAIN = 2,
+  VALUES_TEXT_DICT = 3,
+  VALUES_F64_DECIMAL = 4,
+  VALUES_DECIMAL_SCALED = 5
 };
 /// Most fraction digits of DECIMAL_SCALED (m must fit in 18 digits).
 inline constexpr unsigned MAX_SCALED_DIGITS = 18;
@@ -101,19 +115,44 @@ class byte_reader {
   size_t remaining() const noexcept { return n_ - pos_; }
   size_t position() const noexcept { return pos_; }
   const uint8_t *here() const noexcept { return p_ + pos_; }
-  void fail() noexcept { failed_ = true; pos_ = n_; }
+  void fail() noexcept {
+    failed_ = true;
+    pos_ = n_;
+  }
   uint8_t u8() {
-    if (pos_ >= n_) { fail(); return 0; }
+    if (pos_ >= n_) {
+      fail();
+      return 0;
+    }
     return p_[pos_++];
   }
-  uint16_t u16() { uint16_t v = 0; copy(&v, 2); return v; }
-  uint32_t u32() { uint32_t v = 0; copy(&v, 4); return v; }
-  uint64_t u64() { uint64_t v = 0; copy(&v, 8); return v; }
-  double f64() { double v = 0; copy(&v, 8); return v; }
+  uint16_t u16() {
+    uint16_t v = 0;
+    copy(&v, 2);
+    return v;
+  }
+  uint32_t u32() {
+    uint32_t v = 0;
+    copy(&v, 4);
+    return v;
+  }
+  uint64_t u64() {
+    uint64_t v = 0;
+    copy(&v, 8);
+    return v;
+  }
+  double f64() {
+    double v = 0;
+    copy(&v, 8);
+    return v;
+  }
   uint64_t varint() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= n_) { fail(); return 0; }
+      if (pos_ >= n_) {
+        fail();
+        return 0;
+      }
       uint8_t b = p_[pos_++];
       v |= static_cast<uint64_t>(b & 0x7F) << shift;
       if (!(b & 0x80)) return v;
@@ -123,7 +162,10 @@ class byte_reader {
   }
   int64_t svarint() { return unzigzag(varint()); }
   std::span<const uint8_t> take(uint64_t count) {
-    if (count > n_ - pos_) { fail(); return {}; }
+    if (count > n_ - pos_) {
+      fail();
+      return {};
+    }
     auto s = std::span<const uint8_t>(p_ + pos_, static_cast<size_t>(count));
     pos_ += static_cast<size_t>(count);
     return s;
@@ -135,7 +177,10 @@ class byte_reader {
 
  private:
   void copy(void *out, size_t k) {
-    if (k > n_ - pos_) { fail(); return; }
+    if (k > n_ - pos_) {
+      fail();
+      return;
+    }
     std::memcpy(out, p_ + pos_, k);
     pos_ += k;
   }
@@ -149,7 +194,9 @@ class byte_reader {
 
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI and ext4.
 uint32_t crc32c(std::span<const uint8_t> bytes) noexcept;
-inline uint32_t crc32c(std::string_view s) noexcept { return crc32c({reinterpret_cast<const uint8_t *>(s.data()), s.size()}); }
+inline uint32_t crc32c(std::string_view s) noexcept {
+  return crc32c({reinterpret_cast<const uint8_t *>(s.data()), s.size()});
+}
 /// 64-bit hash of bytes: FNV-1a, then the SplitMix64 finaliser to spread the bits.
 uint64_t hash64(std::string_view bytes) noexcept;
 
@@ -199,7 +246,9 @@ number_class classify_number(std::string_view text) noexcept;
 enum class domain : uint8_t { ints, reals, text };
 domain domain_of(column_type t) noexcept;
 /// True for column types stored as text (string, decimal, json).
-inline bool stored_as_text(column_type t) noexcept { return t == column_type::string || t == column_type::decimal || t == column_type::json; }
+inline bool stored_as_text(column_type t) noexcept {
+  return t == column_type::string || t == column_type::decimal || t == column_type::json;
+}
 
 /// Appends an order-preserving key: ints flip the sign bit (big-endian); doubles flip the sign bit
 /// or all bits; text escapes 0x00 as 00 FF and ends with 00 00, so a key followed by more bytes
@@ -229,12 +278,12 @@ stats read_stats(byte_reader &r, domain d);
 /// per row (0 / empty at nulls) so row r of a page is index r.
 struct column_values {
   uint32_t rows = 0;
-  std::vector<uint8_t> valid;      // empty: every row valid
-  std::vector<int64_t> ints;       // ints domain
-  std::vector<double> reals;       // float64 (decimal keeps text)
-  std::vector<uint32_t> ids;       // dictionary pages: ids into the chunk's dictionary
-  std::string text;                // plain text pages
-  std::vector<uint32_t> offsets;   // plain text: rows+1 offsets into text
+  std::vector<uint8_t> valid;     // empty: every row valid
+  std::vector<int64_t> ints;      // ints domain
+  std::vector<double> reals;      // float64 (decimal keeps text)
+  std::vector<uint32_t> ids;      // dictionary pages: ids into the chunk's dictionary
+  std::string text;               // plain text pages
+  std::vector<uint32_t> offsets;  // plain text: rows+1 offsets into text
   bool dictionary = false;
   bool is_valid(uint32_t r) const { return valid.empty() || valid[r]; }
 };
@@ -244,7 +293,9 @@ struct dictionary {
   std::string text;
   std::vector<uint32_t> offsets;  // size()+1
   size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
-  std::string_view at(uint32_t i) const { return std::string_view(text).substr(offsets[i], offsets[i + 1] - offsets[i]); }
+  std::string_view at(uint32_t i) const {
+    return std::string_view(text).substr(offsets[i], offsets[i + 1] - offsets[i]);
+  }
 };
 
 /// Appends the best of PLAIN, CONSTANT, FOR, DELTA and RLE for these integers (tag byte first).
@@ -260,7 +311,8 @@ void encode_dictionary(std::string &out, const dictionary &d);
 bool decode_dictionary(std::span<const uint8_t> raw, uint64_t max_entries, dictionary &d);
 
 /// Decodes one data page of a column of `type` holding `rows` rows.
-bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size, column_values &out);
+bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
+                 column_values &out);
 
 // --- bounded sorting ----------------------------------------------------------------------------
 

@@ -22,9 +22,11 @@ result<void> parse_write_options_json(std::string_view text, write_options &opts
   for (auto m : obj.value()) {
     if (m.val.is_null()) continue;
     const uint64_t at = m.val.offset();
-    if (m.key == "chunkRows" || m.key == "pageBytes" || m.key == "compressionLevel" || m.key == "sortMemoryBytes" || m.key == "inferRows") {
+    if (m.key == "chunkRows" || m.key == "pageBytes" || m.key == "compressionLevel" || m.key == "sortMemoryBytes" ||
+        m.key == "inferRows") {
       auto d = m.val.get_double();
-      if (!d || *d < 0 || std::floor(*d) != *d || *d > 4294967295.0) return bad(std::string(m.key) + " takes a whole number up to 4294967295", at);
+      if (!d || *d < 0 || std::floor(*d) != *d || *d > 4294967295.0)
+        return bad(std::string(m.key) + " takes a whole number up to 4294967295", at);
       if (m.key == "chunkRows") opts.chunk_rows = static_cast<uint32_t>(*d);
       else if (m.key == "pageBytes") opts.page_bytes = static_cast<uint32_t>(*d);
       else if (m.key == "compressionLevel") opts.compression_level = static_cast<int>(*d);
@@ -41,7 +43,8 @@ result<void> parse_write_options_json(std::string_view text, write_options &opts
         auto o = e.get_object();
         auto col = o ? o->find("column") : std::nullopt;
         auto kind = o ? o->find("kind") : std::nullopt;
-        if (!col || !kind || !col->get_string() || !kind->get_string()) return bad("indexes takes an array of {column, kind}", e.offset());
+        if (!col || !kind || !col->get_string() || !kind->get_string())
+          return bad("indexes takes an array of {column, kind}", e.offset());
         auto k = parse_index_kind(kind->get_string().value());
         if (!k) return bad("an index kind is sorted, hash or text", kind->offset());
         opts.indexes.push_back({std::string(col->get_string().value()), *k});
@@ -54,7 +57,8 @@ result<void> parse_write_options_json(std::string_view text, write_options &opts
         auto o = e.get_object();
         auto name = o ? o->find("name") : std::nullopt;
         auto type = o ? o->find("type") : std::nullopt;
-        if (!name || !type || !name->get_string() || !type->get_string()) return bad("schema takes an array of {name, type}", e.offset());
+        if (!name || !type || !name->get_string() || !type->get_string())
+          return bad("schema takes an array of {name, type}", e.offset());
         auto t = parse_type_name(type->get_string().value());
         if (!t) return bad("unknown column type '" + std::string(type->get_string().value()) + "'", type->offset());
         s.columns.push_back({std::string(name->get_string().value()), *t});

@@ -52,7 +52,11 @@ std::string describe_value(const value &v) {
   switch (v.k) {
     case value::kind::null_value: return "null";
     case value::kind::integer: return std::to_string(v.i);
-    case value::kind::real: { std::string s; append_double(s, v.d); return s; }
+    case value::kind::real: {
+      std::string s;
+      append_double(s, v.d);
+      return s;
+    }
     case value::kind::boolean: return v.b ? "true" : "false";
     case value::kind::text: return "'" + v.s + "'";
   }
@@ -72,7 +76,8 @@ result<domain_value> to_domain(const format::schema &sch, size_t col, const valu
   const column_type t = sch.columns[col].type;
   domain_value out;
   auto mismatch = [&]() {
-    return bad_query("cannot compare column '" + sch.columns[col].name + "' (" + std::string(type_name(t)) + ") with " + describe_value(v));
+    return bad_query("cannot compare column '" + sch.columns[col].name + "' (" + std::string(type_name(t)) + ") with " +
+                     describe_value(v));
   };
   switch (domain_of(t)) {
     case domain::ints:
@@ -81,7 +86,10 @@ result<domain_value> to_domain(const format::schema &sch, size_t col, const valu
         out.i = v.b ? 1 : 0;
         return out;
       }
-      if (v.k == value::kind::integer) { out.i = v.i; return out; }
+      if (v.k == value::kind::integer) {
+        out.i = v.i;
+        return out;
+      }
       if (v.k == value::kind::real) {
         if (std::floor(v.d) == v.d && std::fabs(v.d) < 9.2e18) out.i = static_cast<int64_t>(v.d);
         else out.is_real = true;
@@ -89,22 +97,37 @@ result<domain_value> to_domain(const format::schema &sch, size_t col, const valu
         return out;
       }
       if (v.k == value::kind::text && t == column_type::date) {
-        if (auto d = parse_date(v.s)) { out.i = *d; return out; }
+        if (auto d = parse_date(v.s)) {
+          out.i = *d;
+          return out;
+        }
       }
       if (v.k == value::kind::text && t == column_type::timestamp) {
-        if (auto ts = parse_timestamp(v.s, true)) { out.i = *ts; return out; }
+        if (auto ts = parse_timestamp(v.s, true)) {
+          out.i = *ts;
+          return out;
+        }
       }
       return mismatch();
     case domain::reals:
-      if (v.k == value::kind::integer) { out.d = static_cast<double>(v.i); return out; }
-      if (v.k == value::kind::real) { out.d = v.d; return out; }
+      if (v.k == value::kind::integer) {
+        out.d = static_cast<double>(v.i);
+        return out;
+      }
+      if (v.k == value::kind::real) {
+        out.d = v.d;
+        return out;
+      }
       if (v.k == value::kind::text && t == column_type::decimal && classify_number(v.s) != number_class::not_a_number) {
         out.d = parse_double(v.s);
         return out;
       }
       return mismatch();
     case domain::text:
-      if (v.k == value::kind::text) { out.s = v.s; return out; }
+      if (v.k == value::kind::text) {
+        out.s = v.s;
+        return out;
+      }
       return mismatch();
   }
   return mismatch();
@@ -113,10 +136,29 @@ result<domain_value> to_domain(const format::schema &sch, size_t col, const valu
 /// Sets an ints-domain bound from a real literal: the tightest integer bound that keeps the same rows.
 void int_bound_from_real(pred &p, bool lower, bool inclusive, double d) {
   double b = lower ? (inclusive ? std::ceil(d) : std::floor(d) + 1) : (inclusive ? std::floor(d) : std::ceil(d) - 1);
-  if (b > 9.2e18) { if (lower) { p.kind = pk::never; } else { p.has_hi = false; } return; }
-  if (b < -9.2e18) { if (lower) { p.has_lo = false; } else { p.kind = pk::never; } return; }
-  if (lower) { p.has_lo = true; p.ilo = static_cast<int64_t>(b); }
-  else { p.has_hi = true; p.ihi = static_cast<int64_t>(b); }
+  if (b > 9.2e18) {
+    if (lower) {
+      p.kind = pk::never;
+    } else {
+      p.has_hi = false;
+    }
+    return;
+  }
+  if (b < -9.2e18) {
+    if (lower) {
+      p.has_lo = false;
+    } else {
+      p.kind = pk::never;
+    }
+    return;
+  }
+  if (lower) {
+    p.has_lo = true;
+    p.ilo = static_cast<int64_t>(b);
+  } else {
+    p.has_hi = true;
+    p.ihi = static_cast<int64_t>(b);
+  }
 }
 
 result<void> set_bound(pred &p, const format::schema &sch, const value &v, bool lower, bool inclusive) {
@@ -127,29 +169,50 @@ result<void> set_bound(pred &p, const format::schema &sch, const value &v, bool 
       if (d->is_real) {
         int_bound_from_real(p, lower, inclusive, d->d);
       } else if (lower) {
-        if (!inclusive && d->i == INT64_MAX) { p.kind = pk::never; return {}; }
+        if (!inclusive && d->i == INT64_MAX) {
+          p.kind = pk::never;
+          return {};
+        }
         p.has_lo = true;
         p.ilo = inclusive ? d->i : d->i + 1;
       } else {
-        if (!inclusive && d->i == INT64_MIN) { p.kind = pk::never; return {}; }
+        if (!inclusive && d->i == INT64_MIN) {
+          p.kind = pk::never;
+          return {};
+        }
         p.has_hi = true;
         p.ihi = inclusive ? d->i : d->i - 1;
       }
       break;
     case domain::reals:
-      if (lower) { p.has_lo = true; p.rlo = d->d; p.lo_incl = inclusive; }
-      else { p.has_hi = true; p.rhi = d->d; p.hi_incl = inclusive; }
+      if (lower) {
+        p.has_lo = true;
+        p.rlo = d->d;
+        p.lo_incl = inclusive;
+      } else {
+        p.has_hi = true;
+        p.rhi = d->d;
+        p.hi_incl = inclusive;
+      }
       break;
     case domain::text:
-      if (lower) { p.has_lo = true; p.tlo = d->s; p.lo_incl = inclusive; }
-      else { p.has_hi = true; p.thi = d->s; p.hi_incl = inclusive; }
+      if (lower) {
+        p.has_lo = true;
+        p.tlo = d->s;
+        p.lo_incl = inclusive;
+      } else {
+        p.has_hi = true;
+        p.thi = d->s;
+        p.hi_incl = inclusive;
+      }
       break;
   }
   return {};
 }
 
 result<pred> compile(const filter &f, const format::schema &sch, size_t depth = 0) {
-  if (depth > DEFAULT_MAX_EXPRESSION_DEPTH * 4) return quire::error(error_code::MAX_DEPTH_EXCEEDED, "the filter is nested too deeply");
+  if (depth > DEFAULT_MAX_EXPRESSION_DEPTH * 4)
+    return quire::error(error_code::MAX_DEPTH_EXCEEDED, "the filter is nested too deeply");
   pred p;
   switch (f.o) {
     case filter::op::and_:
@@ -172,7 +235,8 @@ result<pred> compile(const filter &f, const format::schema &sch, size_t depth = 
   const column_type type = sch.columns[*col].type;
   p.dom = domain_of(type);
   auto need = [&](size_t n) -> result<void> {
-    if (f.values.size() != n) return bad_query("the comparison on '" + f.column + "' needs " + std::to_string(n) + " value(s)");
+    if (f.values.size() != n)
+      return bad_query("the comparison on '" + f.column + "' needs " + std::to_string(n) + " value(s)");
     return {};
   };
   switch (f.o) {
@@ -182,7 +246,9 @@ result<pred> compile(const filter &f, const format::schema &sch, size_t depth = 
     case filter::op::starts_with: {
       auto n = need(1);
       if (!n) return std::move(n).error();
-      if (type != column_type::string && type != column_type::json) return bad_query("contains and startsWith need a string column; '" + f.column + "' is " + std::string(type_name(type)));
+      if (type != column_type::string && type != column_type::json)
+        return bad_query("contains and startsWith need a string column; '" + f.column + "' is " +
+                         std::string(type_name(type)));
       if (f.values[0].k != value::kind::text) return bad_query("contains and startsWith take text");
       p.kind = f.o == filter::op::contains ? pk::contains : pk::starts_with;
       p.pattern = f.values[0].s;
@@ -311,7 +377,8 @@ tri leaf_on_stats(const pred &p, const stats &s) {
         if (it == p.rset.end() || *it > s.rmax) return tri::none;
         return tri::some;
       }
-      bool disjoint = (p.has_lo && (p.lo_incl ? s.rmax < p.rlo : s.rmax <= p.rlo)) || (p.has_hi && (p.hi_incl ? s.rmin > p.rhi : s.rmin >= p.rhi));
+      bool disjoint = (p.has_lo && (p.lo_incl ? s.rmax < p.rlo : s.rmax <= p.rlo)) ||
+                      (p.has_hi && (p.hi_incl ? s.rmin > p.rhi : s.rmin >= p.rhi));
       bool inside = in_range(p, s.rmin) && in_range(p, s.rmax);
       if (!p.negate) return disjoint ? tri::none : (inside && no_nulls) ? tri::all : tri::some;
       return inside ? tri::none : (disjoint && no_nulls) ? tri::all : tri::some;
@@ -332,7 +399,8 @@ tri leaf_on_stats(const pred &p, const stats &s) {
       }
       bool disjoint = (p.has_hi && (p.hi_incl ? mn > p.thi : mn >= p.thi)) ||
                       (p.has_lo && s.has_max && (p.lo_incl ? s.tmax < p.tlo : s.tmax <= p.tlo));
-      bool inside = s.has_max && in_range(p, std::string_view(mn)) && in_range(p, std::string_view(s.tmax)) && mn.size() < STAT_TEXT_BYTES;
+      bool inside = s.has_max && in_range(p, std::string_view(mn)) && in_range(p, std::string_view(s.tmax)) &&
+                    mn.size() < STAT_TEXT_BYTES;
       if (!p.negate) return disjoint ? tri::none : (inside && no_nulls) ? tri::all : tri::some;
       return (inside && s.has_max && mn == s.tmax) ? tri::none : (disjoint && no_nulls) ? tri::all : tri::some;
     }
@@ -344,15 +412,36 @@ tri leaf_on_stats(const pred &p, const stats &s) {
 std::vector<uint64_t> key_hashes(const pred &p) {
   std::vector<uint64_t> out;
   std::string k;
-  auto add = [&]() { out.push_back(hash64(k)); k.clear(); };
+  auto add = [&]() {
+    out.push_back(hash64(k));
+    k.clear();
+  };
   if (p.kind == pk::set) {
-    for (auto v : p.iset) { append_int_key(k, v); add(); }
-    for (auto v : p.rset) { append_real_key(k, v); add(); }
-    for (auto &v : p.tset) { append_text_key(k, v); add(); }
+    for (auto v : p.iset) {
+      append_int_key(k, v);
+      add();
+    }
+    for (auto v : p.rset) {
+      append_real_key(k, v);
+      add();
+    }
+    for (auto &v : p.tset) {
+      append_text_key(k, v);
+      add();
+    }
   } else if (p.kind == pk::range && !p.negate && p.has_lo && p.has_hi) {
-    if (p.dom == domain::ints && p.ilo == p.ihi) { append_int_key(k, p.ilo); add(); }
-    if (p.dom == domain::reals && p.rlo == p.rhi && p.lo_incl && p.hi_incl) { append_real_key(k, p.rlo); add(); }
-    if (p.dom == domain::text && p.tlo == p.thi && p.lo_incl && p.hi_incl) { append_text_key(k, p.tlo); add(); }
+    if (p.dom == domain::ints && p.ilo == p.ihi) {
+      append_int_key(k, p.ilo);
+      add();
+    }
+    if (p.dom == domain::reals && p.rlo == p.rhi && p.lo_incl && p.hi_incl) {
+      append_real_key(k, p.rlo);
+      add();
+    }
+    if (p.dom == domain::text && p.tlo == p.thi && p.lo_incl && p.hi_incl) {
+      append_text_key(k, p.tlo);
+      add();
+    }
   }
   return out;
 }
@@ -470,7 +559,10 @@ struct engine {
           auto r = eval(k, chunk, rest);
           if (!r) return r;
           for (uint32_t i = 0; i < rows; ++i) {
-            if ((*r)[i]) { out[i] = 1; rest[i] = 0; }
+            if ((*r)[i]) {
+              out[i] = 1;
+              rest[i] = 0;
+            }
           }
         }
         return out;
@@ -505,14 +597,16 @@ struct engine {
       const auto &v = *page->values;
       if (p.kind == pk::is_null || p.kind == pk::not_null) {
         bool want_null = p.kind == pk::is_null;
-        for (uint32_t r = from; r < to; ++r) if (mask[r]) out[r] = v.is_valid(r - from) != want_null;
+        for (uint32_t r = from; r < to; ++r)
+          if (mask[r]) out[r] = v.is_valid(r - from) != want_null;
         continue;
       }
       if (v.dictionary && !dict_done) {
         const auto &d = *page->dict;
         dict_match.resize(d.size());
         for (size_t k = 0; k < d.size(); ++k) {
-          dict_match[k] = type == column_type::decimal ? test_real(p, parse_double(d.at(static_cast<uint32_t>(k)))) : test_text(p, d.at(static_cast<uint32_t>(k)));
+          dict_match[k] = type == column_type::decimal ? test_real(p, parse_double(d.at(static_cast<uint32_t>(k))))
+                                                       : test_text(p, d.at(static_cast<uint32_t>(k)));
         }
         dict_done = true;
       }
@@ -536,14 +630,16 @@ struct engine {
 
   /// Rows of index `ix` whose key is in [lo, hi] (an absent bound is open). `estimate_only` reads
   /// only the root and returns the entries of the leaves the range spans.
-  result<std::vector<uint64_t>> index_range(size_t ix, const std::optional<std::string> &lo, const std::optional<std::string> &hi,
-                                            bool estimate_only, uint64_t &estimate) {
+  result<std::vector<uint64_t>> index_range(size_t ix, const std::optional<std::string> &lo,
+                                            const std::optional<std::string> &hi, bool estimate_only,
+                                            uint64_t &estimate) {
     auto root = f.load_index_root(ix);
     if (!root) return std::move(root).error();
     const auto &leaves = root.value()->leaves;
     size_t start = 0;
     if (lo) {
-      auto it = std::upper_bound(leaves.begin(), leaves.end(), *lo, [](const std::string &k, const index_leaf &l) { return k < l.first_key; });
+      auto it = std::upper_bound(leaves.begin(), leaves.end(), *lo,
+                                 [](const std::string &k, const index_leaf &l) { return k < l.first_key; });
       start = it == leaves.begin() ? 0 : static_cast<size_t>(it - leaves.begin()) - 1;
     }
     estimate = 0;
@@ -560,7 +656,8 @@ struct engine {
 
   /// Candidate rows for one conjunct from an index, or nullopt when no index serves it cheaply.
   result<std::optional<std::vector<uint64_t>>> candidates(const pred &p) {
-    if (p.kind != pk::range && p.kind != pk::set && p.kind != pk::contains && p.kind != pk::starts_with) return std::optional<std::vector<uint64_t>>();
+    if (p.kind != pk::range && p.kind != pk::set && p.kind != pk::contains && p.kind != pk::starts_with)
+      return std::optional<std::vector<uint64_t>>();
     if (p.negate) return std::optional<std::vector<uint64_t>>();
     const column_type type = f.sch.columns[p.column].type;
     auto key_of = [&](int64_t i, double d, const std::string &s) {
@@ -600,9 +697,18 @@ struct engine {
     if (sorted_ix >= 0 && (p.kind == pk::range || p.kind == pk::set)) {
       std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> ranges;
       if (p.kind == pk::set) {
-        for (auto v : p.iset) { auto k = key_of(v, 0, {}); ranges.emplace_back(k, k); }
-        for (auto v : p.rset) { auto k = key_of(0, v, {}); ranges.emplace_back(k, k); }
-        for (auto &v : p.tset) { auto k = key_of(0, 0, v); ranges.emplace_back(k, k); }
+        for (auto v : p.iset) {
+          auto k = key_of(v, 0, {});
+          ranges.emplace_back(k, k);
+        }
+        for (auto v : p.rset) {
+          auto k = key_of(0, v, {});
+          ranges.emplace_back(k, k);
+        }
+        for (auto &v : p.tset) {
+          auto k = key_of(0, 0, v);
+          ranges.emplace_back(k, k);
+        }
       } else {
         std::optional<std::string> lo, hi;
         if (p.has_lo) lo = key_of(p.ilo, p.rlo, p.tlo);
@@ -668,7 +774,8 @@ struct engine {
   /// Candidate rows from the best index for a top-level conjunct, or nullopt (scan).
   result<std::optional<std::vector<uint64_t>>> plan_index(const pred &p) {
     std::vector<const pred *> conjuncts;
-    if (p.kind == pk::and_) for (const auto &k : p.kids) conjuncts.push_back(&k);
+    if (p.kind == pk::and_)
+      for (const auto &k : p.kids) conjuncts.push_back(&k);
     else conjuncts.push_back(&p);
     // Hash lookups first, then sorted lookups and ranges, then trigrams.
     std::stable_sort(conjuncts.begin(), conjuncts.end(), [&](const pred *a, const pred *b) {
@@ -730,7 +837,10 @@ struct engine {
           if (*t == tri::all) {
             ++info.scanned;
             info.rows_matched += rows;
-            if (!fn(chunk, mask)) { info.stopped_early = true; return {}; }
+            if (!fn(chunk, mask)) {
+              info.stopped_early = true;
+              return {};
+            }
             continue;
           }
         }
@@ -738,12 +848,18 @@ struct engine {
         auto sel = eval(*where, chunk, mask);
         if (!sel) return std::move(sel).error();
         info.rows_matched += static_cast<uint64_t>(std::count(sel->begin(), sel->end(), 1));
-        if (!fn(chunk, *sel)) { info.stopped_early = true; return {}; }
+        if (!fn(chunk, *sel)) {
+          info.stopped_early = true;
+          return {};
+        }
       } else {
         mask.assign(rows, 1);
         ++info.scanned;
         info.rows_matched += rows;
-        if (!fn(chunk, mask)) { info.stopped_early = true; return {}; }
+        if (!fn(chunk, mask)) {
+          info.stopped_early = true;
+          return {};
+        }
       }
     }
     return {};
@@ -770,7 +886,8 @@ struct engine {
         const auto &pe = dir->pages[page_index];
         if (row >= pe.first_row && row < pe.first_row + pe.rows) return {};
       }
-      auto it = std::upper_bound(dir->pages.begin(), dir->pages.end(), row, [](uint32_t r, const page_entry &p) { return r < p.first_row; });
+      auto it = std::upper_bound(dir->pages.begin(), dir->pages.end(), row,
+                                 [](uint32_t r, const page_entry &p) { return r < p.first_row; });
       page_index = static_cast<size_t>(it - dir->pages.begin()) - 1;
       auto v = e.f.page(column, chunk, page_index);
       if (!v) return std::move(v).error();
@@ -782,7 +899,10 @@ struct engine {
 
   void append_json(std::string &out, size_t column, const page_view &v, uint32_t i) {
     const auto &vals = *v.values;
-    if (!vals.is_valid(i)) { out += "null"; return; }
+    if (!vals.is_valid(i)) {
+      out += "null";
+      return;
+    }
     switch (f.sch.columns[column].type) {
       case column_type::integer: {
         char buf[24];
@@ -794,8 +914,16 @@ struct engine {
       case column_type::json: out += v.text(i); break;
       case column_type::string: json::append_quoted(out, v.text(i)); break;
       case column_type::boolean: out += vals.ints[i] ? "true" : "false"; break;
-      case column_type::date: out.push_back('"'); append_date(out, vals.ints[i]); out.push_back('"'); break;
-      case column_type::timestamp: out.push_back('"'); append_timestamp(out, vals.ints[i]); out.push_back('"'); break;
+      case column_type::date:
+        out.push_back('"');
+        append_date(out, vals.ints[i]);
+        out.push_back('"');
+        break;
+      case column_type::timestamp:
+        out.push_back('"');
+        append_timestamp(out, vals.ints[i]);
+        out.push_back('"');
+        break;
     }
   }
 
@@ -803,7 +931,8 @@ struct engine {
   /// (each object ends in \n) or, `as_array`, the members of an array. Row by row, one cursor per
   /// column: each cursor holds its decoded page (shared with the cache), so a row of 300 columns
   /// decodes nothing when its neighbour was in the same pages, however small the cache.
-  result<void> render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols, bool as_array) {
+  result<void> render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
+                      bool as_array) {
     std::vector<std::string> keys(cols.size());
     for (size_t ci = 0; ci < cols.size(); ++ci) {
       if (ci) keys[ci].push_back(',');
@@ -833,12 +962,17 @@ struct engine {
   /// Appends an order key of a value: 0x00 + the domain key, or 0x01 for null (nulls last).
   void append_order_key(std::string &out, size_t column, const page_view &v, uint32_t i) {
     const auto &vals = *v.values;
-    if (!vals.is_valid(i)) { out.push_back(1); return; }
+    if (!vals.is_valid(i)) {
+      out.push_back(1);
+      return;
+    }
     out.push_back(0);
     const column_type t = f.sch.columns[column].type;
     switch (domain_of(t)) {
       case domain::ints: append_int_key(out, vals.ints[i]); break;
-      case domain::reals: append_real_key(out, t == column_type::decimal ? parse_double(v.text(i)) : vals.reals[i]); break;
+      case domain::reals:
+        append_real_key(out, t == column_type::decimal ? parse_double(v.text(i)) : vals.reals[i]);
+        break;
       case domain::text: append_text_key(out, v.text(i)); break;
     }
   }
@@ -884,8 +1018,13 @@ struct engine {
         }
         if (!reverse && selected < rows / 64) {
           const uint8_t *base = sel.data();
-          for (const uint8_t *p = base; (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(base + rows - p)))) != nullptr; ++p) {
-            if (skipped < q.offset) { ++skipped; continue; }
+          for (const uint8_t *p = base;
+               (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(base + rows - p)))) != nullptr;
+               ++p) {
+            if (skipped < q.offset) {
+              ++skipped;
+              continue;
+            }
             if (out.size() >= q.limit) return false;
             out.push_back(first + static_cast<uint64_t>(p - base));
             if (p + 1 == base + rows) break;
@@ -895,7 +1034,10 @@ struct engine {
         for (uint32_t n = 0; n < rows; ++n) {
           uint32_t i = reverse ? rows - 1 - n : n;
           if (!sel[i]) continue;
-          if (skipped < q.offset) { ++skipped; continue; }
+          if (skipped < q.offset) {
+            ++skipped;
+            continue;
+          }
           if (out.size() >= q.limit) return false;
           out.push_back(first + i);
         }
@@ -946,7 +1088,10 @@ struct engine {
       for (uint32_t i = 0; i < sel.size(); ++i) {
         if (!sel[i]) continue;
         auto s = cur.seek(i);
-        if (!s) { failure = std::move(s).error(); return false; }
+        if (!s) {
+          failure = std::move(s).error();
+          return false;
+        }
         std::string key;
         append_order_key(key, *order_col, cur.view, cur.local(i));
         best.emplace_back(std::move(key), first + i);
@@ -960,7 +1105,8 @@ struct engine {
     if (!r) return std::move(r).error();
     if (failure.code != error_code::OK) return failure;
     std::sort(best.begin(), best.end(), cmp);
-    for (uint64_t k = q.offset; k < best.size() && out.size() < q.limit; ++k) out.push_back(best[static_cast<size_t>(k)].second);
+    for (uint64_t k = q.offset; k < best.size() && out.size() < q.limit; ++k)
+      out.push_back(best[static_cast<size_t>(k)].second);
     return out;
   }
 };
@@ -990,7 +1136,8 @@ result<row_set> file::query(const format::query &q, bool as_array) {
   return out;
 }
 
-result<std::optional<std::string>> file::find(std::string_view column, const value &key, const std::vector<std::string> &columns) {
+result<std::optional<std::string>> file::find(std::string_view column, const value &key,
+                                              const std::vector<std::string> &columns) {
   format::query q;
   filter f;
   f.o = filter::op::eq;
@@ -1055,7 +1202,8 @@ result<uint64_t> file::count(const format::query &q) {
   auto p = compile_where(q.where, impl_->sch);
   if (!p) return std::move(p).error();
   if (auto c = e.projection(q.columns); !c) return std::move(c).error();
-  if (!q.order_by.empty() && !impl_->sch.find(q.order_by)) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
+  if (!q.order_by.empty() && !impl_->sch.find(q.order_by))
+    return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
   uint64_t matched = impl_->rows;
   if (*p) {
     auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
@@ -1093,7 +1241,10 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
   // exactly, text is copied only when it becomes the new least or greatest.
   auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     auto dir = f.load_page_directory(*col, chunk);
-    if (!dir) { failure = std::move(dir).error(); return false; }
+    if (!dir) {
+      failure = std::move(dir).error();
+      return false;
+    }
     for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
       const auto &pe = dir.value()->pages[pi];
       const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
@@ -1101,7 +1252,10 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
       if (!selected) continue;
       out.rows += selected;
       auto view = f.page(*col, chunk, pi);
-      if (!view) { failure = std::move(view).error(); return false; }
+      if (!view) {
+        failure = std::move(view).error();
+        return false;
+      }
       const auto &vals = *view->values;
       for (uint32_t r = from; r < to; ++r) {
         if (!sel[r]) continue;
@@ -1122,10 +1276,22 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
         } else {
           std::string_view t = view->text(i);
           if (type == column_type::decimal) {
-            if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) { failure = std::move(parsed).error(); return false; }
-            if (auto added = dsum.add(dv); !added) { failure = std::move(added).error(); return false; }
-            if (first || compare_decimals(dv, dmin) < 0) { dmin = dv; tmin.assign(t); }
-            if (first || compare_decimals(dv, dmax) > 0) { dmax = dv; tmax.assign(t); }
+            if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
+              failure = std::move(parsed).error();
+              return false;
+            }
+            if (auto added = dsum.add(dv); !added) {
+              failure = std::move(added).error();
+              return false;
+            }
+            if (first || compare_decimals(dv, dmin) < 0) {
+              dmin = dv;
+              tmin.assign(t);
+            }
+            if (first || compare_decimals(dv, dmax) > 0) {
+              dmax = dv;
+              tmax.assign(t);
+            }
           } else {
             if (first || t < tmin) tmin.assign(t);
             if (first || t > tmax) tmax.assign(t);
@@ -1238,7 +1404,10 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
       for (uint32_t i = 0; i < sel.size(); ++i) {
         if (!sel[i]) continue;
         auto s = cur.seek(i);
-        if (!s) { failure = std::move(s).error(); return false; }
+        if (!s) {
+          failure = std::move(s).error();
+          return false;
+        }
         append(out[c], cur, cur.local(i));
       }
     }
@@ -1283,7 +1452,8 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   auto saved_pdirs = std::move(f.page_dirs);
   auto saved_dicts = std::move(f.dicts);
   auto saved_roots = std::move(f.roots);
-  auto saved_blocks = std::move(f.touched_blocks), saved_chunks = std::move(f.touched_chunks), saved_columns = std::move(f.touched_columns);
+  auto saved_blocks = std::move(f.touched_blocks), saved_chunks = std::move(f.touched_chunks),
+       saved_columns = std::move(f.touched_columns);
   f.cache.clear();
   f.column_dirs.assign(f.columns.size(), nullptr);
   f.page_dirs.clear();
@@ -1325,18 +1495,22 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
 
   explain_report out;
   if (q.where) out.where = filter_to_expression(*q.where);
-  if (e.info.used_index) out.index = explain_report::index_use{e.info.index_column, e.info.index_kind, e.info.index_use, e.info.index_candidates};
+  if (e.info.used_index)
+    out.index =
+        explain_report::index_use{e.info.index_column, e.info.index_kind, e.info.index_use, e.info.index_candidates};
   std::vector<size_t> filter_cols;
   if (*where) collect_columns(**where, filter_cols);
   for (size_t c : filter_cols) out.filter_columns.push_back(f.sch.columns[c].name);
   for (size_t c : *cols) out.columns.push_back(f.sch.columns[c].name);
   if (!q.order_by.empty()) {
-    out.order = explain_report::order_plan{q.order_by, q.descending,
-                                           f.sorted_column >= 0 && f.sch.columns[static_cast<size_t>(f.sorted_column)].name == q.order_by};
+    out.order = explain_report::order_plan{
+        q.order_by, q.descending,
+        f.sorted_column >= 0 && f.sch.columns[static_cast<size_t>(f.sorted_column)].name == q.order_by};
   }
   out.offset = q.offset;
   if (q.limit != UINT64_MAX) out.limit = q.limit;
-  out.chunks = {e.info.chunks_total, e.info.skipped_by_statistics, e.info.skipped_by_bloom, e.info.skipped_by_index, e.info.scanned};
+  out.chunks = {e.info.chunks_total, e.info.skipped_by_statistics, e.info.skipped_by_bloom, e.info.skipped_by_index,
+                e.info.scanned};
   out.analyzed = analyze;
   if (analyze) {
     out.rows_matched = e.info.rows_matched;
@@ -1374,7 +1548,8 @@ result<std::vector<chunk_statistic>> file::chunk_statistics(std::string_view col
   for (size_t i = 0; i < cd.value()->size(); ++i) {
     const auto &c = (*cd.value())[i];
     const column_type type = f.sch.columns[*col].type;
-    out.push_back({i, c.st.rows, c.st.nulls, stat_value(type, c.st, true), stat_value(type, c.st, false), c.data_bytes});
+    out.push_back(
+        {i, c.st.rows, c.st.nulls, stat_value(type, c.st, true), stat_value(type, c.st, false), c.data_bytes});
   }
   return out;
 }

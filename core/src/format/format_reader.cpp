@@ -25,18 +25,23 @@ quire::error corrupt_block(std::string message, std::string path, uint64_t offse
   return e;
 }
 
-result<void> read_range(const byte_source &src, uint64_t offset, std::span<uint8_t> out) { return src.read_at(offset, out); }
+result<void> read_range(const byte_source &src, uint64_t offset, std::span<uint8_t> out) {
+  return src.read_at(offset, out);
+}
 
 }  // namespace
 
 result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::string &what, fetch_kind kind) {
   if (ref.offset < HEADER_SIZE || ref.offset > footer_offset || ref.stored_length > footer_offset - ref.offset) {
     return corrupt_file("points outside the file's data (offset " + std::to_string(ref.offset) + ", " +
-                            std::to_string(ref.stored_length) + " bytes)", what, ref.offset);
+                            std::to_string(ref.stored_length) + " bytes)",
+                        what, ref.offset);
   }
   if (ref.raw_length > options.max_page_bytes) {
-    return corrupt_block("declares " + std::to_string(ref.raw_length) + " bytes once decompressed, more than max_page_bytes (" +
-                             std::to_string(options.max_page_bytes) + ")", what, ref.offset);
+    return corrupt_block("declares " + std::to_string(ref.raw_length) +
+                             " bytes once decompressed, more than max_page_bytes (" +
+                             std::to_string(options.max_page_bytes) + ")",
+                         what, ref.offset);
   }
   if (ref.compression != COMPRESSION_NONE && ref.compression != COMPRESSION_ZSTD) {
     return corrupt_block("unknown compression " + std::to_string(ref.compression), what, ref.offset);
@@ -63,11 +68,13 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
     case fetch_kind::directory: ++counters.directory_pages; break;
     case fetch_kind::footer: break;
   }
-  if (options.verify_checksums && crc32c(stored) != ref.crc) return corrupt_block("checksum mismatch", what, ref.offset);
+  if (options.verify_checksums && crc32c(stored) != ref.crc)
+    return corrupt_block("checksum mismatch", what, ref.offset);
   // Pages are bounded by max_page_bytes, but many large pages held open (or one large file) can
   // still exhaust the wasm heap: the decoded page is OUT_OF_MEMORY then, not an abort.
   std::vector<uint8_t> out;
-  if (auto a = quire::detail::resize_or_oom(out, uint64_t{ref.raw_length} + DECODE_PADDING, what); !a) return std::move(a).error();
+  if (auto a = quire::detail::resize_or_oom(out, uint64_t{ref.raw_length} + DECODE_PADDING, what); !a)
+    return std::move(a).error();
   if (ref.compression == COMPRESSION_NONE) {
     if (ref.raw_length) std::memcpy(out.data(), stored.data(), ref.raw_length);
     return out;
@@ -79,7 +86,8 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
   size_t n = ZSTD_decompressDCtx(dctx, out.data(), ref.raw_length, stored.data(), stored.size());
-  if (ZSTD_isError(n) || n != ref.raw_length) return corrupt_block("does not decompress to its declared size", what, ref.offset);
+  if (ZSTD_isError(n) || n != ref.raw_length)
+    return corrupt_block("does not decompress to its declared size", what, ref.offset);
   return out;
 }
 
@@ -151,7 +159,9 @@ result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(si
     first += rows_here;
     dir->pages.push_back(std::move(p));
   }
-  if (first != chunk_rows_here) return corrupt_file("its pages hold " + std::to_string(first) + " rows, not " + std::to_string(chunk_rows_here), path);
+  if (first != chunk_rows_here)
+    return corrupt_file("its pages hold " + std::to_string(first) + " rows, not " + std::to_string(chunk_rows_here),
+                        path);
   page_dirs.emplace(key, dir);
   return std::shared_ptr<const detail::page_directory>(dir);
 }
@@ -167,7 +177,8 @@ result<std::shared_ptr<const dictionary>> file::impl::chunk_dictionary(size_t co
   if (!raw) return std::move(raw).error();
   ++counters.data_pages;
   auto d = std::make_shared<dictionary>();
-  if (!decode_dictionary({raw->data(), ref.raw_length}, dir.value()->dictionary_size, *d) || d->size() != dir.value()->dictionary_size) {
+  if (!decode_dictionary({raw->data(), ref.raw_length}, dir.value()->dictionary_size, *d) ||
+      d->size() != dir.value()->dictionary_size) {
     return corrupt_block("the dictionary does not decode", path, ref.offset);
   }
   dicts.emplace(key, d);
@@ -194,7 +205,8 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
       return view;
     }
   }
-  std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].pages[" + std::to_string(page_index) + "]";
+  std::string path =
+      column_path(column) + ".chunks[" + std::to_string(chunk) + "].pages[" + std::to_string(page_index) + "]";
   auto raw = fetch(entry.ref, path, fetch_kind::data);
   if (!raw) return std::move(raw).error();
   ++counters.data_pages;
@@ -202,7 +214,8 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
   if (touched_blocks.insert(chunk * columns.size() + column).second) counters.blocks = touched_blocks.size();
   if (touched_chunks.insert(chunk).second) counters.chunks = touched_chunks.size();
   auto values = std::make_shared<column_values>();
-  if (!decode_page({raw->data(), entry.ref.raw_length}, sch.columns[column].type, entry.rows, dir.value()->dictionary_size, *values)) {
+  if (!decode_page({raw->data(), entry.ref.raw_length}, sch.columns[column].type, entry.rows,
+                   dir.value()->dictionary_size, *values)) {
     return corrupt_block("the page does not decode", path, entry.ref.offset);
   }
   view.values = values;
@@ -210,7 +223,8 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
     if (cache.size() < options.cache_pages) {
       cache.push_back({key, values, ++clock});
     } else {
-      auto oldest = std::min_element(cache.begin(), cache.end(), [](const cached_page &a, const cached_page &b) { return a.stamp < b.stamp; });
+      auto oldest = std::min_element(cache.begin(), cache.end(),
+                                     [](const cached_page &a, const cached_page &b) { return a.stamp < b.stamp; });
       *oldest = {key, values, ++clock};
     }
   }
@@ -238,7 +252,8 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
     root->leaves.push_back(std::move(l));
   }
   uint64_t blooms = r.varint();
-  if (r.failed() || (blooms != 0 && blooms != chunks) || blooms > r.remaining() / 8 + 1) return corrupt_file("holds an impossible Bloom filter count", path);
+  if (r.failed() || (blooms != 0 && blooms != chunks) || blooms > r.remaining() / 8 + 1)
+    return corrupt_file("holds an impossible Bloom filter count", path);
   for (uint64_t i = 0; i < blooms; ++i) {
     bloom_entry b;
     b.ref = read_ref(r);
@@ -260,7 +275,8 @@ namespace {
 template <typename Visit>
 result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const std::string &path, Visit visit) {
   uint64_t count = r.varint();
-  if (r.failed() || count != entries || count > r.remaining() / 3 + 1) return corrupt_file("holds an impossible entry count", path);
+  if (r.failed() || count != entries || count > r.remaining() / 3 + 1)
+    return corrupt_file("holds an impossible entry count", path);
   std::string key;
   uint64_t row = 0;
   for (uint64_t i = 0; i < count; ++i) {
@@ -295,12 +311,13 @@ result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size
     return true;
   });
   if (!walked) return std::move(walked).error();
-  if (!out.empty() && out.front().first != l.first_key) return corrupt_file("the first key differs from the root's", path);
+  if (!out.empty() && out.front().first != l.first_key)
+    return corrupt_file("the first key differs from the root's", path);
   return out;
 }
 
-result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo, const std::optional<std::string> &hi,
-                                   std::vector<uint64_t> &out) {
+result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo,
+                                   const std::optional<std::string> &hi, std::vector<uint64_t> &out) {
   auto root = load_index_root(index);
   if (!root) return std::move(root).error();
   const auto &l = root.value()->leaves[leaf];
@@ -344,34 +361,43 @@ result<file> open_impl(std::unique_ptr<file::impl> f, file (*make)(std::unique_p
   f->size = src.size();
   const uint64_t size = f->size;
   if (size < HEADER_SIZE + TAIL_SIZE) {
-    return quire::error(error_code::NOT_A_QUIRE_FILE, "too short to be a .quire file (" + std::to_string(size) + " bytes)", 0);
+    return quire::error(error_code::NOT_A_QUIRE_FILE,
+                        "too short to be a .quire file (" + std::to_string(size) + " bytes)", 0);
   }
   uint8_t head[HEADER_SIZE];
   auto r = src.read_at(0, head);
   if (!r) return std::move(r).error();
-  if (std::memcmp(head, MAGIC, sizeof MAGIC) != 0) return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", 0);
+  if (std::memcmp(head, MAGIC, sizeof MAGIC) != 0)
+    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", 0);
   uint16_t version;
   std::memcpy(&version, head + 6, 2);
   if (version != FORMAT_VERSION) {
-    return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + "; this reader reads version " + std::to_string(FORMAT_VERSION), 6);
+    return quire::error(
+        error_code::UNSUPPORTED_VERSION,
+        "format version " + std::to_string(version) + "; this reader reads version " + std::to_string(FORMAT_VERSION),
+        6);
   }
   uint8_t tail[TAIL_SIZE];
   r = src.read_at(size - TAIL_SIZE, tail);
   if (!r) return std::move(r).error();
   if (std::memcmp(tail + 16, MAGIC, sizeof MAGIC) != 0) {
-    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not end with the .quire magic (truncated?)", size - 8);
+    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not end with the .quire magic (truncated?)",
+                        size - 8);
   }
   std::memcpy(&version, tail + 22, 2);
   if (version != FORMAT_VERSION) {
-    return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + " in the tail", size - 2);
+    return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + " in the tail",
+                        size - 2);
   }
   uint64_t footer_offset = load_u64(tail);
   uint32_t footer_length = load_u32(tail + 8);
   uint32_t footer_crc = load_u32(tail + 12);
   if (footer_length > f->options.max_footer_bytes) {
-    return corrupt_file("the footer declares " + std::to_string(footer_length) + " bytes, more than max_footer_bytes", "footer", size - TAIL_SIZE);
+    return corrupt_file("the footer declares " + std::to_string(footer_length) + " bytes, more than max_footer_bytes",
+                        "footer", size - TAIL_SIZE);
   }
-  if (footer_offset < HEADER_SIZE || footer_offset > size - TAIL_SIZE || footer_length != size - TAIL_SIZE - footer_offset) {
+  if (footer_offset < HEADER_SIZE || footer_offset > size - TAIL_SIZE ||
+      footer_length != size - TAIL_SIZE - footer_offset) {
     return corrupt_file("the footer's offset and length do not fit the file", "footer", size - TAIL_SIZE);
   }
   f->footer_offset = footer_offset;
@@ -381,18 +407,23 @@ result<file> open_impl(std::unique_ptr<file::impl> f, file (*make)(std::unique_p
   if (!r) return std::move(r).error();
   f->counters.bytes += HEADER_SIZE + TAIL_SIZE + footer_length;
   f->counters.reads += 3;
-  if (f->options.verify_checksums && crc32c(footer) != footer_crc) return corrupt_block("the footer's checksum does not match", "footer", footer_offset);
+  if (f->options.verify_checksums && crc32c(footer) != footer_crc)
+    return corrupt_block("the footer's checksum does not match", "footer", footer_offset);
 
   byte_reader br(footer);
   f->rows = br.varint();
   uint64_t chunk_rows = br.varint();
-  if (br.failed() || chunk_rows < 1 || chunk_rows > MAX_CHUNK_ROWS) return corrupt_file("chunk_rows out of range", "footer", footer_offset);
+  if (br.failed() || chunk_rows < 1 || chunk_rows > MAX_CHUNK_ROWS)
+    return corrupt_file("chunk_rows out of range", "footer", footer_offset);
   f->chunk_rows = static_cast<uint32_t>(chunk_rows);
   f->chunks = (f->rows + chunk_rows - 1) / chunk_rows;
   // Every chunk stores at least one page per column: more chunks than bytes is a lie.
-  if (f->chunks > size) return corrupt_file("the row count (" + std::to_string(f->rows) + ") is impossible for the file's size", "footer", footer_offset);
+  if (f->chunks > size)
+    return corrupt_file("the row count (" + std::to_string(f->rows) + ") is impossible for the file's size", "footer",
+                        footer_offset);
   uint64_t ncols = br.varint();
-  if (br.failed() || ncols == 0 || ncols > MAX_COLUMNS || ncols > br.remaining()) return corrupt_file("an impossible column count", "footer", footer_offset);
+  if (br.failed() || ncols == 0 || ncols > MAX_COLUMNS || ncols > br.remaining())
+    return corrupt_file("an impossible column count", "footer", footer_offset);
   f->columns.resize(static_cast<size_t>(ncols));
   for (uint64_t i = 0; i < ncols; ++i) {
     std::string name(br.bytes());
@@ -455,7 +486,9 @@ uint64_t file::row_count() const noexcept { return impl_->rows; }
 uint32_t file::chunk_rows() const noexcept { return impl_->chunk_rows; }
 uint64_t file::chunk_count() const noexcept { return impl_->chunks; }
 std::string_view file::sorted_by() const noexcept {
-  return impl_->sorted_column < 0 ? std::string_view() : std::string_view(impl_->sch.columns[static_cast<size_t>(impl_->sorted_column)].name);
+  return impl_->sorted_column < 0
+             ? std::string_view()
+             : std::string_view(impl_->sch.columns[static_cast<size_t>(impl_->sorted_column)].name);
 }
 const std::vector<index_def> &file::indexes() const noexcept { return impl_->index_defs; }
 uint64_t file::size() const noexcept { return impl_->size; }

@@ -137,7 +137,8 @@ std::string to_json(const aggregate_result &a) {
   key(o, "avg");
   if (empty) o += "null";
   else if (a.type == column_type::decimal) quoted(o, a.exact_avg);
-  else if (a.type == column_type::integer || a.type == column_type::boolean || a.type == column_type::float64) append_double(o, a.avg);
+  else if (a.type == column_type::integer || a.type == column_type::boolean || a.type == column_type::float64)
+    append_double(o, a.avg);
   else o += "null";
   key(o, "finite");
   boolean(o, a.finite);
@@ -323,10 +324,13 @@ std::string to_json(const std::vector<chunk_statistic> &stats, column_type type)
 std::string to_text(const storage_report &s, std::string_view name, std::string_view loaded_by) {
   std::string o;
   char line[512];
-  std::snprintf(line, sizeof line, "%.*s: .quire version %u, %llu bytes (loaded by %.*s), %llu rows in %llu chunks of %u, footer %llu bytes\n",
-                static_cast<int>(name.size()), name.data(), s.info.version, static_cast<unsigned long long>(s.info.bytes),
-                static_cast<int>(loaded_by.size()), loaded_by.data(), static_cast<unsigned long long>(s.info.rows),
-                static_cast<unsigned long long>(s.info.chunks), s.info.chunk_rows, static_cast<unsigned long long>(s.footer_bytes));
+  std::snprintf(
+      line, sizeof line,
+      "%.*s: .quire version %u, %llu bytes (loaded by %.*s), %llu rows in %llu chunks of %u, footer %llu bytes\n",
+      static_cast<int>(name.size()), name.data(), s.info.version, static_cast<unsigned long long>(s.info.bytes),
+      static_cast<int>(loaded_by.size()), loaded_by.data(), static_cast<unsigned long long>(s.info.rows),
+      static_cast<unsigned long long>(s.info.chunks), s.info.chunk_rows,
+      static_cast<unsigned long long>(s.footer_bytes));
   o += line;
   o += "sorted by: ";
   o += s.info.sorted_by.empty() ? std::string_view("(input order)") : std::string_view(s.info.sorted_by);
@@ -340,18 +344,22 @@ std::string to_text(const storage_report &s, std::string_view name, std::string_
       enc += std::to_string(c.encodings[k].second);
     }
     enc += "}";
-    std::snprintf(line, sizeof line, "  %-20s %-10s data %10llu bytes (encoded %10llu), directories %7llu, pages %5llu, nulls %llu, encodings ",
-                  c.name.c_str(), std::string(type_name(c.type)).c_str(), static_cast<unsigned long long>(c.data_bytes),
-                  static_cast<unsigned long long>(c.encoded_bytes), static_cast<unsigned long long>(c.directory_bytes),
-                  static_cast<unsigned long long>(c.pages), static_cast<unsigned long long>(c.nulls));
+    std::snprintf(
+        line, sizeof line,
+        "  %-20s %-10s data %10llu bytes (encoded %10llu), directories %7llu, pages %5llu, nulls %llu, encodings ",
+        c.name.c_str(), std::string(type_name(c.type)).c_str(), static_cast<unsigned long long>(c.data_bytes),
+        static_cast<unsigned long long>(c.encoded_bytes), static_cast<unsigned long long>(c.directory_bytes),
+        static_cast<unsigned long long>(c.pages), static_cast<unsigned long long>(c.nulls));
     o += line;
     o += enc;
     o.push_back('\n');
   }
   o += s.indexes.empty() ? "indexes: none\n" : "indexes:\n";
   for (const auto &x : s.indexes) {
-    std::snprintf(line, sizeof line, "  %-20s %-7s %10llu bytes, %llu entries in %llu leaves (Bloom filters %llu bytes)\n", x.column.c_str(),
-                  std::string(index_kind_name(x.kind)).c_str(), static_cast<unsigned long long>(x.bytes), static_cast<unsigned long long>(x.entries),
+    std::snprintf(line, sizeof line,
+                  "  %-20s %-7s %10llu bytes, %llu entries in %llu leaves (Bloom filters %llu bytes)\n",
+                  x.column.c_str(), std::string(index_kind_name(x.kind)).c_str(),
+                  static_cast<unsigned long long>(x.bytes), static_cast<unsigned long long>(x.entries),
                   static_cast<unsigned long long>(x.leaves), static_cast<unsigned long long>(x.bloom_bytes));
     o += line;
   }

@@ -41,7 +41,9 @@ struct run {
   uint64_t length = 0;
 };
 
-quire::error corrupt_run() { return quire::error(error_code::CORRUPT_BLOCK, "a sort run of the writer could not be read back"); }
+quire::error corrupt_run() {
+  return quire::error(error_code::CORRUPT_BLOCK, "a sort run of the writer could not be read back");
+}
 
 /// The store of a writer that has none: one block per append. Merged runs' blocks are released.
 class memory_store final : public spill_store {
@@ -53,7 +55,8 @@ class memory_store final : public spill_store {
     return at;
   }
   result<void> read(uint64_t offset, std::span<uint8_t> out) override {
-    auto it = std::upper_bound(blocks_.begin(), blocks_.end(), offset, [](uint64_t o, const block &b) { return o < b.start; });
+    auto it = std::upper_bound(blocks_.begin(), blocks_.end(), offset,
+                               [](uint64_t o, const block &b) { return o < b.start; });
     if (it == blocks_.begin()) return corrupt_run();
     --it;
     size_t done = 0;
@@ -115,12 +118,15 @@ class run_writer {
     while (true) {
       ZSTD_outBuffer o{out_.data(), out_.size(), 0};
       size_t left = ZSTD_compressStream2(cctx_, &o, &in, mode);
-      if (ZSTD_isError(left)) return quire::error(error_code::OUT_OF_MEMORY, std::string("a sort run could not be compressed: ") + ZSTD_getErrorName(left));
+      if (ZSTD_isError(left))
+        return quire::error(error_code::OUT_OF_MEMORY,
+                            std::string("a sort run could not be compressed: ") + ZSTD_getErrorName(left));
       if (o.pos) {
         auto at = store_.append({out_.data(), o.pos});
         if (!at) return std::move(at).error();
         if (run_.length == 0) run_.offset = *at;
-        else if (*at != run_.offset + run_.length) return quire::error(error_code::IO_ERROR, "the spill store did not append in order");
+        else if (*at != run_.offset + run_.length)
+          return quire::error(error_code::IO_ERROR, "the spill store did not append in order");
         run_.length += o.pos;
       }
       if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0) break;
@@ -139,7 +145,8 @@ class run_writer {
 /// Reads the entries of one run back through a bounded window.
 class run_reader {
  public:
-  run_reader(spill_store &store, run r) : store_(store), run_(r), stream_(ZSTD_createDStream()), input_(IO_BYTES), output_(IO_BYTES) {
+  run_reader(spill_store &store, run r)
+      : store_(store), run_(r), stream_(ZSTD_createDStream()), input_(IO_BYTES), output_(IO_BYTES) {
     if (stream_) ZSTD_initDStream(stream_);
   }
   ~run_reader() { ZSTD_freeDStream(stream_); }
@@ -166,7 +173,8 @@ class run_reader {
     if (!key_len) return std::move(key_len).error();
     auto payload_len = varint(at);
     if (!payload_len) return std::move(payload_len).error();
-    if (*key_len > UINT32_MAX || *payload_len > UINT32_MAX || *key_len + *payload_len > SIZE_MAX - at) return corrupt_run();
+    if (*key_len > UINT32_MAX || *payload_len > UINT32_MAX || *key_len + *payload_len > SIZE_MAX - at)
+      return corrupt_run();
     auto whole = ensure(at + static_cast<size_t>(*key_len + *payload_len));
     if (!whole) return std::move(whole).error();
     if (!*whole) return corrupt_run();
@@ -273,7 +281,7 @@ class merger {
 
 struct run_sorter::state {
   size_t budget = 0;
-  spill_store *store = nullptr;         // the writer's, or `memory`
+  spill_store *store = nullptr;          // the writer's, or `memory`
   std::unique_ptr<memory_store> memory;  // when the writer has no store
   ZSTD_CCtx *cctx = nullptr;
   std::string arena;
@@ -391,7 +399,8 @@ size_t run_sorter::spilled_runs() const noexcept { return s_->spilled; }
 void run_sorter::add(std::string_view key, std::string_view payload) {
   ++count_;
   if (s_->failure) return;
-  s_->entries.push_back({s_->arena.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(payload.size()), key_prefix(key, 0), key_prefix(key, 8)});
+  s_->entries.push_back({s_->arena.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(payload.size()),
+                         key_prefix(key, 0), key_prefix(key, 8)});
   s_->arena.append(key);
   s_->arena.append(payload);
   if (s_->arena.size() + s_->entries.size() * sizeof(entry_ref) > s_->budget) s_->spill();

@@ -29,8 +29,8 @@ std::string_view type_name(column_type type) noexcept {
 }
 
 std::optional<column_type> parse_type_name(std::string_view name) noexcept {
-  for (auto t : {column_type::integer, column_type::float64, column_type::decimal, column_type::string, column_type::boolean,
-                 column_type::date, column_type::timestamp, column_type::json}) {
+  for (auto t : {column_type::integer, column_type::float64, column_type::decimal, column_type::string,
+                 column_type::boolean, column_type::date, column_type::timestamp, column_type::json}) {
     if (type_name(t) == name) return t;
   }
   return std::nullopt;
@@ -109,7 +109,7 @@ struct writer::impl {
     index_def def;
     size_t column;
     std::unique_ptr<run_sorter> sorter;
-    std::vector<uint64_t> chunk_hashes;     // hash: the keys of the current chunk
+    std::vector<uint64_t> chunk_hashes;      // hash: the keys of the current chunk
     std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
   };
   std::vector<index_state> indexes;
@@ -137,8 +137,8 @@ struct writer::impl {
     static constexpr std::string_view KIND[] = {"null", "an integer", "a number", "a boolean", "text"};
     quire::error e(error_code::SCHEMA_MISMATCH,
                    "row " + std::to_string(rows_in + 1) + ": column '" + sch.columns[col].name + "' (" +
-                       std::string(type_name(sch.columns[col].type)) + ") cannot hold " + std::string(KIND[static_cast<int>(c.k)]) +
-                       (why.empty() ? "" : ": " + std::string(why)));
+                       std::string(type_name(sch.columns[col].type)) + ") cannot hold " +
+                       std::string(KIND[static_cast<int>(c.k)]) + (why.empty() ? "" : ": " + std::string(why)));
     e.path = sch.columns[col].name;
     return e;
   }
@@ -150,12 +150,24 @@ struct writer::impl {
     t.null = false;
     switch (sch.columns[col].type) {
       case column_type::integer:
-        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
-        if (c.k == cell::kind::real && std::floor(c.d) == c.d && std::fabs(c.d) < 9.2e18) { t.i = static_cast<int64_t>(c.d); return t; }
+        if (c.k == cell::kind::integer) {
+          t.i = c.i;
+          return t;
+        }
+        if (c.k == cell::kind::real && std::floor(c.d) == c.d && std::fabs(c.d) < 9.2e18) {
+          t.i = static_cast<int64_t>(c.d);
+          return t;
+        }
         return mismatch(col, c, "");
       case column_type::float64:
-        if (c.k == cell::kind::integer) { t.d = static_cast<double>(c.i); return t; }
-        if (c.k == cell::kind::real && std::isfinite(c.d)) { t.d = c.d; return t; }
+        if (c.k == cell::kind::integer) {
+          t.d = static_cast<double>(c.i);
+          return t;
+        }
+        if (c.k == cell::kind::real && std::isfinite(c.d)) {
+          t.d = c.d;
+          return t;
+        }
         return mismatch(col, c, "");
       case column_type::decimal:
         if (c.k == cell::kind::text) {
@@ -163,17 +175,35 @@ struct writer::impl {
           t.s = c.s;
           return t;
         }
-        if (c.k == cell::kind::integer) { text_store = std::to_string(c.i); t.s = text_store; return t; }
-        if (c.k == cell::kind::real && std::isfinite(c.d)) { text_store.clear(); append_double(text_store, c.d); t.s = text_store; return t; }
+        if (c.k == cell::kind::integer) {
+          text_store = std::to_string(c.i);
+          t.s = text_store;
+          return t;
+        }
+        if (c.k == cell::kind::real && std::isfinite(c.d)) {
+          text_store.clear();
+          append_double(text_store, c.d);
+          t.s = text_store;
+          return t;
+        }
         return mismatch(col, c, "");
       case column_type::string:
-        if (c.k == cell::kind::text) { t.s = c.s; return t; }
+        if (c.k == cell::kind::text) {
+          t.s = c.s;
+          return t;
+        }
         return mismatch(col, c, "");
       case column_type::boolean:
-        if (c.k == cell::kind::boolean) { t.i = c.b ? 1 : 0; return t; }
+        if (c.k == cell::kind::boolean) {
+          t.i = c.b ? 1 : 0;
+          return t;
+        }
         return mismatch(col, c, "");
       case column_type::date:
-        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
+        if (c.k == cell::kind::integer) {
+          t.i = c.i;
+          return t;
+        }
         if (c.k == cell::kind::text) {
           auto d = parse_date(c.s);
           if (!d) return mismatch(col, c, "not a YYYY-MM-DD date");
@@ -182,7 +212,10 @@ struct writer::impl {
         }
         return mismatch(col, c, "");
       case column_type::timestamp:
-        if (c.k == cell::kind::integer) { t.i = c.i; return t; }
+        if (c.k == cell::kind::integer) {
+          t.i = c.i;
+          return t;
+        }
         if (c.k == cell::kind::text) {
           auto ts = parse_timestamp(c.s, true);
           if (!ts) return mismatch(col, c, "not an ISO 8601 timestamp");
@@ -257,8 +290,8 @@ struct writer::impl {
           std::vector<uint32_t> grams;
           grams.reserve(s.size() - 2);
           for (size_t i = 0; i + 3 <= s.size(); ++i) {
-            grams.push_back((uint32_t{static_cast<uint8_t>(s[i])} << 16) | (uint32_t{static_cast<uint8_t>(s[i + 1])} << 8) |
-                            static_cast<uint8_t>(s[i + 2]));
+            grams.push_back((uint32_t{static_cast<uint8_t>(s[i])} << 16) |
+                            (uint32_t{static_cast<uint8_t>(s[i + 1])} << 8) | static_cast<uint8_t>(s[i + 2]));
           }
           std::sort(grams.begin(), grams.end());
           grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
@@ -297,12 +330,17 @@ struct writer::impl {
     chunk_stats.rows = rows;
     chunk_stats.nulls = b.nulls;
 
-    auto text_at = [&](uint32_t r) { return std::string_view(b.text).substr(b.offsets[r], b.offsets[r + 1] - b.offsets[r]); };
+    auto text_at = [&](uint32_t r) {
+      return std::string_view(b.text).substr(b.offsets[r], b.offsets[r + 1] - b.offsets[r]);
+    };
     auto page_stats = [&](uint32_t from, uint32_t to) {
       stats s;
       s.rows = to - from;
       for (uint32_t r = from; r < to; ++r) {
-        if (!b.valid[r]) { ++s.nulls; continue; }
+        if (!b.valid[r]) {
+          ++s.nulls;
+          continue;
+        }
         bool first = !s.has_min;
         switch (dom) {
           case domain::ints:
@@ -365,7 +403,8 @@ struct writer::impl {
     switch (dom) {
       case domain::ints: {
         dense.reserve(rows);
-        for (uint32_t r = 0; r < rows; ++r) if (b.valid[r]) dense.push_back(b.ints[r]);
+        for (uint32_t r = 0; r < rows; ++r)
+          if (b.valid[r]) dense.push_back(b.ints[r]);
         scratch.clear();
         encode_ints(scratch, dense);
         per_row = static_cast<double>(scratch.size()) / std::max<uint32_t>(rows, 1);
@@ -375,7 +414,8 @@ struct writer::impl {
         if (type == column_type::float64) {
           std::vector<double> present_reals;
           present_reals.reserve(rows);
-          for (uint32_t r = 0; r < rows; ++r) if (b.valid[r]) present_reals.push_back(b.reals[r]);
+          for (uint32_t r = 0; r < rows; ++r)
+            if (b.valid[r]) present_reals.push_back(b.reals[r]);
           unsigned places = 0;
           if (scale_decimals(present_reals, places, dense)) {
             scratch.clear();
@@ -432,12 +472,14 @@ struct writer::impl {
       if (dom == domain::ints) {
         value_tag = VALUES_INTS;
         put_u8(raw, value_tag);
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(b.ints[r]);
+        for (uint32_t r = from; r < to; ++r)
+          if (b.valid[r]) values.push_back(b.ints[r]);
         tag_at = raw.size();
         encode_ints(raw, values);
       } else if (type == column_type::float64) {
         reals.clear();
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) reals.push_back(b.reals[r]);
+        for (uint32_t r = from; r < to; ++r)
+          if (b.valid[r]) reals.push_back(b.reals[r]);
         unsigned places = 0;
         if (scale_decimals(reals, places, values)) {
           // Short decimals (prices, measurements) as integers: FOR packs cents in 3 bytes, not 8.
@@ -454,7 +496,8 @@ struct writer::impl {
       } else if (use_dict) {
         value_tag = VALUES_TEXT_DICT;
         put_u8(raw, value_tag);
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(ids[r]);
+        for (uint32_t r = from; r < to; ++r)
+          if (b.valid[r]) values.push_back(ids[r]);
         tag_at = raw.size();
         encode_ints(raw, values);
       } else if (type == column_type::decimal && scale_page(from, to, values, places)) {
@@ -467,10 +510,12 @@ struct writer::impl {
       } else {
         value_tag = VALUES_TEXT_PLAIN;
         put_u8(raw, value_tag);
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) values.push_back(b.offsets[r + 1] - b.offsets[r]);
+        for (uint32_t r = from; r < to; ++r)
+          if (b.valid[r]) values.push_back(b.offsets[r + 1] - b.offsets[r]);
         tag_at = raw.size();
         encode_ints(raw, values);
-        for (uint32_t r = from; r < to; ++r) if (b.valid[r]) raw.append(text_at(r));
+        for (uint32_t r = from; r < to; ++r)
+          if (b.valid[r]) raw.append(text_at(r));
       }
       if (tag_at) int_tag = static_cast<uint8_t>(raw[tag_at]);
       auto ref = write_page(raw);
@@ -673,15 +718,22 @@ uint64_t writer::rows() const noexcept { return impl_->rows_in; }
 
 result<std::unique_ptr<writer>> writer::create(const format::schema &s, const write_options &o, byte_sink &sink) {
   if (s.columns.empty()) return quire::error(error_code::INVALID_ARGUMENT, "a table needs at least one column");
-  if (s.columns.size() > MAX_COLUMNS) return quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns");
+  if (s.columns.size() > MAX_COLUMNS)
+    return quire::error(error_code::INVALID_ARGUMENT, "more than " + std::to_string(MAX_COLUMNS) + " columns");
   for (size_t i = 0; i < s.columns.size(); ++i) {
-    if (s.columns[i].name.empty()) return quire::error(error_code::INVALID_ARGUMENT, "column " + std::to_string(i + 1) + " has no name");
-    if (s.find(s.columns[i].name) != i) return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' appears twice");
-    if (!parse_type_name(type_name(s.columns[i].type))) return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' has an unknown type");
+    if (s.columns[i].name.empty())
+      return quire::error(error_code::INVALID_ARGUMENT, "column " + std::to_string(i + 1) + " has no name");
+    if (s.find(s.columns[i].name) != i)
+      return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' appears twice");
+    if (!parse_type_name(type_name(s.columns[i].type)))
+      return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' has an unknown type");
   }
-  if (o.chunk_rows < 1 || o.chunk_rows > MAX_CHUNK_ROWS) return quire::error(error_code::INVALID_ARGUMENT, "chunk_rows must be 1.." + std::to_string(MAX_CHUNK_ROWS));
-  if (o.page_bytes < 512 || o.page_bytes > (16u << 20)) return quire::error(error_code::INVALID_ARGUMENT, "page_bytes must be 512..16 MiB");
-  if (o.compression_level < 1 || o.compression_level > 19) return quire::error(error_code::INVALID_ARGUMENT, "compression_level must be 1..19");
+  if (o.chunk_rows < 1 || o.chunk_rows > MAX_CHUNK_ROWS)
+    return quire::error(error_code::INVALID_ARGUMENT, "chunk_rows must be 1.." + std::to_string(MAX_CHUNK_ROWS));
+  if (o.page_bytes < 512 || o.page_bytes > (16u << 20))
+    return quire::error(error_code::INVALID_ARGUMENT, "page_bytes must be 512..16 MiB");
+  if (o.compression_level < 1 || o.compression_level > 19)
+    return quire::error(error_code::INVALID_ARGUMENT, "compression_level must be 1..19");
   // A chunk is buffered whole before it is encoded: wide tables get fewer rows per chunk, so that
   // the buffer holds at most MAX_CHUNK_CELLS values whatever the width (300 columns: 8,192 rows).
   write_options capped = o;
@@ -705,11 +757,15 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "an index names no column: '" + d.column + "'");
     column_type t = s.columns[*c].type;
     if (d.kind == index_kind::text && t != column_type::string && t != column_type::json) {
-      return quire::error(error_code::INVALID_ARGUMENT, "a text index needs a string or json column; '" + d.column + "' is " + std::string(type_name(t)));
+      return quire::error(error_code::INVALID_ARGUMENT, "a text index needs a string or json column; '" + d.column +
+                                                            "' is " + std::string(type_name(t)));
     }
-    if (!parse_index_kind(index_kind_name(d.kind))) return quire::error(error_code::INVALID_ARGUMENT, "unknown index kind");
+    if (!parse_index_kind(index_kind_name(d.kind)))
+      return quire::error(error_code::INVALID_ARGUMENT, "unknown index kind");
     for (const auto &other : p->indexes) {
-      if (other.column == *c && other.def.kind == d.kind) return quire::error(error_code::INVALID_ARGUMENT, "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
+      if (other.column == *c && other.def.kind == d.kind)
+        return quire::error(error_code::INVALID_ARGUMENT,
+                            "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
     }
     p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), {}, {}});
   }
@@ -725,8 +781,9 @@ result<void> writer::append_row(std::span<const cell> row) {
   if (w.failed || w.finished) return quire::error(error_code::INVALID_ARGUMENT, "the writer has failed or finished");
   if (row.size() != w.sch.columns.size()) {
     w.failed = true;
-    return quire::error(error_code::INVALID_ARGUMENT, "row " + std::to_string(w.rows_in + 1) + " has " + std::to_string(row.size()) +
-                                                          " cells; the schema has " + std::to_string(w.sch.columns.size()) + " columns");
+    return quire::error(error_code::INVALID_ARGUMENT, "row " + std::to_string(w.rows_in + 1) + " has " +
+                                                          std::to_string(row.size()) + " cells; the schema has " +
+                                                          std::to_string(w.sch.columns.size()) + " columns");
   }
   std::vector<typed> typed_row(row.size());
   std::vector<std::string> stores(row.size());
@@ -747,13 +804,25 @@ result<void> writer::append_row(std::span<const cell> row) {
     w.scratch.clear();
     for (size_t c = 0; c < row.size(); ++c) {
       const typed &t = typed_row[c];
-      if (t.null) { put_u8(w.scratch, 0); continue; }
+      if (t.null) {
+        put_u8(w.scratch, 0);
+        continue;
+      }
       switch (w.sch.columns[c].type) {
-        case column_type::float64: put_u8(w.scratch, 2); w.scratch.append(reinterpret_cast<const char *>(&t.d), 8); break;
+        case column_type::float64:
+          put_u8(w.scratch, 2);
+          w.scratch.append(reinterpret_cast<const char *>(&t.d), 8);
+          break;
         case column_type::string:
         case column_type::decimal:
-        case column_type::json: put_u8(w.scratch, 3); put_bytes(w.scratch, t.s); break;
-        default: put_u8(w.scratch, 1); put_svarint(w.scratch, t.i); break;
+        case column_type::json:
+          put_u8(w.scratch, 3);
+          put_bytes(w.scratch, t.s);
+          break;
+        default:
+          put_u8(w.scratch, 1);
+          put_svarint(w.scratch, t.i);
+          break;
       }
     }
     w.row_sorter->add(w.key_scratch, w.scratch);

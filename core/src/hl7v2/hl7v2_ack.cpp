@@ -12,13 +12,20 @@ std::string_view table_0357_text(std::string_view code) noexcept {
     std::string_view code, text;
   };
   static constexpr entry TABLE[] = {
-      {"0", "Message accepted"},          {"100", "Segment sequence error"},
-      {"101", "Required field missing"},  {"102", "Data type error"},
-      {"103", "Table value not found"},   {"104", "Value too long"},
-      {"200", "Unsupported message type"}, {"201", "Unsupported event code"},
-      {"202", "Unsupported processing id"}, {"203", "Unsupported version id"},
-      {"204", "Unknown key identifier"},  {"205", "Duplicate key identifier"},
-      {"206", "Application record locked"}, {"207", "Application internal error"},
+      {"0", "Message accepted"},
+      {"100", "Segment sequence error"},
+      {"101", "Required field missing"},
+      {"102", "Data type error"},
+      {"103", "Table value not found"},
+      {"104", "Value too long"},
+      {"200", "Unsupported message type"},
+      {"201", "Unsupported event code"},
+      {"202", "Unsupported processing id"},
+      {"203", "Unsupported version id"},
+      {"204", "Unknown key identifier"},
+      {"205", "Duplicate key identifier"},
+      {"206", "Application record locked"},
+      {"207", "Application internal error"},
   };
   for (const auto &e : TABLE)
     if (e.code == code) return e.text;
@@ -71,7 +78,9 @@ result<std::string> build_ack(const message &original, ack_code code, const ack_
     return quire::error(error_code::INVALID_ARGUMENT, "ack severity (ERR-4) must be E, W, I or F");
   const delimiters &d = original.delimiters();
   const auto msh = original.find("MSH");
-  auto field = [&](size_t n) { return std::string(msh ? msh->field(n).value_or(std::string_view()) : std::string_view()); };
+  auto field = [&](size_t n) {
+    return std::string(msh ? msh->field(n).value_or(std::string_view()) : std::string_view());
+  };
   auto esc = [&](std::string_view text) { return escape(text, d); };
   const char fs = d.field, cs = d.component;
 
@@ -87,7 +96,11 @@ result<std::string> build_ack(const message &original, ack_code code, const ack_
       options.control_id.empty() ? "ACK" + std::string(original.control_id()) : esc(options.control_id),
       field(11),
       field(12),
-      {}, {}, {}, {}, {},
+      {},
+      {},
+      {},
+      {},
+      {},
       field(18),
   };
   while (!header.empty() && header.back().empty()) header.pop_back();
@@ -112,7 +125,8 @@ result<std::string> build_ack(const message &original, ack_code code, const ack_
   out += '\r';
 
   if (is_error_code(code)) {
-    const std::string text = options.error_text.empty() ? std::string(table_0357_text(options.error_code)) : options.error_text;
+    const std::string text =
+        options.error_text.empty() ? std::string(table_0357_text(options.error_code)) : options.error_text;
     const error_location &loc = options.location;
     std::string seq, fld, rep, comp, sub;
     append_number(seq, loc.segment.empty() ? 0 : loc.sequence);

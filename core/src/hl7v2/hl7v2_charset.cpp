@@ -60,7 +60,8 @@ bool detail::is_valid_utf8(std::string_view text) noexcept {
 charset charset_from_name(std::string_view name) noexcept {
   while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
   while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-  for (std::string_view latin1 : {"8859/1", "ISO-8859-1", "ISO8859-1", "ISO_8859-1", "ISO IR100", "ISO_IR 100", "LATIN1"})
+  for (std::string_view latin1 :
+       {"8859/1", "ISO-8859-1", "ISO8859-1", "ISO_8859-1", "ISO IR100", "ISO_IR 100", "LATIN1"})
     if (equals_ignoring_case(name, latin1)) return charset::ISO_8859_1;
   return charset::UTF8;
 }

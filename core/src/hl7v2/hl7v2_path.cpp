@@ -38,12 +38,13 @@ bool is_separator(char c) noexcept { return c == '-' || c == '.'; }
 result<path> parse_path(std::string_view text) {
   path p;
   auto bad = [&](size_t at, const char *why) {
-    return quire::error(error_code::INVALID_ARGUMENT, "malformed HL7 v2 path \"" + std::string(text.substr(0, 64)) +
-                                                          "\": " + why, at);
+    return quire::error(error_code::INVALID_ARGUMENT,
+                        "malformed HL7 v2 path \"" + std::string(text.substr(0, 64)) + "\": " + why, at);
   };
   if (text.size() < 3 || !detail::is_id_char(text[0]) || !detail::is_id_char(text[1]) || !detail::is_id_char(text[2]))
     return bad(0, "it must start with a 3-character segment id");
-  for (size_t k = 0; k < 3; ++k) p.segment[k] = text[k] >= 'a' && text[k] <= 'z' ? static_cast<char>(text[k] - 32) : text[k];
+  for (size_t k = 0; k < 3; ++k)
+    p.segment[k] = text[k] >= 'a' && text[k] <= 'z' ? static_cast<char>(text[k] - 32) : text[k];
   size_t i = 3;
   if (!read_bracketed(text, i, p.segment_repetition)) return bad(i, "expected [n] with n >= 1");
   if (i == text.size()) return p;
@@ -101,7 +102,8 @@ int days_in_month(int year, int month) noexcept {
 result<std::string> to_iso8601(std::string_view dtm) {
   const std::string_view s = trim(dtm);
   auto bad = [&](const char *why) {
-    return quire::error(error_code::INVALID_ARGUMENT, "not an HL7 date/time \"" + std::string(s.substr(0, 40)) + "\": " + why);
+    return quire::error(error_code::INVALID_ARGUMENT,
+                        "not an HL7 date/time \"" + std::string(s.substr(0, 40)) + "\": " + why);
   };
   size_t digits = 0;
   while (digits < s.size() && is_digit(s[digits])) ++digits;
@@ -173,7 +175,8 @@ result<number> parse_number(std::string_view nm) {
     else break;
   }
   if (digits == 0 || i != s.size())
-    return quire::error(error_code::INVALID_ARGUMENT, "not an HL7 number (NM): \"" + std::string(s.substr(0, 40)) + "\"");
+    return quire::error(error_code::INVALID_ARGUMENT,
+                        "not an HL7 number (NM): \"" + std::string(s.substr(0, 40)) + "\"");
   // strtod reads the C locale's '.', which is the locale core runs in; the text was checked above
   // so it cannot read exponents or hex forms.
   const std::string copy(s);

@@ -71,8 +71,7 @@ result<delimiters> read_delimiters(std::string_view chunk, uint64_t base, bool s
   size_t i = 4;
   while (i < chunk.size() && chunk[i] != d.field && !detail::is_line_end(chunk[i])) ++i;
   const std::string_view enc = chunk.substr(4, i - 4);
-  if (enc.empty())
-    return quire::error(error_code::INVALID_HL7, "MSH-2 (encoding characters) is empty", base + 4);
+  if (enc.empty()) return quire::error(error_code::INVALID_HL7, "MSH-2 (encoding characters) is empty", base + 4);
   if (strict && enc.size() != 4 && enc.size() != 5)
     return quire::error(error_code::INVALID_HL7,
                         "MSH-2 must hold 4 encoding characters (5 with the truncation character)", base + 4);
@@ -93,7 +92,8 @@ result<delimiters> read_delimiters(std::string_view chunk, uint64_t base, bool s
     for (size_t b = 0; b < a; ++b)
       if (all[a] == all[b])
         return quire::error(error_code::INVALID_HL7,
-                            std::string("the character '") + all[a] + "' is used for two delimiter roles", base + 3 + a);
+                            std::string("the character '") + all[a] + "' is used for two delimiter roles",
+                            base + 3 + a);
   }
   return d;
 }
@@ -182,7 +182,8 @@ result<message> message_builder::parse_one(std::string_view chunk, uint64_t base
         return quire::error(error_code::INVALID_HL7, "a second MSH: the input holds several messages (use parse_batch)",
                             base + begin);
       if (is_envelope_id(line))
-        return quire::error(error_code::INVALID_HL7, "a batch or file envelope segment (use parse_batch)", base + begin);
+        return quire::error(error_code::INVALID_HL7, "a batch or file envelope segment (use parse_batch)",
+                            base + begin);
     }
     if (m.segments_.size() >= options.max_segments)
       return quire::error(error_code::DOCUMENT_TOO_LARGE,
@@ -193,8 +194,7 @@ result<message> message_builder::parse_one(std::string_view chunk, uint64_t base
     last_end = end;
   }
   m.bytes_ = chunk.substr(0, last_end);
-  if (auto cs = m.get(path{{'M', 'S', 'H'}, 1, 18, 1, 1, 0}))
-    m.charset_ = charset_from_name(*cs);
+  if (auto cs = m.get(path{{'M', 'S', 'H'}, 1, 18, 1, 1, 0})) m.charset_ = charset_from_name(*cs);
 
   if (options.strict) {
     // Strict reads check every value's escapes and encoding now, so that a message that parsed
@@ -204,7 +204,8 @@ result<message> message_builder::parse_one(std::string_view chunk, uint64_t base
       const bool is_msh = seg.id() == "MSH";
       for (size_t f = is_msh ? 3 : 1; f <= seg.field_count(); ++f) {
         const std::string_view v = *seg.field(f);
-        if (m.delimiters_.escape == delimiters::NONE || v.find(m.delimiters_.escape) == std::string_view::npos) continue;
+        if (m.delimiters_.escape == delimiters::NONE || v.find(m.delimiters_.escape) == std::string_view::npos)
+          continue;
         auto checked = unescape_into(v, m.delimiters_, true, nullptr);
         if (!checked) {
           quire::error e = std::move(checked).error();
@@ -261,8 +262,8 @@ result<batch> parse_batch(std::string_view bytes, const parse_options &options) 
 
   auto close_message = [&]() -> result<void> {
     if (message_begin == SIZE_MAX) return {};
-    auto m = detail::message_builder::parse_one(bytes.substr(message_begin, message_end - message_begin),
-                                                message_begin, options);
+    auto m = detail::message_builder::parse_one(bytes.substr(message_begin, message_end - message_begin), message_begin,
+                                                options);
     if (!m) return std::move(m).error();
     out.messages.push_back(std::move(m).value());
     out.skipped_bytes += trailing_text;
@@ -302,8 +303,7 @@ result<batch> parse_batch(std::string_view bytes, const parse_options &options) 
       trailing_text = 0;
       continue;
     }
-    if (options.strict)
-      return quire::error(error_code::INVALID_HL7, "text outside a message (not a segment)", begin);
+    if (options.strict) return quire::error(error_code::INVALID_HL7, "text outside a message (not a segment)", begin);
     if (message_begin != SIZE_MAX) {
       trailing_text += line.size();
     } else {

@@ -38,7 +38,9 @@ const kernel &best_kernel() {
 // An upper bound on the tape entries of a document: one per `,` `:` `[` `{`, plus the root.
 size_t tape_entries_bound(std::string_view s) noexcept {
   size_t n = 1;
-  for (char c : s) n += static_cast<size_t>(c == ',') + static_cast<size_t>(c == ':') + static_cast<size_t>(c == '[') + static_cast<size_t>(c == '{');
+  for (char c : s)
+    n += static_cast<size_t>(c == ',') + static_cast<size_t>(c == ':') + static_cast<size_t>(c == '[') +
+         static_cast<size_t>(c == '{');
   return n;
 }
 
@@ -48,8 +50,9 @@ result<std::string_view> padded_input(std::string_view input, size_t available_p
                                       std::unique_ptr<char[]> &copy) {
   uint64_t cap = lim.max_document_bytes < HARD_MAX_BYTES ? lim.max_document_bytes : HARD_MAX_BYTES;
   if (input.size() > cap) {
-    return quire::error(quire::error_code::DOCUMENT_TOO_LARGE,
-                        "document of " + std::to_string(input.size()) + " bytes exceeds max_document_bytes " + std::to_string(cap), 0);
+    return quire::error(
+        quire::error_code::DOCUMENT_TOO_LARGE,
+        "document of " + std::to_string(input.size()) + " bytes exceeds max_document_bytes " + std::to_string(cap), 0);
   }
   if (available_padding >= PADDING) return input;
   copy.reset(new (std::nothrow) char[input.size() + PADDING]);
@@ -70,7 +73,8 @@ quire::error located(quire::error err, std::string_view input) {
     } else if (err.code == quire::error_code::INVALID_UTF8) {
       // The bytes are UTF-8: the fallback kernel says otherwise only when an escape swallowed the
       // lead byte of a multi-byte character (`"\🌀"`), which is a bad escape.
-      err = quire::error(quire::error_code::INVALID_STRING, "a backslash escapes a character that cannot be escaped", err.offset);
+      err = quire::error(quire::error_code::INVALID_STRING, "a backslash escapes a character that cannot be escaped",
+                         err.offset);
       if (err.offset == quire::error::NO_OFFSET) err.offset = input.size();
     } else if (err.offset == quire::error::NO_OFFSET) {
       err.offset = input.size();  // stage-1 failures such as an unclosed string: reported at the end
@@ -123,7 +127,8 @@ result<std::pair<std::string_view, size_t>> source_bytes(const byte_source &sour
   }
   uint64_t n = source.size();
   if (n > lim.max_document_bytes || n > HARD_MAX_BYTES) {
-    return quire::error(quire::error_code::DOCUMENT_TOO_LARGE, "document of " + std::to_string(n) + " bytes exceeds max_document_bytes", 0);
+    return quire::error(quire::error_code::DOCUMENT_TOO_LARGE,
+                        "document of " + std::to_string(n) + " bytes exceeds max_document_bytes", 0);
   }
   buffer.reset(new (std::nothrow) char[static_cast<size_t>(n) + PADDING]);
   if (!buffer) return quire::error(quire::error_code::OUT_OF_MEMORY, "cannot allocate the input", 0);
@@ -142,11 +147,20 @@ uint64_t first_invalid_utf8(std::string_view s) noexcept {
     unsigned char c = p[i];
     size_t len;
     uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else return i;
     if (i + len > n) return i;
     for (size_t k = 1; k < len; ++k) {
       if ((p[i + k] & 0xC0) != 0x80) return i;

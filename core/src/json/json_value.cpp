@@ -13,8 +13,9 @@ const detail::node &node_at(const detail::tape_data *d, uint32_t i) { return d->
 
 quire::error wrong_type(const detail::tape_data *d, uint32_t i, std::string_view wanted) {
   const auto &n = node_at(d, i);
-  return quire::error(error_code::WRONG_TYPE,
-                      "expected " + std::string(wanted) + ", found " + std::string(kind_name(static_cast<kind>(n.type))), n.offset);
+  return quire::error(
+      error_code::WRONG_TYPE,
+      "expected " + std::string(wanted) + ", found " + std::string(kind_name(static_cast<kind>(n.type))), n.offset);
 }
 
 }  // namespace
@@ -65,11 +66,13 @@ result<int64_t> value::get_int64() const {
   const auto &n = node_at(doc_, index_);
   auto text = get_number_text();
   if (!text) return std::move(text).error();
-  if (!n.flag) return quire::error(error_code::WRONG_TYPE, "expected an integer, found " + std::string(text.value()), n.offset);
+  if (!n.flag)
+    return quire::error(error_code::WRONG_TYPE, "expected an integer, found " + std::string(text.value()), n.offset);
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
   if (ec != std::errc() || ptr != text->data() + text->size()) {
-    return quire::error(error_code::OUT_OF_RANGE, "integer does not fit in 64 bits: " + std::string(text->substr(0, 40)), n.offset);
+    return quire::error(error_code::OUT_OF_RANGE,
+                        "integer does not fit in 64 bits: " + std::string(text->substr(0, 40)), n.offset);
   }
   return v;
 }
@@ -87,7 +90,8 @@ result<array> value::get_array() const {
 result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
   value current = *this;
   if (pointer.empty()) return std::optional<value>(current);
-  if (pointer[0] != '/') return quire::error(error_code::INVALID_ARGUMENT, "a JSON Pointer starts with '/': " + std::string(pointer));
+  if (pointer[0] != '/')
+    return quire::error(error_code::INVALID_ARGUMENT, "a JSON Pointer starts with '/': " + std::string(pointer));
   size_t pos = 1;
   while (true) {
     size_t end = pointer.find('/', pos);
@@ -97,7 +101,8 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
       if (raw[i] == '~') {
         if (i + 1 < raw.size() && raw[i + 1] == '0') token += '~';
         else if (i + 1 < raw.size() && raw[i + 1] == '1') token += '/';
-        else return quire::error(error_code::INVALID_ARGUMENT, "bad '~' escape in JSON Pointer: " + std::string(pointer));
+        else
+          return quire::error(error_code::INVALID_ARGUMENT, "bad '~' escape in JSON Pointer: " + std::string(pointer));
         ++i;
       } else {
         token += raw[i];
@@ -110,7 +115,8 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
     } else if (current.type() == kind::array) {
       size_t index = 0;
       auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
-      if (token.empty() || ec != std::errc() || ptr != token.data() + token.size() || (token.size() > 1 && token[0] == '0')) {
+      if (token.empty() || ec != std::errc() || ptr != token.data() + token.size() ||
+          (token.size() > 1 && token[0] == '0')) {
         return std::optional<value>();
       }
       auto found = array(current.doc_, current.index_).at(index);

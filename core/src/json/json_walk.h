@@ -142,7 +142,8 @@ class walker {
         if (!number(trim_right(raw), off)) return false;
         // A root number is not consumed by raw_json_token(): look past it ourselves.
         for (size_t i = off + raw.size(); i < length_; ++i) {
-          if (!is_json_space(base_[i])) return fail_at(quire::error_code::TRAILING_CONTENT, "content after the document's value", i);
+          if (!is_json_space(base_[i]))
+            return fail_at(quire::error_code::TRAILING_CONTENT, "content after the document's value", i);
         }
         return true;
       }
@@ -172,7 +173,8 @@ class walker {
     // current_location() fails with OUT_OF_BOUNDS exactly when nothing is left after the value.
     const char *rest = nullptr;
     if (!doc.current_location().get(rest) && rest != nullptr && rest < base_ + length_) {
-      return fail_at(quire::error_code::TRAILING_CONTENT, "content after the document's value", static_cast<uint64_t>(rest - base_));
+      return fail_at(quire::error_code::TRAILING_CONTENT, "content after the document's value",
+                     static_cast<uint64_t>(rest - base_));
     }
     return true;
   }
@@ -212,7 +214,9 @@ class walker {
 
   bool number(std::string_view text, uint32_t off) {
     bool is_integer = false;
-    if (!valid_number(text, is_integer)) return fail_at(quire::error_code::INVALID_NUMBER, "not a JSON number: '" + std::string(text.substr(0, 40)) + "'", off);
+    if (!valid_number(text, is_integer))
+      return fail_at(quire::error_code::INVALID_NUMBER, "not a JSON number: '" + std::string(text.substr(0, 40)) + "'",
+                     off);
     vis_.on_number(off, text, is_integer);
     return true;
   }
@@ -261,8 +265,7 @@ class walker {
         if (auto e = v.get_array().get(arr)) return fail(e);
         return open_array(arr, off);
       }
-      case od::json_type::number:
-        return number(trim_right(v.raw_json_token()), off);
+      case od::json_type::number: return number(trim_right(v.raw_json_token()), off);
       case od::json_type::string: {
         std::string_view s;
         if (auto e = v.get_string().get(s)) return fail(e);
@@ -333,8 +336,16 @@ struct counter {
   void on_number(uint32_t, std::string_view, bool) { ++s.numbers; }
   void on_string(uint32_t, std::string_view) { ++s.strings; }
   void on_key(uint32_t, std::string_view) { ++s.keys; }
-  int begin_object(uint32_t, size_t depth) { ++s.objects; if (depth > s.max_depth) s.max_depth = depth; return 0; }
-  int begin_array(uint32_t, size_t depth) { ++s.arrays; if (depth > s.max_depth) s.max_depth = depth; return 0; }
+  int begin_object(uint32_t, size_t depth) {
+    ++s.objects;
+    if (depth > s.max_depth) s.max_depth = depth;
+    return 0;
+  }
+  int begin_array(uint32_t, size_t depth) {
+    ++s.arrays;
+    if (depth > s.max_depth) s.max_depth = depth;
+    return 0;
+  }
   void end_object(int, uint32_t) {}
   void end_array(int, uint32_t) {}
 };
@@ -351,17 +362,26 @@ struct tape_builder {
     d.strings.append(s);
     return start;
   }
-  void on_null(uint32_t off) { push(off, 0, 0, kind::null_value, 0); ++d.value_count; }
-  void on_bool(uint32_t off, bool b) { push(off, 0, 0, kind::boolean, b ? 1 : 0); ++d.value_count; }
+  void on_null(uint32_t off) {
+    push(off, 0, 0, kind::null_value, 0);
+    ++d.value_count;
+  }
+  void on_bool(uint32_t off, bool b) {
+    push(off, 0, 0, kind::boolean, b ? 1 : 0);
+    ++d.value_count;
+  }
   void on_number(uint32_t off, std::string_view text, bool is_integer) {
-    push(off, static_cast<uint32_t>(text.data() - d.input.data()), static_cast<uint32_t>(text.size()), kind::number, is_integer ? 1 : 0);
+    push(off, static_cast<uint32_t>(text.data() - d.input.data()), static_cast<uint32_t>(text.size()), kind::number,
+         is_integer ? 1 : 0);
     ++d.value_count;
   }
   void on_string(uint32_t off, std::string_view s) {
     push(off, add_string(s), static_cast<uint32_t>(s.size()), kind::string, 0);
     ++d.value_count;
   }
-  void on_key(uint32_t off, std::string_view s) { push(off, add_string(s), static_cast<uint32_t>(s.size()), kind::string, 1); }
+  void on_key(uint32_t off, std::string_view s) {
+    push(off, add_string(s), static_cast<uint32_t>(s.size()), kind::string, 1);
+  }
   uint32_t begin_object(uint32_t off, size_t depth) { return begin(off, depth, kind::object); }
   uint32_t begin_array(uint32_t off, size_t depth) { return begin(off, depth, kind::array); }
   uint32_t begin(uint32_t off, size_t depth, kind k) {
@@ -421,4 +441,3 @@ result<void> QUIRE_KERNEL_FN(build)(std::string_view padded, const limits &lim, 
 std::string_view QUIRE_KERNEL_FN(name)() noexcept { return QUIRE_JSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION); }
 
 }  // namespace quire::json
-

@@ -78,7 +78,8 @@ bool reader::process(std::string_view line, uint64_t offset, const line_callback
 result<void> reader::line_too_long(uint64_t offset, const line_callback &visit) {
   ++stats_.lines;
   ++stats_.bad_lines;
-  quire::error e(error_code::LINE_TOO_LONG, "a line longer than max_line_bytes (" + std::to_string(opts_.max_line_bytes) + ")", offset);
+  quire::error e(error_code::LINE_TOO_LONG,
+                 "a line longer than max_line_bytes (" + std::to_string(opts_.max_line_bytes) + ")", offset);
   e.line = static_cast<uint32_t>(std::min<uint64_t>(stats_.lines, UINT32_MAX));
   e.column = 1;
   line_result out;
