@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../core/src/common/alloc.h"
 #include "bind_support.h"
 #include "quire/format.h"
 #include "quire/json.h"
@@ -84,6 +85,11 @@ text_result fail(const quire::error &e) {
 }
 
 text_result ok_text(std::string s) {
+  // Embind 3.1.6 copies a returned std::string into a malloc whose failure it does not check: a
+  // text the heap cannot hold a second copy of is OUT_OF_MEMORY here, not a write to address 0.
+  if (s.size() >= quire::detail::PROBE_THRESHOLD && !quire::detail::can_allocate(s.size() + 16)) {
+    return fail(quire::detail::out_of_memory(s.size(), "a result's text"));
+  }
   text_result r;
   r.text = std::move(s);
   r.present = true;

@@ -193,10 +193,8 @@ class byte_sink {
 class vector_sink final : public byte_sink {
  public:
   std::vector<uint8_t> bytes;
-  result<void> write(std::span<const uint8_t> b) override {
-    bytes.insert(bytes.end(), b.begin(), b.end());
-    return {};
-  }
+  /// Appends; OUT_OF_MEMORY (bytes unchanged) when the vector cannot grow (a wasm heap that is full).
+  result<void> write(std::span<const uint8_t> b) override;
 };
 
 /// Writes a table: rows go in one at a time; each full chunk is encoded, compressed and written
