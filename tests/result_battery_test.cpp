@@ -207,7 +207,9 @@ TEST_CASE("result battery: core's texts digest to the checked-in table", "[forma
   const std::pair<const char *, std::vector<uint8_t>> built[] = {{"customers-2000.quire", customers_file_bytes()},
                                                                  {"decimals.quire", decimals_file_bytes()}};
   for (const auto &[name, bytes] : built) {
-    if (update) std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (update)
+      std::ofstream(dir / name, std::ios::binary)
+          .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     // The writer is stable: this target rebuilds the checked-in file byte for byte.
     INFO("tests/data/battery/" << name);
     CHECK(quire_test::read_bytes(dir / name) == bytes);
