@@ -135,10 +135,11 @@ class format_file {
 
   std::string info() const { return fmt::to_json(file_->info()); }
 
-  text_result query(const std::string &query_json) {
+  /// `as_array`: one JSON array (what query() parses); false: core's NDJSON, as the CLI prints it.
+  text_result query(const std::string &query_json, bool as_array) {
     auto q = parse_query(query_json);
     if (!q) return fail(q.error());
-    auto r = file_->query(*q, true);
+    auto r = file_->query(*q, as_array);
     if (!r) return fail(r.error());
     return ok_text(std::move(r->json));
   }

@@ -31,7 +31,7 @@ interface ColumnRecord {
 interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
-  query(queryJson: string): TextResult;
+  query(queryJson: string, asArray: boolean): TextResult;
   find(column: string, keyJson: string, queryJson: string): TextResult;
   count(queryJson: string): NumberResult;
   aggregate(column: string, queryJson: string): TextResult;
@@ -340,9 +340,20 @@ export class QuireFile extends Handle<FormatFileHandle> {
 
   /** Rows a query selects, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers; decimals are numbers here, their exact text is in aggregate()). */
   query(q: Query = {}): Record<string, unknown>[] {
-    const r = this.handle.query(queryJson(q, 'query'));
+    const r = this.handle.query(queryJson(q, 'query'), true);
     check(r);
     return JSON.parse(r.text) as Record<string, unknown>[];
+  }
+
+  /**
+   * The rows query(q) selects as core's text, unparsed: a JSON array, or with `ndjson: true` one
+   * object a line, each ending in a newline (exactly what `quire query` prints). Numbers keep
+   * core's digits (a decimal `12.50`, integers beyond 2^53), which parsing would change.
+   */
+  queryText(q: Query = {}, options: { ndjson?: boolean } = {}): string {
+    const r = this.handle.query(queryJson(q, 'queryText'), !(options.ndjson ?? false));
+    check(r);
+    return r.text;
   }
 
   /** The number of rows query(q) would return; no rows are built. */
