@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "format_sample_data.h"  // bench/shapes: the sample customers
 #include "quire/format.h"
 #include "test_support.h"
 

@@ -16,8 +16,6 @@ const { readBattery, readDigests, fnv1a64 } = await import(pathToFileURL(path.jo
 // (so that a line that becomes comparable is moved off this list), with the same outcome (ok or
 // the error code).
 const NOT_COMPARABLE = new Map([
-  ['g-error-find-key', "the package takes a typed key: the text 'abc' reaches find() as a string (find's WRONG_KEY line), not through parse_key_text as `quire query --find id=abc` does (its WRONG_KEY line words it differently)"],
-  ['d-error-find-key', "the package takes a typed key: the text 'abc' reaches find() as a string (find's WRONG_KEY line), not through parse_key_text as `quire query --find huge=abc` does"],
   ['d-sum-integer-128', 'the exact 128-bit sum and the min/max near int64 bounds are integers beyond 2^53: JavaScript numbers round them'],
   ['d-chunks-integer', 'chunk min/max near int64 bounds are integers beyond 2^53: JavaScript numbers round them'],
 ]);

@@ -220,11 +220,19 @@ int run_query(arguments &args) {
     if (!flt) { return fail("--where", flt.error()); }
     q.where = std::move(flt).value();
   }
+  if (columns) q.columns = split_list(*columns);
   if (find) {
     size_t eq = find->find('=');
     std::string column = find->substr(0, eq);
     auto key = format::parse_key_text(f->schema(), column, find->substr(eq + 1));
     if (!key) { return fail("--find", key.error()); }
+    if (!explain && !count && !sum && !order && offset == 0 && limit == UINT64_MAX) {
+      // The lookup itself, as the npm package's find() makes it: the same row, the same errors.
+      auto row = f->find(column, *key, q.columns);
+      if (!row) { return fail("--find", row.error()); }
+      if (row->has_value()) std::printf("%s\n", (*row)->c_str());
+      return EXIT_OK;
+    }
     format::filter flt;
     flt.o = format::filter::op::eq;
     flt.column = column;
@@ -232,7 +240,6 @@ int run_query(arguments &args) {
     q.where = std::move(flt);
     if (limit == UINT64_MAX) limit = 1;
   }
-  if (columns) q.columns = split_list(*columns);
   if (order) q.order_by = *order;
   q.descending = desc;
   q.limit = limit;

@@ -609,8 +609,9 @@ result<void> parse_write_options_json(std::string_view json_text, write_options 
 /// A lookup key written as JSON: a string, a number (an integer when it has no fraction and fits
 /// int64) or a boolean. Errors: WRONG_KEY (null, an object or an array), INVALID_JSON.
 result<value> parse_key_json(std::string_view json_text);
-/// A lookup key written as text (`quire query --find COL=TEXT`), read as the column's type.
-/// Errors: NO_SUCH_COLUMN, WRONG_KEY (text the column's type cannot hold).
+/// A lookup key written as text (`quire query --find COL=TEXT`), read as the column's type; text
+/// that type does not read (`abc` for an integer) stays text, and find() then answers WRONG_KEY.
+/// Errors: NO_SUCH_COLUMN.
 result<value> parse_key_text(const format::schema &schema, std::string_view column, std::string_view text);
 
 /// An open .quire file. Movable, not copyable.
