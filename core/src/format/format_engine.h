@@ -40,7 +40,7 @@ struct engine {
     return -1;
   }
 
-  // --- the plan (format_plan.cpp) ----------------------------------------------------------------
+  // --- the plan (format_plan.cpp) ------------------------------------------------------------------
 
   // Chunk skipping: statistics first, then Bloom filters for = / in on hash-indexed columns.
   result<tri> on_chunk(const pred &p, uint64_t chunk, bool &by_bloom);
@@ -56,7 +56,7 @@ struct engine {
   /// Candidate rows from the best index for a top-level conjunct, or nullopt (scan).
   result<std::optional<std::vector<uint64_t>>> plan_index(const pred &p);
 
-  // --- the scan (format_scan.cpp; for_each_chunk is a template, so it is here) ----------------------
+  // --- the scan (format_scan.cpp; for_each_chunk is a template, so it is here) ---------------------
 
   // Evaluation of a predicate over one chunk, for the rows set in `mask`; returns a subset of it.
   result<std::vector<uint8_t>> eval(const pred &p, uint64_t chunk, const std::vector<uint8_t> &mask);
@@ -122,7 +122,7 @@ struct engine {
     return {};
   }
 
-  // --- values out ---------------------------------------------------------------------------------
+  // --- values out ----------------------------------------------------------------------------------
 
   /// Walks the pages of one column for ascending rows of one chunk.
   struct cursor {
