@@ -173,7 +173,7 @@ page_ref read_ref(byte_reader &r);
 /// else stores it raw. Returns the bytes to store and fills every field of `ref` but offset.
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
 
-// --- values (format_value_text.cpp; order keys: format_layout.cpp) ---------------------------------
+// --- values (format_value_text.cpp) ----------------------------------------------------------------
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (the well-known days-from-civil formula).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept;
@@ -203,12 +203,39 @@ domain domain_of(column_type t) noexcept;
 /// True for column types stored as text (string, decimal, json).
 inline bool stored_as_text(column_type t) noexcept { return t == column_type::string || t == column_type::decimal || t == column_type::json; }
 
+// --- facts of the byte format (format_layout.cpp) ------------------------------------------------
+// What the writer stores and the reader probes must agree bit for bit: each of these is computed
+// in this one place, so the two sides cannot drift apart.
+
+/// Appends v as 8 big-endian bytes: index keys carry row numbers and hashes this way, so that the
+/// keys' byte order is the numbers' order.
+inline void put_be64(std::string &o, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) o.push_back(static_cast<char>((v >> s) & 0xFF));
+}
+
 /// Appends an order-preserving key: ints flip the sign bit (big-endian); doubles flip the sign bit
 /// or all bits; text escapes 0x00 as 00 FF and ends with 00 00, so a key followed by more bytes
 /// still sorts by the key first.
 void append_int_key(std::string &out, int64_t v);
 void append_real_key(std::string &out, double v);
 void append_text_key(std::string &out, std::string_view v);
+
+/// The bit that probe `k` (0 <= k < the filter's hash count) of hash `h` sets in a Bloom filter of
+/// `bits` bits: double hashing, h + k·h2, with h2 the hash rotated by 31 and made odd.
+inline uint64_t bloom_bit(uint64_t h, uint32_t k, uint64_t bits) {
+  const uint64_t h2 = (h >> 33) | (h << 31) | 1;
+  return (h + k * h2) % bits;
+}
+
+/// The distinct trigrams (3-byte substrings) of `s`, each packed big-endian into 24 bits, in
+/// ascending order (that of their bytes): the keys of a text index. None below 3 bytes.
+void distinct_trigrams(std::string_view s, std::vector<uint32_t> &grams);
+/// Appends a packed trigram's 3 bytes, as a text index keys it.
+inline void append_trigram_key(std::string &out, uint32_t g) {
+  out.push_back(static_cast<char>(g >> 16));
+  out.push_back(static_cast<char>((g >> 8) & 0xFF));
+  out.push_back(static_cast<char>(g & 0xFF));
+}
 
 // --- statistics (format_layout.cpp) ----------------------------------------------------------------
 

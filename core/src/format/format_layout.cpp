@@ -1,5 +1,9 @@
 // Facts of the byte format that the writer and the reader both rely on (docs/format.md): the
-// order-preserving keys of sorted indexes and ORDER BY, and the encoding of statistics.
+// order-preserving keys of sorted indexes and ORDER BY, trigrams of text indexes, and the encoding
+// of statistics. The Bloom filter's bit positions and big-endian words are inline in
+// format_internal.h.
+#include <algorithm>
+
 #include "format_internal.h"
 
 namespace quire::format::detail {
@@ -7,16 +11,14 @@ namespace quire::format::detail {
 // --- order keys ------------------------------------------------------------------------------------
 
 void append_int_key(std::string &out, int64_t v) {
-  uint64_t u = static_cast<uint64_t>(v) ^ 0x8000000000000000ull;
-  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((u >> s) & 0xFF));
+  put_be64(out, static_cast<uint64_t>(v) ^ 0x8000000000000000ull);
 }
 
 void append_real_key(std::string &out, double v) {
   if (v == 0) v = 0;
   uint64_t u;
   std::memcpy(&u, &v, 8);
-  u = (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
-  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((u >> s) & 0xFF));
+  put_be64(out, (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull);
 }
 
 void append_text_key(std::string &out, std::string_view v) {
@@ -26,6 +28,20 @@ void append_text_key(std::string &out, std::string_view v) {
   }
   out.push_back('\0');
   out.push_back('\0');
+}
+
+// --- trigrams -------------------------------------------------------------------------------------
+
+void distinct_trigrams(std::string_view s, std::vector<uint32_t> &grams) {
+  grams.clear();
+  if (s.size() < 3) return;
+  grams.reserve(s.size() - 2);
+  for (size_t i = 0; i + 3 <= s.size(); ++i) {
+    grams.push_back((uint32_t{static_cast<uint8_t>(s[i])} << 16) | (uint32_t{static_cast<uint8_t>(s[i + 1])} << 8) |
+                    static_cast<uint8_t>(s[i + 2]));
+  }
+  std::sort(grams.begin(), grams.end());
+  grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
 }
 
 // --- statistics ------------------------------------------------------------------------------------

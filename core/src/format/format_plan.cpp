@@ -114,7 +114,7 @@ result<std::optional<std::vector<uint64_t>>> engine::candidates(const pred &p) {
     std::vector<uint64_t> rows;
     for (uint64_t h : hashes) {
       std::string k;
-      for (int s = 56; s >= 0; s -= 8) k.push_back(static_cast<char>((h >> s) & 0xFF));
+      put_be64(k, h);
       uint64_t est;
       auto r = index_range(static_cast<size_t>(hash_ix), k, k, false, est);
       if (!r) return std::move(r).error();
@@ -156,10 +156,10 @@ result<std::optional<std::vector<uint64_t>>> engine::candidates(const pred &p) {
   int text_ix = index_of(p.column, index_kind::text);
   if (text_ix >= 0 && (p.kind == pk::contains || p.kind == pk::starts_with) && p.pattern.size() >= 3 &&
       (type == column_type::string || type == column_type::json)) {
-    std::vector<std::string> grams;
-    for (size_t i = 0; i + 3 <= p.pattern.size(); ++i) grams.push_back(p.pattern.substr(i, 3));
-    std::sort(grams.begin(), grams.end());
-    grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+    std::vector<uint32_t> packed;
+    distinct_trigrams(p.pattern, packed);
+    std::vector<std::string> grams(packed.size());
+    for (size_t i = 0; i < packed.size(); ++i) append_trigram_key(grams[i], packed[i]);
     // Rarest trigrams first; trigrams in more than a quarter of the rows do not narrow enough.
     std::vector<std::pair<uint64_t, std::string>> by_size;
     for (auto &g : grams) {
