@@ -1,4 +1,4 @@
-// Shared by the reader (format_reader.cpp) and the query engine (format_query.cpp): what an open
+// Shared by the reader (format_reader.cpp) and the query engine (format_engine.h): what an open
 // file holds, and how it loads directories, dictionaries, pages and index pages on demand.
 #pragma once
 

@@ -23,7 +23,7 @@ namespace quire::format::detail {
 static_assert(std::endian::native == std::endian::little,
               "quire's format code assumes a little-endian host (x86-64, wasm)");
 
-// --- constants of the layout (docs/format.md) ---------------------------------------------------
+// --- constants of the layout (docs/format.md) ------------------------------------------------------
 
 inline constexpr char MAGIC[6] = {'Q', 'U', 'I', 'R', 'E', '\0'};
 inline constexpr size_t HEADER_SIZE = 8;  // magic + u16 version
@@ -67,6 +67,8 @@ std::optional<int64_t> scale_decimal_text(std::string_view text, unsigned &place
 void append_scaled_decimal(std::string &out, int64_t m, unsigned places);
 /// Most decimal places of F64_DECIMAL.
 inline constexpr unsigned MAX_DECIMAL_PLACES = 6;
+/// 10^k for k <= MAX_DECIMAL_PLACES: F64_DECIMAL's encoder scales by them and its decoder divides.
+inline constexpr double POWERS_OF_TEN[MAX_DECIMAL_PLACES + 1] = {1, 10, 100, 1000, 10000, 100000, 1000000};
 /// Finds the fewest decimal places k <= MAX_DECIMAL_PLACES with which every value is exactly m / 10^k
 /// for an integer |m| < 2^53, and writes those m to `scaled`. False when there is none (then the
 /// values are stored as plain doubles). -0, infinities and NaN never qualify.
@@ -74,7 +76,7 @@ bool scale_decimals(std::span<const double> values, unsigned &places, std::vecto
 /// Names of encodings as storage reports print them: "ints/DELTA", "text/DICT+FOR"...
 std::string encoding_name(uint8_t encoding);
 
-// --- little-endian and varint writing -----------------------------------------------------------
+// --- little-endian and varint writing --------------------------------------------------------------
 
 inline void put_u8(std::string &o, uint8_t v) { o.push_back(static_cast<char>(v)); }
 inline void put_u16(std::string &o, uint16_t v) { o.append(reinterpret_cast<const char *>(&v), 2); }
@@ -190,7 +192,7 @@ class byte_reader {
   bool failed_ = false;
 };
 
-// --- checksums and hashes -----------------------------------------------------------------------
+// --- checksums and hashes (format_crc.cpp) ---------------------------------------------------------
 
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI and ext4.
 uint32_t crc32c(std::span<const uint8_t> bytes) noexcept;
@@ -200,7 +202,7 @@ inline uint32_t crc32c(std::string_view s) noexcept {
 /// 64-bit hash of bytes: FNV-1a, then the SplitMix64 finaliser to spread the bits.
 uint64_t hash64(std::string_view bytes) noexcept;
 
-// --- stored pages -------------------------------------------------------------------------------
+// --- stored pages (format_page_codec.cpp) ----------------------------------------------------------
 
 /// Where a stored page is and how to read it back. Every object in a file after the header —
 /// data, dictionary, directory, statistics, index pages and Bloom filters — is a stored page.
@@ -218,7 +220,7 @@ page_ref read_ref(byte_reader &r);
 /// else stores it raw. Returns the bytes to store and fills every field of `ref` but offset.
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
 
-// --- values -------------------------------------------------------------------------------------
+// --- values (format_value_text.cpp) ----------------------------------------------------------------
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (the well-known days-from-civil formula).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept;
@@ -250,6 +252,16 @@ inline bool stored_as_text(column_type t) noexcept {
   return t == column_type::string || t == column_type::decimal || t == column_type::json;
 }
 
+// --- facts of the byte format (format_layout.cpp) ------------------------------------------------
+// What the writer stores and the reader probes must agree bit for bit: each of these is computed
+// in this one place, so the two sides cannot drift apart.
+
+/// Appends v as 8 big-endian bytes: index keys carry row numbers and hashes this way, so that the
+/// keys' byte order is the numbers' order.
+inline void put_be64(std::string &o, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) o.push_back(static_cast<char>((v >> s) & 0xFF));
+}
+
 /// Appends an order-preserving key: ints flip the sign bit (big-endian); doubles flip the sign bit
 /// or all bits; text escapes 0x00 as 00 FF and ends with 00 00, so a key followed by more bytes
 /// still sorts by the key first.
@@ -257,7 +269,24 @@ void append_int_key(std::string &out, int64_t v);
 void append_real_key(std::string &out, double v);
 void append_text_key(std::string &out, std::string_view v);
 
-// --- statistics ---------------------------------------------------------------------------------
+/// The bit that probe `k` (0 <= k < the filter's hash count) of hash `h` sets in a Bloom filter of
+/// `bits` bits: double hashing, h + k·h2, with h2 the hash rotated by 31 and made odd.
+inline uint64_t bloom_bit(uint64_t h, uint32_t k, uint64_t bits) {
+  const uint64_t h2 = (h >> 33) | (h << 31) | 1;
+  return (h + k * h2) % bits;
+}
+
+/// The distinct trigrams (3-byte substrings) of `s`, each packed big-endian into 24 bits, in
+/// ascending order (that of their bytes): the keys of a text index. None below 3 bytes.
+void distinct_trigrams(std::string_view s, std::vector<uint32_t> &grams);
+/// Appends a packed trigram's 3 bytes, as a text index keys it.
+inline void append_trigram_key(std::string &out, uint32_t g) {
+  out.push_back(static_cast<char>(g >> 16));
+  out.push_back(static_cast<char>((g >> 8) & 0xFF));
+  out.push_back(static_cast<char>(g & 0xFF));
+}
+
+// --- statistics (format_layout.cpp) ----------------------------------------------------------------
 
 /// min/max/nulls of a chunk or a page. For text, min may be a truncated prefix (still a lower
 /// bound) and max is absent when it would need truncating.
@@ -272,7 +301,7 @@ struct stats {
 void put_stats(std::string &o, domain d, const stats &s);
 stats read_stats(byte_reader &r, domain d);
 
-// --- the page codec -----------------------------------------------------------------------------
+// --- the page codec (format_page_codec.cpp) --------------------------------------------------------
 
 /// Values of one column for some rows, decoded. Nulls are expanded: every vector has one entry
 /// per row (0 / empty at nulls) so row r of a page is index r.
@@ -314,7 +343,7 @@ bool decode_dictionary(std::span<const uint8_t> raw, uint64_t max_entries, dicti
 bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
                  column_values &out);
 
-// --- bounded sorting ----------------------------------------------------------------------------
+// --- bounded sorting (format_sort.cpp) -------------------------------------------------------------
 
 /// Sorts (key, payload) entries by key bytes, holding at most `memory_bytes` unsorted in memory:
 /// beyond that the sorted run is stream-compressed into the spill store (memory when none), and

@@ -341,10 +341,9 @@ result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const s
   auto raw = fetch(b.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   for (uint64_t h : hashes) {
-    uint64_t h2 = (h >> 33) | (h << 31) | 1;
     bool all = true;
     for (uint32_t k = 0; k < b.hashes && all; ++k) {
-      uint64_t bit = (h + k * h2) % b.bits;
+      uint64_t bit = bloom_bit(h, k, b.bits);
       all = ((*raw)[bit >> 3] >> (bit & 7)) & 1;
     }
     if (all) return true;

@@ -72,10 +72,6 @@ struct typed {
 constexpr uint32_t BLOOM_HASHES = 7;
 constexpr uint32_t BLOOM_BITS_PER_KEY = 10;
 
-void put_be64(std::string &o, uint64_t v) {
-  for (int s = 56; s >= 0; s -= 8) o.push_back(static_cast<char>((v >> s) & 0xFF));
-}
-
 }  // namespace
 
 struct writer::impl {
@@ -285,21 +281,11 @@ struct writer::impl {
           break;
         }
         case index_kind::text: {
-          std::string_view s = t.s;
-          if (s.size() < 3) break;
           std::vector<uint32_t> grams;
-          grams.reserve(s.size() - 2);
-          for (size_t i = 0; i + 3 <= s.size(); ++i) {
-            grams.push_back((uint32_t{static_cast<uint8_t>(s[i])} << 16) |
-                            (uint32_t{static_cast<uint8_t>(s[i + 1])} << 8) | static_cast<uint8_t>(s[i + 2]));
-          }
-          std::sort(grams.begin(), grams.end());
-          grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+          distinct_trigrams(t.s, grams);
           for (uint32_t g : grams) {
             key_scratch.clear();
-            key_scratch.push_back(static_cast<char>(g >> 16));
-            key_scratch.push_back(static_cast<char>((g >> 8) & 0xFF));
-            key_scratch.push_back(static_cast<char>(g & 0xFF));
+            append_trigram_key(key_scratch, g);
             put_be64(key_scratch, row_number);
             ix.sorter->add(key_scratch, {});
           }
@@ -553,9 +539,8 @@ struct writer::impl {
       uint64_t bits = std::max<uint64_t>(64, (ix.chunk_hashes.size() * BLOOM_BITS_PER_KEY + 63) / 64 * 64);
       std::string filter(bits / 8, '\0');
       for (uint64_t h : ix.chunk_hashes) {
-        uint64_t h2 = (h >> 33) | (h << 31) | 1;
         for (uint32_t k = 0; k < BLOOM_HASHES; ++k) {
-          uint64_t bit = (h + k * h2) % bits;
+          uint64_t bit = bloom_bit(h, k, bits);
           filter[bit >> 3] = static_cast<char>(filter[bit >> 3] | (1 << (bit & 7)));
         }
       }

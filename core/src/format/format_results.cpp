@@ -1,0 +1,311 @@
+// The file's answers to a query: rows as JSON, a lookup by key, a count, an aggregate of one
+// column, and columns as arrays.
+#include <algorithm>
+#include <cmath>
+
+#include "format_decimal.h"
+#include "format_engine.h"
+
+namespace quire::format {
+
+using namespace detail;
+
+result<row_set> file::query(const format::query &q, bool as_array) {
+  engine e(*impl_);
+  auto where = compile_where(q.where, impl_->sch);
+  if (!where) return std::move(where).error();
+  auto cols = e.projection(q.columns);
+  if (!cols) return std::move(cols).error();
+  auto rows = e.select(q, *where);
+  if (!rows) return std::move(rows).error();
+  row_set out;
+  out.count = rows->size();
+  if (as_array) out.json.push_back('[');
+  if (auto r = e.render(out.json, *rows, *cols, as_array); !r) return std::move(r).error();
+  if (as_array) out.json.push_back(']');
+  return out;
+}
+
+result<std::optional<std::string>> file::find(std::string_view column, const value &key,
+                                              const std::vector<std::string> &columns) {
+  format::query q;
+  filter f;
+  f.o = filter::op::eq;
+  f.column = std::string(column);
+  f.values.push_back(key);
+  q.where = std::move(f);
+  q.columns = columns;
+  q.limit = 1;
+  if (key.k == value::kind::null_value) return quire::error(error_code::WRONG_KEY, "find needs a key that is not null");
+  auto r = query(q);
+  if (!r) {
+    auto e = std::move(r).error();
+    if (e.code == error_code::INVALID_QUERY) e.code = error_code::WRONG_KEY;
+    return e;
+  }
+  if (r->count == 0) return std::optional<std::string>();
+  std::string row = std::move(r->json);
+  if (!row.empty() && row.back() == '\n') row.pop_back();
+  return std::optional<std::string>(std::move(row));
+}
+
+namespace {
+
+bool plain_selection(const query &q) { return q.order_by.empty() && q.offset == 0 && q.limit == UINT64_MAX; }
+
+/// Calls fn(chunk, selection) for the rows query(q) returns, grouped by chunk in file order: for a
+/// query without order, offset or limit, the filter's own pass over the chunks; else the rows
+/// select() returns (the order does not matter to the callers: sums and counts).
+template <typename Fn>
+result<void> for_each_selected(engine &e, const query &q, const std::optional<pred> &where, Fn fn) {
+  if (plain_selection(q)) return e.for_each_chunk(where, false, fn);
+  auto rows = e.select(q, where);
+  if (!rows) return std::move(rows).error();
+  std::sort(rows->begin(), rows->end());
+  std::vector<uint8_t> mask;
+  for (size_t k = 0; k < rows->size();) {
+    const uint64_t chunk = (*rows)[k] / e.f.chunk_rows, first = chunk * e.f.chunk_rows;
+    mask.assign(e.f.rows_in_chunk(chunk), 0);
+    for (; k < rows->size() && (*rows)[k] / e.f.chunk_rows == chunk; ++k) mask[(*rows)[k] - first] = 1;
+    if (!fn(chunk, mask)) return {};
+  }
+  return {};
+}
+
+/// Neumaier's compensated sum: the same digits on every target (plain IEEE operations in a fixed
+/// order), and exact for sums of short decimals far longer than a plain sum stays exact.
+struct compensated_sum {
+  double sum = 0, compensation = 0;
+  void add(double v) {
+    const double t = sum + v;
+    if (std::fabs(sum) >= std::fabs(v)) compensation += (sum - t) + v;
+    else compensation += (v - t) + sum;
+    sum = t;
+  }
+  double value() const { return std::isfinite(sum) ? sum + compensation : sum; }
+};
+
+}  // namespace
+
+result<uint64_t> file::count(const format::query &q) {
+  engine e(*impl_);
+  auto p = compile_where(q.where, impl_->sch);
+  if (!p) return std::move(p).error();
+  if (auto c = e.projection(q.columns); !c) return std::move(c).error();
+  if (!q.order_by.empty() && !impl_->sch.find(q.order_by))
+    return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
+  uint64_t matched = impl_->rows;
+  if (*p) {
+    auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
+    if (!r) return std::move(r).error();
+    matched = e.info.rows_matched;
+  }
+  // The order changes which rows, never how many.
+  const uint64_t after_offset = matched > q.offset ? matched - q.offset : 0;
+  return std::min(after_offset, q.limit);
+}
+
+result<aggregate_result> file::aggregate(std::string_view column, const format::query &q) {
+  auto &f = *impl_;
+  auto col = f.sch.find(column);
+  if (!col) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + std::string(column) + "'");
+  engine e(f);
+  auto p = compile_where(q.where, f.sch);
+  if (!p) return std::move(p).error();
+  if (auto c = e.projection(q.columns); !c) return std::move(c).error();
+  const column_type type = f.sch.columns[*col].type;
+  const domain dom = domain_of(type);
+  aggregate_result out;
+  out.column = std::string(column);
+  out.type = type;
+  int128 isum = 0;
+  int64_t imin = 0, imax = 0;
+  compensated_sum rsum;
+  double rmin = 0, rmax = 0;
+  bool nan_seen = false;
+  std::string tmin, tmax;  // text columns, and decimals' own text
+  decimal_sum dsum(MAX_EXACT_DECIMAL_DIGITS);
+  decimal_parts dv, dmin, dmax;
+  quire::error failure;
+  // Page by page over the selected rows: numbers are summed and compared as numbers, decimals
+  // exactly, text is copied only when it becomes the new least or greatest.
+  auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    auto dir = f.load_page_directory(*col, chunk);
+    if (!dir) {
+      failure = std::move(dir).error();
+      return false;
+    }
+    for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
+      const auto &pe = dir.value()->pages[pi];
+      const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
+      uint64_t selected = static_cast<uint64_t>(std::count(sel.begin() + from, sel.begin() + to, 1));
+      if (!selected) continue;
+      out.rows += selected;
+      auto view = f.page(*col, chunk, pi);
+      if (!view) {
+        failure = std::move(view).error();
+        return false;
+      }
+      const auto &vals = *view->values;
+      for (uint32_t r = from; r < to; ++r) {
+        if (!sel[r]) continue;
+        const uint32_t i = r - from;
+        if (!vals.is_valid(i)) continue;
+        const bool first = out.count++ == 0;
+        if (dom == domain::ints) {
+          int64_t v = vals.ints[i];
+          isum += v;
+          if (first || v < imin) imin = v;
+          if (first || v > imax) imax = v;
+        } else if (type == column_type::float64) {
+          double v = vals.reals[i];
+          if (std::isnan(v)) nan_seen = true;
+          rsum.add(v);
+          if (first || v < rmin) rmin = v;
+          if (first || v > rmax) rmax = v;
+        } else {
+          std::string_view t = view->text(i);
+          if (type == column_type::decimal) {
+            if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
+              failure = std::move(parsed).error();
+              return false;
+            }
+            if (auto added = dsum.add(dv); !added) {
+              failure = std::move(added).error();
+              return false;
+            }
+            if (first || compare_decimals(dv, dmin) < 0) {
+              dmin = dv;
+              tmin.assign(t);
+            }
+            if (first || compare_decimals(dv, dmax) > 0) {
+              dmax = dv;
+              tmax.assign(t);
+            }
+          } else {
+            if (first || t < tmin) tmin.assign(t);
+            if (first || t > tmax) tmax.assign(t);
+          }
+        }
+      }
+    }
+    return true;
+  });
+  if (!r) return std::move(r).error();
+  if (failure.code != error_code::OK) {
+    if (failure.path.empty()) failure.path = std::string(column);
+    return failure;
+  }
+  if (!out.count) return out;
+  const double n = static_cast<double>(out.count);
+  switch (type) {
+    case column_type::integer:
+    case column_type::boolean:
+      out.exact_sum = int128_text(isum);
+      out.sum = static_cast<double>(isum);
+      out.avg = out.sum / n;
+      break;
+    case column_type::float64:
+      out.sum = rsum.value();
+      out.avg = out.sum / n;
+      break;
+    case column_type::decimal:
+      out.exact_sum = dsum.text();
+      out.exact_avg = dsum.average(out.count, std::max<uint32_t>(dsum.scale(), DECIMAL_AVG_MIN_SCALE));
+      out.sum = parse_double(out.exact_sum);
+      out.avg = parse_double(out.exact_avg);
+      break;
+    default: break;
+  }
+  switch (dom) {
+    case domain::ints:
+      out.min = type == column_type::boolean ? value::of(imin != 0) : value::of(imin);
+      out.max = type == column_type::boolean ? value::of(imax != 0) : value::of(imax);
+      break;
+    case domain::reals:
+      if (type == column_type::float64) {
+        if (nan_seen) rmin = rmax = std::nan("");
+        out.min = value::of(rmin);
+        out.max = value::of(rmax);
+        out.finite = std::isfinite(out.sum) && std::isfinite(out.avg) && std::isfinite(rmin) && std::isfinite(rmax);
+        break;
+      }
+      [[fallthrough]];
+    case domain::text:
+      out.min = value::text(std::move(tmin));
+      out.max = value::text(std::move(tmax));
+      break;
+  }
+  return out;
+}
+
+result<std::vector<column_array>> file::columns(const format::query &q) {
+  auto &f = *impl_;
+  engine e(f);
+  auto cols = e.projection(q.columns);
+  if (!cols) return std::move(cols).error();
+  auto p = compile_where(q.where, f.sch);
+  if (!p) return std::move(p).error();
+  std::vector<column_array> out(cols->size());
+  for (size_t c = 0; c < cols->size(); ++c) {
+    out[c].name = f.sch.columns[(*cols)[c]].name;
+    out[c].type = f.sch.columns[(*cols)[c]].type;
+    if (stored_as_text(out[c].type)) out[c].text_offsets.push_back(0);
+  }
+  auto append = [](column_array &a, const engine::cursor &cur, uint32_t k) {
+    const auto &vals = *cur.view.values;
+    bool valid = vals.is_valid(k);
+    a.valid.push_back(valid ? 1 : 0);
+    switch (a.type) {
+      case column_type::float64: a.reals.push_back(valid ? vals.reals[k] : 0); break;
+      case column_type::decimal:
+      case column_type::string:
+      case column_type::json: {
+        std::string_view t = valid ? cur.view.text(k) : std::string_view();
+        if (a.type == column_type::decimal) a.reals.push_back(valid ? parse_double(t) : 0);
+        a.text.append(t);
+        a.text_offsets.push_back(static_cast<uint32_t>(a.text.size()));
+        break;
+      }
+      default: a.ints.push_back(valid ? vals.ints[k] : 0); break;
+    }
+  };
+  quire::error failure;
+  if (!plain_selection(q)) {
+    // In the query's order: one cursor per column, as rows are rendered.
+    auto rows = e.select(q, *p);
+    if (!rows) return std::move(rows).error();
+    std::vector<std::optional<engine::cursor>> cursors(cols->size());
+    for (uint64_t row : *rows) {
+      const uint64_t chunk = row / f.chunk_rows;
+      const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+      for (size_t c = 0; c < cols->size(); ++c) {
+        auto &cur = cursors[c];
+        if (!cur || cur->chunk != chunk) cur.emplace(engine::cursor{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}});
+        if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
+        append(out[c], *cur, cur->local(in_chunk));
+      }
+    }
+    return out;
+  }
+  auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    for (size_t c = 0; c < cols->size(); ++c) {
+      engine::cursor cur{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}};
+      for (uint32_t i = 0; i < sel.size(); ++i) {
+        if (!sel[i]) continue;
+        auto s = cur.seek(i);
+        if (!s) {
+          failure = std::move(s).error();
+          return false;
+        }
+        append(out[c], cur, cur.local(i));
+      }
+    }
+    return true;
+  });
+  if (!r) return std::move(r).error();
+  if (failure.code != error_code::OK) return failure;
+  return out;
+}
+
+}  // namespace quire::format

@@ -1,0 +1,326 @@
+// The scan: a predicate evaluated over one chunk column by column, cursors over decoded pages,
+// rows rendered as JSON, and select() (the rows a query returns, in its order).
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "format_engine.h"
+
+namespace quire::format::detail {
+
+result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const std::vector<uint8_t> &mask) {
+  const uint32_t rows = f.rows_in_chunk(chunk);
+  switch (p.kind) {
+    case pk::always: return mask;
+    case pk::never: return std::vector<uint8_t>(rows, 0);
+    case pk::and_: {
+      std::vector<uint8_t> sel = mask;
+      for (const auto &k : p.kids) {
+        if (std::find(sel.begin(), sel.end(), 1) == sel.end()) break;
+        auto r = eval(k, chunk, sel);
+        if (!r) return r;
+        sel = std::move(r).value();
+      }
+      return sel;
+    }
+    case pk::or_: {
+      std::vector<uint8_t> out(rows, 0), rest = mask;
+      for (const auto &k : p.kids) {
+        if (std::find(rest.begin(), rest.end(), 1) == rest.end()) break;
+        auto r = eval(k, chunk, rest);
+        if (!r) return r;
+        for (uint32_t i = 0; i < rows; ++i) {
+          if ((*r)[i]) {
+            out[i] = 1;
+            rest[i] = 0;
+          }
+        }
+      }
+      return out;
+    }
+    case pk::not_: {
+      auto r = eval(p.kids[0], chunk, mask);
+      if (!r) return r;
+      std::vector<uint8_t> out(rows);
+      for (uint32_t i = 0; i < rows; ++i) out[i] = mask[i] && !(*r)[i];
+      return out;
+    }
+    default: break;
+  }
+  std::vector<uint8_t> out(rows, 0);
+  auto dir = f.load_page_directory(p.column, chunk);
+  if (!dir) return std::move(dir).error();
+  const column_type type = f.sch.columns[p.column].type;
+  std::vector<uint8_t> dict_match;
+  bool dict_done = false;
+  for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
+    const auto &pe = dir.value()->pages[pi];
+    const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
+    if (std::find(mask.begin() + from, mask.begin() + to, 1) == mask.begin() + to) continue;
+    tri t = leaf_on_stats(p, pe.st);
+    if (t == tri::none) continue;
+    if (t == tri::all) {
+      std::copy(mask.begin() + from, mask.begin() + to, out.begin() + from);
+      continue;
+    }
+    auto page = f.page(p.column, chunk, pi);
+    if (!page) return std::move(page).error();
+    const auto &v = *page->values;
+    if (p.kind == pk::is_null || p.kind == pk::not_null) {
+      bool want_null = p.kind == pk::is_null;
+      for (uint32_t r = from; r < to; ++r)
+        if (mask[r]) out[r] = v.is_valid(r - from) != want_null;
+      continue;
+    }
+    if (v.dictionary && !dict_done) {
+      const auto &d = *page->dict;
+      dict_match.resize(d.size());
+      for (size_t k = 0; k < d.size(); ++k) {
+        dict_match[k] = type == column_type::decimal ? test_real(p, parse_double(d.at(static_cast<uint32_t>(k))))
+                                                     : test_text(p, d.at(static_cast<uint32_t>(k)));
+      }
+      dict_done = true;
+    }
+    for (uint32_t r = from; r < to; ++r) {
+      if (!mask[r]) continue;
+      uint32_t i = r - from;
+      if (!v.is_valid(i)) continue;
+      bool m;
+      if (v.dictionary) m = dict_match[v.ids[i]];
+      else if (p.dom == domain::ints) m = test_int(p, v.ints[i]);
+      else if (type == column_type::float64) m = test_real(p, v.reals[i]);
+      else if (type == column_type::decimal) m = test_real(p, parse_double(page->text(i)));
+      else m = test_text(p, page->text(i));
+      out[r] = m;
+    }
+  }
+  return out;
+}
+
+result<void> engine::cursor::seek(uint32_t row) {
+  if (!dir) {
+    auto d = e.f.load_page_directory(column, chunk);
+    if (!d) return std::move(d).error();
+    dir = *d;
+  }
+  if (page_index != SIZE_MAX) {
+    const auto &pe = dir->pages[page_index];
+    if (row >= pe.first_row && row < pe.first_row + pe.rows) return {};
+  }
+  auto it = std::upper_bound(dir->pages.begin(), dir->pages.end(), row,
+                             [](uint32_t r, const page_entry &p) { return r < p.first_row; });
+  page_index = static_cast<size_t>(it - dir->pages.begin()) - 1;
+  auto v = e.f.page(column, chunk, page_index);
+  if (!v) return std::move(v).error();
+  view = std::move(v).value();
+  return {};
+}
+
+void engine::append_json(std::string &out, size_t column, const page_view &v, uint32_t i) {
+  const auto &vals = *v.values;
+  if (!vals.is_valid(i)) {
+    out += "null";
+    return;
+  }
+  switch (f.sch.columns[column].type) {
+    case column_type::integer: {
+      char buf[24];
+      out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, vals.ints[i]).ptr - buf));
+      break;
+    }
+    case column_type::float64: append_double(out, vals.reals[i]); break;
+    case column_type::decimal:
+    case column_type::json: out += v.text(i); break;
+    case column_type::string: json::append_quoted(out, v.text(i)); break;
+    case column_type::boolean: out += vals.ints[i] ? "true" : "false"; break;
+    case column_type::date:
+      out.push_back('"');
+      append_date(out, vals.ints[i]);
+      out.push_back('"');
+      break;
+    case column_type::timestamp:
+      out.push_back('"');
+      append_timestamp(out, vals.ints[i]);
+      out.push_back('"');
+      break;
+  }
+}
+
+result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
+                            bool as_array) {
+  std::vector<std::string> keys(cols.size());
+  for (size_t ci = 0; ci < cols.size(); ++ci) {
+    if (ci) keys[ci].push_back(',');
+    json::append_quoted(keys[ci], f.sch.columns[cols[ci]].name);
+    keys[ci].push_back(':');
+  }
+  std::vector<std::optional<cursor>> cursors(cols.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const uint64_t row = rows[k];
+    const uint64_t chunk = row / f.chunk_rows;
+    const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+    if (as_array && k) out.push_back(',');
+    out.push_back('{');
+    for (size_t ci = 0; ci < cols.size(); ++ci) {
+      auto &cur = cursors[ci];
+      if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
+      if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
+      out += keys[ci];
+      append_json(out, cols[ci], cur->view, cur->local(in_chunk));
+    }
+    out.push_back('}');
+    if (!as_array) out.push_back('\n');
+  }
+  return {};
+}
+
+void engine::append_order_key(std::string &out, size_t column, const page_view &v, uint32_t i) {
+  const auto &vals = *v.values;
+  if (!vals.is_valid(i)) {
+    out.push_back(1);
+    return;
+  }
+  out.push_back(0);
+  const column_type t = f.sch.columns[column].type;
+  switch (domain_of(t)) {
+    case domain::ints: append_int_key(out, vals.ints[i]); break;
+    case domain::reals:
+      append_real_key(out, t == column_type::decimal ? parse_double(v.text(i)) : vals.reals[i]);
+      break;
+    case domain::text: append_text_key(out, v.text(i)); break;
+  }
+}
+
+result<std::vector<size_t>> engine::projection(const std::vector<std::string> &names) {
+  std::vector<size_t> cols;
+  if (names.empty()) {
+    for (size_t i = 0; i < f.sch.columns.size(); ++i) cols.push_back(i);
+    return cols;
+  }
+  for (const auto &n : names) {
+    auto c = f.sch.find(n);
+    if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + n + "'");
+    cols.push_back(*c);
+  }
+  return cols;
+}
+
+result<std::vector<uint64_t>> engine::select(const query &q, const std::optional<pred> &where) {
+  std::vector<uint64_t> out;
+  const uint64_t want = q.limit == UINT64_MAX || q.offset > UINT64_MAX - q.limit ? UINT64_MAX : q.offset + q.limit;
+  std::optional<size_t> order_col;
+  if (!q.order_by.empty()) {
+    auto c = f.sch.find(q.order_by);
+    if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
+    order_col = *c;
+  }
+  const bool natural = !order_col || static_cast<int>(*order_col) == f.sorted_column;
+  if (natural) {
+    const bool reverse = order_col && q.descending;
+    uint64_t skipped = 0;
+    auto r = for_each_chunk(where, reverse, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+      const uint64_t first = chunk * f.chunk_rows;
+      const uint32_t rows = static_cast<uint32_t>(sel.size());
+      // Whole chunks within the offset are skipped by their count; sparse selections (a find
+      // selects one row in 65,536) jump from one selected row to the next.
+      const auto selected = static_cast<uint64_t>(std::count(sel.begin(), sel.end(), uint8_t{1}));
+      if (selected == 0) return true;
+      if (skipped + selected <= q.offset) {
+        skipped += selected;
+        return true;
+      }
+      if (!reverse && selected < rows / 64) {
+        const uint8_t *base = sel.data();
+        for (const uint8_t *p = base;
+             (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(base + rows - p)))) != nullptr;
+             ++p) {
+          if (skipped < q.offset) {
+            ++skipped;
+            continue;
+          }
+          if (out.size() >= q.limit) return false;
+          out.push_back(first + static_cast<uint64_t>(p - base));
+          if (p + 1 == base + rows) break;
+        }
+        return out.size() < q.limit;
+      }
+      for (uint32_t n = 0; n < rows; ++n) {
+        uint32_t i = reverse ? rows - 1 - n : n;
+        if (!sel[i]) continue;
+        if (skipped < q.offset) {
+          ++skipped;
+          continue;
+        }
+        if (out.size() >= q.limit) return false;
+        out.push_back(first + i);
+      }
+      return out.size() < q.limit;
+    });
+    if (!r) return std::move(r).error();
+    return out;
+  }
+  // Ordered by another column: keep the best offset+limit (key, row) pairs.
+  std::vector<std::pair<std::string, uint64_t>> best;
+  auto cmp = [&](const std::pair<std::string, uint64_t> &a, const std::pair<std::string, uint64_t> &b) {
+    if (a.first != b.first) return q.descending ? a.first > b.first : a.first < b.first;
+    return q.descending ? a.second > b.second : a.second < b.second;
+  };
+  quire::error failure;
+  // With a limit, chunks are visited from the end that sorts first (descending: the last chunk
+  // first), and a chunk whose statistics cannot beat the k-th key kept so far is skipped without
+  // reading its pages: the newest 50 of a table in time order read one chunk. Rows of a chunk
+  // visited later lose ties (they are further from that end), so "not better" suffices to skip.
+  const domain order_domain = domain_of(f.sch.columns[*order_col].type);
+  std::shared_ptr<const std::vector<chunk_entry>> order_stats;
+  if (want != UINT64_MAX && want > 0 && order_domain != domain::text) {
+    auto d = f.column_directory(*order_col);
+    if (!d) return std::move(d).error();
+    order_stats = *d;
+  }
+  auto cannot_beat = [&](uint64_t chunk) {
+    if (!order_stats || best.size() < want) return false;
+    std::nth_element(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(want - 1), best.end(), cmp);
+    best.resize(static_cast<size_t>(want));
+    const stats &st = (*order_stats)[static_cast<size_t>(chunk)].st;
+    std::string chunk_best;
+    const bool null_first = q.descending;  // the null key (0x01) sorts after every value
+    if ((null_first && st.nulls > 0) || !(q.descending ? st.has_max : st.has_min)) {
+      chunk_best.push_back(1);
+    } else {
+      chunk_best.push_back(0);
+      if (order_domain == domain::ints) append_int_key(chunk_best, q.descending ? st.imax : st.imin);
+      else append_real_key(chunk_best, q.descending ? st.rmax : st.rmin);
+    }
+    const std::string &kth = best[static_cast<size_t>(want - 1)].first;
+    return q.descending ? chunk_best <= kth : chunk_best >= kth;
+  };
+  auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    if (cannot_beat(chunk)) return true;
+    const uint64_t first = chunk * f.chunk_rows;
+    cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}};
+    for (uint32_t i = 0; i < sel.size(); ++i) {
+      if (!sel[i]) continue;
+      auto s = cur.seek(i);
+      if (!s) {
+        failure = std::move(s).error();
+        return false;
+      }
+      std::string key;
+      append_order_key(key, *order_col, cur.view, cur.local(i));
+      best.emplace_back(std::move(key), first + i);
+      if (want != UINT64_MAX && best.size() >= 2 * want + 1024) {
+        std::nth_element(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(want), best.end(), cmp);
+        best.resize(static_cast<size_t>(want));
+      }
+    }
+    return true;
+  });
+  if (!r) return std::move(r).error();
+  if (failure.code != error_code::OK) return failure;
+  std::sort(best.begin(), best.end(), cmp);
+  for (uint64_t k = q.offset; k < best.size() && out.size() < q.limit; ++k)
+    out.push_back(best[static_cast<size_t>(k)].second);
+  return out;
+}
+
+}  // namespace quire::format::detail

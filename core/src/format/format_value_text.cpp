@@ -1,0 +1,315 @@
+// Values as text and back: dates, timestamps, doubles, decimals scaled to integers, how number text
+// classifies for inference, and the comparison domain of each column type.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "format_internal.h"
+
+namespace quire::format::detail {
+
+// --- dates, timestamps, numbers -------------------------------------------------------------------
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+namespace {
+
+void civil_from_days(int64_t z, int64_t &y, unsigned &m, unsigned &d) noexcept {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+}
+
+bool digits(std::string_view s, size_t at, size_t count, unsigned &out) {
+  if (at + count > s.size()) return false;
+  unsigned v = 0;
+  for (size_t i = at; i < at + count; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + static_cast<unsigned>(s[i] - '0');
+  }
+  out = v;
+  return true;
+}
+
+bool leap(unsigned y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+std::optional<int64_t> date_prefix(std::string_view s) {
+  unsigned y, m, d;
+  if (s.size() < 10 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, m) || s[7] != '-' || !digits(s, 8, 2, d))
+    return std::nullopt;
+  static constexpr unsigned MONTH_DAYS[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12 || d < 1) return std::nullopt;
+  unsigned max_day = MONTH_DAYS[m - 1] + (m == 2 && leap(y) ? 1 : 0);
+  if (d > max_day) return std::nullopt;
+  return days_from_civil(y, m, d);
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// printf's "%0*lld" without printf (dates and times print per value, millions of times a query):
+// zero-padded to `width` characters, a minus sign counting towards the width.
+void append_padded(std::string &out, int64_t v, int width) {
+  char buf[24];
+  char *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u);
+  const int sign = v < 0 ? 1 : 0;
+  while (buf + sizeof buf - p + sign < width) *--p = '0';
+  if (sign) *--p = '-';
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_date(std::string_view s) noexcept {
+  if (s.size() != 10) return std::nullopt;
+  return date_prefix(s);
+}
+
+std::optional<int64_t> parse_timestamp(std::string_view s, bool allow_date) noexcept {
+  auto day = date_prefix(s);
+  if (!day) return std::nullopt;
+  if (s.size() == 10) {
+    if (!allow_date) return std::nullopt;
+    return *day * 86400000000LL;
+  }
+  unsigned hh, mm, ss;
+  if (s.size() < 20 || s[10] != 'T' || !digits(s, 11, 2, hh) || s[13] != ':' || !digits(s, 14, 2, mm) || s[16] != ':' ||
+      !digits(s, 17, 2, ss) || hh > 23 || mm > 59 || ss > 59) {
+    return std::nullopt;
+  }
+  size_t i = 19;
+  int64_t micros = 0;
+  if (s[i] == '.') {
+    size_t start = ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    size_t n = i - start;
+    if (n < 1 || n > 6) return std::nullopt;
+    unsigned frac = 0;
+    digits(s, start, n, frac);
+    micros = frac;
+    for (size_t k = n; k < 6; ++k) micros *= 10;
+  }
+  int64_t offset_seconds = 0;
+  if (i < s.size() && s[i] == 'Z' && i + 1 == s.size()) {
+    // UTC
+  } else if (i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
+    unsigned oh, om;
+    if (!digits(s, i + 1, 2, oh) || !digits(s, i + 4, 2, om) || oh > 23 || om > 59) return std::nullopt;
+    offset_seconds = (s[i] == '+' ? 1 : -1) * static_cast<int64_t>(oh * 3600 + om * 60);
+  } else {
+    return std::nullopt;
+  }
+  int64_t seconds = *day * 86400 + hh * 3600 + mm * 60 + ss - offset_seconds;
+  return seconds * 1000000 + micros;
+}
+
+void append_date(std::string &out, int64_t days) {
+  int64_t y;
+  unsigned m, d;
+  civil_from_days(days, y, m, d);
+  append_padded(out, y, 4);
+  out.push_back('-');
+  append_padded(out, m, 2);
+  out.push_back('-');
+  append_padded(out, d, 2);
+}
+
+void append_timestamp(std::string &out, int64_t micros) {
+  int64_t seconds = floor_div(micros, 1000000);
+  int64_t frac = micros - seconds * 1000000;
+  int64_t days = floor_div(seconds, 86400);
+  int64_t rest = seconds - days * 86400;
+  append_date(out, days);
+  out.push_back('T');
+  append_padded(out, rest / 3600, 2);
+  out.push_back(':');
+  append_padded(out, (rest / 60) % 60, 2);
+  out.push_back(':');
+  append_padded(out, rest % 60, 2);
+  if (frac) {
+    out.push_back('.');
+    if (frac % 1000 == 0) append_padded(out, frac / 1000, 3);
+    else append_padded(out, frac, 6);
+  }
+  out.push_back('Z');
+}
+
+double parse_double(std::string_view s) noexcept {
+  char buf[128];
+  if (s.size() < sizeof buf) {
+    std::memcpy(buf, s.data(), s.size());
+    buf[s.size()] = 0;
+    return std::strtod(buf, nullptr);
+  }
+  std::string copy(s);
+  return std::strtod(copy.c_str(), nullptr);
+}
+
+namespace {
+
+constexpr double TWO_53 = 9007199254740992.0;
+
+// The fewest places k with v == m / 10^k for an integer m (|m| < 2^53), or -1. Division of two
+// exactly represented integers is correctly rounded, so m / 10^k == v means the decimal m·10^-k
+// reads back as v: storing m and k loses nothing, on every target.
+int decimal_places(double v, int64_t &m) {
+  if (!std::isfinite(v) || (v == 0 && std::signbit(v))) return -1;
+  for (unsigned k = 0; k <= MAX_DECIMAL_PLACES; ++k) {
+    const double scaled = std::nearbyint(v * POWERS_OF_TEN[k]);
+    if (!(std::fabs(scaled) < TWO_53)) return -1;
+    if (scaled / POWERS_OF_TEN[k] == v) {
+      m = static_cast<int64_t>(scaled);
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool scale_decimals(std::span<const double> values, unsigned &places, std::vector<int64_t> &scaled) {
+  places = 0;
+  int64_t m = 0;
+  for (double v : values) {
+    const int k = decimal_places(v, m);
+    if (k < 0) return false;
+    places = std::max(places, static_cast<unsigned>(k));
+  }
+  scaled.clear();
+  scaled.reserve(values.size());
+  for (double v : values) {
+    const double s = std::nearbyint(v * POWERS_OF_TEN[places]);
+    if (!(std::fabs(s) < TWO_53)) return false;
+    scaled.push_back(static_cast<int64_t>(s));
+  }
+  return true;
+}
+
+std::optional<int64_t> scale_decimal_text(std::string_view t, unsigned &places) {
+  size_t i = 0;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (negative) ++i;
+  const size_t int_start = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  const size_t int_digits = i - int_start;
+  if (int_digits == 0 || (int_digits > 1 && t[int_start] == '0')) return std::nullopt;
+  size_t frac_digits = 0;
+  if (i < t.size()) {
+    if (t[i] != '.') return std::nullopt;
+    const size_t frac_start = ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    frac_digits = i - frac_start;
+    if (frac_digits == 0 || i != t.size()) return std::nullopt;
+  }
+  if (places == UINT32_MAX) places = static_cast<unsigned>(frac_digits);
+  if (frac_digits != places || int_digits + frac_digits > MAX_SCALED_DIGITS) return std::nullopt;
+  int64_t m = 0;
+  for (char c : t.substr(int_start)) {
+    if (c != '.') m = m * 10 + (c - '0');
+  }
+  if (negative && m == 0) return std::nullopt;  // "-0.00" would print back as "0.00"
+  return negative ? -m : m;
+}
+
+void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
+  char buf[48];
+  char *p = buf + sizeof buf;
+  uint64_t u = m < 0 ? 0 - static_cast<uint64_t>(m) : static_cast<uint64_t>(m);
+  for (unsigned k = 0; k < places; ++k) {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  }
+  if (places) *--p = '.';
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (m < 0) *--p = '-';
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
+}
+
+number_class classify_number(std::string_view s) noexcept {
+  size_t i = 0, n = s.size();
+  if (i < n && s[i] == '-') ++i;
+  size_t int_start = i;
+  if (i >= n || s[i] < '0' || s[i] > '9') return number_class::not_a_number;
+  if (s[i] == '0') ++i;
+  else
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+  size_t int_end = i;
+  size_t frac_start = 0, frac_end = 0;
+  bool has_frac = false, has_exp = false;
+  if (i < n && s[i] == '.') {
+    has_frac = true;
+    frac_start = ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    frac_end = i;
+    if (frac_end == frac_start) return number_class::not_a_number;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    has_exp = true;
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t e = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == e) return number_class::not_a_number;
+  }
+  if (i != n) return number_class::not_a_number;
+  if (!has_frac && !has_exp) {
+    int64_t v;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + n, v);
+    return ec == std::errc() && p == s.data() + n ? number_class::integer : number_class::decimal;
+  }
+  // Significant digits: the integer and fraction digits without leading zeros.
+  size_t significant = 0;
+  bool leading = true;
+  for (size_t k = int_start; k < int_end; ++k) {
+    if (leading && s[k] == '0') continue;
+    leading = false;
+    ++significant;
+  }
+  if (has_frac) {
+    for (size_t k = frac_start; k < frac_end; ++k) {
+      if (leading && s[k] == '0') continue;
+      leading = false;
+      ++significant;
+    }
+    // `12.50`, `0.700`: a fixed number of places that a double would lose.
+    if (frac_end - frac_start >= 2 && s[frac_end - 1] == '0') return number_class::decimal;
+  }
+  if (significant > 15) return number_class::decimal;
+  if (!std::isfinite(parse_double(s))) return number_class::decimal;
+  return number_class::real;
+}
+
+domain domain_of(column_type t) noexcept {
+  switch (t) {
+    case column_type::float64:
+    case column_type::decimal: return domain::reals;
+    case column_type::string:
+    case column_type::json: return domain::text;
+    default: return domain::ints;
+  }
+}
+
+}  // namespace quire::format::detail
