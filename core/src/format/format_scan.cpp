@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "../common/alloc.h"
 #include "format_engine.h"
 
 namespace quire::format::detail {
@@ -146,6 +147,12 @@ void engine::append_json(std::string &out, size_t column, const page_view &v, ui
   }
 }
 
+namespace {
+// Bytes of room render() makes sure of before each row (rows are rarely larger; a larger one grows
+// the buffer as std::string does).
+constexpr size_t ROW_HEADROOM = size_t{64} << 10;
+}  // namespace
+
 result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
                             bool as_array) {
   std::vector<std::string> keys(cols.size());
@@ -159,6 +166,12 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
     const uint64_t row = rows[k];
     const uint64_t chunk = row / f.chunk_rows;
     const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+    // The rows' text is the one buffer here as large as the result: its growth is checked (a full
+    // wasm heap is OUT_OF_MEMORY, not an abort), with room for a row of ROW_HEADROOM bytes.
+    if (out.capacity() - out.size() < ROW_HEADROOM) {
+      if (auto room = quire::detail::grow_or_oom(out, uint64_t{out.size()} + ROW_HEADROOM, "the rows' text"); !room)
+        return room;
+    }
     if (as_array && k) out.push_back(',');
     out.push_back('{');
     for (size_t ci = 0; ci < cols.size(); ++ci) {
