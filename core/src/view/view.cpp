@@ -294,7 +294,7 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
   auto doc = json::parse(view_json);
   if (!doc) return std::move(doc).error();
   compiled_view out;
-  auto &p = const_cast<compiled_view::program &>(out.compiled());
+  compiled_view::program &p = *out.program_;
   p.lim = lim;
   p.doc = std::move(doc).value();
   json::value root = p.doc.root();
