@@ -207,3 +207,13 @@ TEST_CASE("view: lowBoundary()/highBoundary() of a Date without a precision give
   REQUIRE(r);
   CHECK(fhirpath::to_json(**r) == R"(["2012-12-31"])");
 }
+
+TEST_CASE("view: integer constants and %rowIndex compare with the resource's integers", "[view]") {
+  // An integer item carries its value as a decimal too; a constant built without it compared
+  // unequal to the same integer from the resource.
+  const char *cr = R"({"resourceType":"ClaimResponse","id":"cr1","item":[{"itemSequence":1},{"itemSequence":1}]})";
+  CHECK(run_json(R"({"resource":"ClaimResponse","constant":[{"name":"s","valuePositiveInt":1}],"select":[{"column":[{"name":"b","path":"item.first().itemSequence = %s"},{"name":"c","path":"item.first().itemSequence + 0.5 > %s"}]}]})",
+                 cr) == R"([{"b":true,"c":true}])");
+  CHECK(run_json(R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
+                 cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
+}

@@ -354,6 +354,7 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
             if (!n) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be an integer");
             it.kind = fhirpath::value_kind::integer;
             it.integer = *n;
+            it.dec = fhirpath::decimal{*n, 0};  // the engine compares integers with decimals through it
           } else if (type == "Decimal") {
             auto t = val.get_number_text();
             if (!t || !parse_decimal(*t, it.dec)) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be a decimal of at most 18 digits");
@@ -445,7 +446,9 @@ struct runner::state {
 
   result<fhirpath::collection> eval(const fhirpath::expression &e, const fhirpath::item &ctx, int64_t row_index,
                                     const std::string &path) {
-    env.constants.back().second[0].integer = row_index;
+    fhirpath::item &idx = env.constants.back().second[0];
+    idx.integer = row_index;
+    idx.dec = fhirpath::decimal{row_index, 0};  // the engine compares integers with decimals through it
     auto r = ev.evaluate(e, ctx, env);
     if (!r) {
       error err = std::move(r).error();
