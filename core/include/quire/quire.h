@@ -12,3 +12,4 @@
 #include "quire/platform.h"
 #include "quire/result.h"
 #include "quire/version.h"
+#include "quire/view.h"

@@ -1911,7 +1911,8 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
   if (is_moment(v)) {
     moment m;
     if (!parse_date_time(v.text, v.kind, m)) return true;
-    if (!present) p = v.kind == value_kind::time ? 9 : 17;
+    // Without a precision the boundary has the type's full precision: a Date's is the day (8).
+    if (!present) p = v.kind == value_kind::time ? 9 : v.kind == value_kind::date ? 8 : 17;
     // Digits of precision to a field count: 4 year, 6 month, 8 day, 10 hour, 12 minute, 14 second, 17 ms.
     uint8_t want;
     if (v.kind == value_kind::time) {

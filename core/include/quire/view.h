@@ -1,0 +1,139 @@
+// quire/view.h — SQL on FHIR v2 ViewDefinitions: compiled once, run over resources into rows.
+//
+// A ViewDefinition (JSON text) is checked and compiled once: every FHIRPath in it (column paths,
+// forEach, forEachOrNull, repeat, where) is compiled by quire::fhirpath, constants become
+// FHIRPath values. Running the view over one resource gives its rows; each row holds one cell per
+// column, in the view's column order (a select's columns, then its nested selects', then its
+// unionAll's).
+//
+//   auto v = quire::view::compile(view_json);
+//   if (!v) return v.error();                    // INVALID_VIEW (path select[1].column[0].name)
+//   quire::view::runner run(*v);                 // reusable scratch; one per thread
+//   std::vector<quire::view::row> rows;
+//   auto ok = run.run(doc.root(), rows);         // appends the resource's rows
+//   std::string text;
+//   for (const auto &r : rows) { quire::view::append_row_json(text, *v, r); text += '\n'; }
+//
+// Errors: INVALID_VIEW (the view breaks a rule of the specification: no resource, a bad or
+// repeated column name, unionAll branches whose columns differ, a constant without one value...),
+// INVALID_FHIRPATH / UNKNOWN_FUNCTION (an expression in the view), each with `path` set to the
+// place in the view (`select[0].forEach`) and the message naming it; while running,
+// FHIRPATH_TYPE_ERROR (a `where` that is not boolean, a column that is not a collection getting
+// several values), DOCUMENT_TOO_LARGE (more rows than limits.max_rows_per_resource) and
+// MAX_DEPTH_EXCEEDED (a repeat deeper than limits.max_repeat_depth).
+//
+// IMPORTANT: lifetimes. A compiled view owns everything it needs (its own parsed copy of the
+// view). Rows own their cells' text: they stay valid after the resource's document is gone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quire/fhirpath.h"
+#include "quire/json.h"
+#include "quire/result.h"
+
+namespace quire::view {
+
+/// Bounds that make hostile views and data cost a bounded amount.
+struct limits {
+  static constexpr size_t DEFAULT_MAX_ROWS_PER_RESOURCE = 1'000'000;
+  static constexpr size_t DEFAULT_MAX_REPEAT_DEPTH = 64;
+  static constexpr size_t DEFAULT_MAX_SELECT_DEPTH = 64;
+  static constexpr size_t DEFAULT_MAX_VIEW_BYTES = 4 * 1024 * 1024;
+
+  size_t max_rows_per_resource = DEFAULT_MAX_ROWS_PER_RESOURCE;  ///< DOCUMENT_TOO_LARGE beyond (run)
+  size_t max_repeat_depth = DEFAULT_MAX_REPEAT_DEPTH;  ///< MAX_DEPTH_EXCEEDED beyond (run): levels a repeat descends
+  size_t max_select_depth = DEFAULT_MAX_SELECT_DEPTH;  ///< MAX_DEPTH_EXCEEDED beyond (compile): nested selects
+  size_t max_view_bytes = DEFAULT_MAX_VIEW_BYTES;      ///< DOCUMENT_TOO_LARGE beyond (compile)
+  fhirpath::limits fhirpath;                           ///< for every expression in the view
+};
+
+/// One column of the view's output.
+struct column_info {
+  std::string name;
+  std::string type;         ///< the declared FHIR type (`id`, `string`, `integer`...); "" when not declared
+  bool collection = false;  ///< the cell is a JSON array of every value
+};
+
+/// The kind of a cell's value.
+enum class cell_kind : uint8_t { null_value, boolean, integer, decimal, string, array, object };
+
+/// One value of a row: its kind and its JSON text (`null`, `true`, `12`, `0.700`, `"pt1"`,
+/// `["a","b"]`, `{"system":..}`), the same bytes on every target.
+struct cell {
+  cell_kind kind = cell_kind::null_value;
+  std::string json;  ///< empty for null_value (written as `null`)
+};
+
+/// One row: a cell per column, in the view's column order.
+struct row {
+  std::vector<cell> cells;
+};
+
+/// A compiled ViewDefinition. Move-only.
+class compiled_view {
+ public:
+  compiled_view();
+  ~compiled_view();
+  compiled_view(compiled_view &&) noexcept;
+  compiled_view &operator=(compiled_view &&) noexcept;
+  compiled_view(const compiled_view &) = delete;
+  compiled_view &operator=(const compiled_view &) = delete;
+
+  /// The view's `resource` (`Patient`).
+  std::string_view resource() const noexcept;
+  /// The view's `name`, "" when absent.
+  std::string_view name() const noexcept;
+  /// The output columns, in order.
+  const std::vector<column_info> &columns() const noexcept;
+  const view::limits &limits() const noexcept;
+
+  struct program;
+  const program &compiled() const noexcept { return *program_; }
+
+ private:
+  friend result<compiled_view> compile(std::string_view, const view::limits &);
+  std::unique_ptr<program> program_;
+};
+
+/// Parses, checks and compiles a ViewDefinition (JSON text). Errors carry the place in the view
+/// in error::path (`select[1].column[0].name`, `constant[0]`, `where[0].path`).
+result<compiled_view> compile(std::string_view view_json, const limits &lim = {});
+
+/// Runs a compiled view; holds a FHIRPath evaluator and scratch. Not thread-safe: one per thread.
+/// The view must outlive the runner.
+class runner {
+ public:
+  explicit runner(const compiled_view &v);
+  ~runner();
+  runner(runner &&) noexcept;
+  runner &operator=(runner &&) noexcept;
+  runner(const runner &) = delete;
+  runner &operator=(const runner &) = delete;
+
+  /// Appends the rows of one resource to `out`. A resource whose resourceType is not the view's
+  /// `resource` gives no rows (and no error); so does one the view's `where` rejects.
+  result<void> run(const json::value &resource, std::vector<row> &out);
+  /// Every entry.resource of a Bundle (rows in entry order).
+  result<void> run_bundle(const json::value &bundle, std::vector<row> &out);
+  /// Every line of NDJSON text (blank lines skipped). A line that is not JSON is an error whose
+  /// `line` is its line number.
+  result<void> run_ndjson(std::string_view text, std::vector<row> &out);
+
+  struct state;
+
+ private:
+  std::unique_ptr<state> state_;
+};
+
+/// Appends one row as a JSON object, keys in column order: `{"id":"pt1","family":null}`.
+void append_row_json(std::string &out, const compiled_view &v, const row &r);
+/// All rows as a JSON array of such objects.
+std::string rows_to_json(const compiled_view &v, const std::vector<row> &rows);
+
+}  // namespace quire::view

@@ -1,0 +1,735 @@
+// SQL on FHIR v2 ViewDefinitions: checking and compiling a view, running it over resources.
+//
+// A view compiles to a tree of select nodes, each with its own columns, nested selects and
+// unionAll branches. Every column gets one output index once (a unionAll's branches share the
+// first branch's indices, which the check made equal by name and order), so running a node
+// produces rows of the full width and joining a node's parts is a cross product that fills in
+// disjoint cells.
+#include "quire/view.h"
+
+#include <optional>
+#include <utility>
+
+
+namespace quire::view {
+
+namespace {
+
+enum class iteration : uint8_t { plain, for_each, for_each_or_null, repeat };
+
+struct column_def {
+  fhirpath::expression expr;
+  size_t index = 0;  // output column
+  bool collection = false;
+  std::string path;  // place in the view, for run-time errors
+};
+
+struct select_node {
+  iteration iter = iteration::plain;
+  fhirpath::expression iter_expr;                 // forEach / forEachOrNull
+  std::vector<fhirpath::expression> repeat_exprs;  // repeat
+  std::string path;
+  std::vector<column_def> columns;
+  std::vector<select_node> selects;
+  std::vector<select_node> union_all;
+  size_t first_column = 0;  // [first_column, end_column): every output column this node fills
+  size_t end_column = 0;
+};
+
+struct where_def {
+  fhirpath::expression expr;
+  std::string path;
+};
+
+error at(error e, std::string path) {
+  if (e.path.empty()) {
+    e.path = std::move(path);
+  } else {
+    e.path = path + "." + e.path;
+  }
+  return e;
+}
+
+error invalid(std::string path, std::string message) {
+  error e(error_code::INVALID_VIEW, std::move(message));
+  e.path = std::move(path);
+  return e;
+}
+
+bool valid_column_name(std::string_view n) {
+  if (n.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (!alpha(n[0])) return false;
+  for (char c : n) {
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '_') return false;
+  }
+  return true;
+}
+
+// Parses a JSON number's text into an exact decimal; false when it does not fit (exponents,
+// more than 18 digits).
+bool parse_decimal(std::string_view t, fhirpath::decimal &out) {
+  bool neg = false;
+  size_t i = 0;
+  if (i < t.size() && t[i] == '-') {
+    neg = true;
+    ++i;
+  }
+  int64_t digits = 0;
+  int32_t scale = 0;
+  size_t count = 0;
+  bool point = false;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '.' && !point) {
+      point = true;
+      continue;
+    }
+    if (c < '0' || c > '9') return false;
+    if (++count > 18) return false;
+    digits = digits * 10 + (c - '0');
+    if (point) ++scale;
+  }
+  out.digits = neg ? -digits : digits;
+  out.scale = scale;
+  return count > 0;
+}
+
+}  // namespace
+
+struct compiled_view::program {
+  json::document doc;  // the view's own copy: constants' strings point into it
+  std::string resource;
+  std::string name;
+  std::vector<column_info> columns;
+  std::vector<select_node> selects;  // the view's top-level select (a plain node each)
+  std::vector<where_def> wheres;
+  std::vector<std::pair<std::string, fhirpath::collection>> constants;
+  view::limits lim;
+};
+
+namespace {
+
+struct compiler {
+  compiled_view::program &p;
+
+  result<fhirpath::expression> expression_at(const json::value &v, const std::string &path) {
+    auto s = v.get_string();
+    if (!s) return invalid(path, path + " must be a FHIRPath string");
+    auto e = fhirpath::compile(*s, p.lim.fhirpath);
+    if (!e) {
+      error err = std::move(e).error();
+      err.message = path + " (\"" + std::string(s->substr(0, 80)) + "\"): " + err.message;
+      return at(std::move(err), path);
+    }
+    return std::move(e).value();
+  }
+
+  // Compiles one select object into `node`; `names` gets the node's column names in output order.
+  result<void> select(const json::value &v, const std::string &path, size_t depth, select_node &node,
+                      std::vector<std::string> &names) {
+    if (depth > p.lim.max_select_depth) {
+      error e(error_code::MAX_DEPTH_EXCEEDED, "selects nested deeper than max_select_depth");
+      e.path = path;
+      return e;
+    }
+    auto obj = v.get_object();
+    if (!obj) return invalid(path, path + " must be an object");
+    node.path = path;
+    int iterations = 0;
+    std::optional<json::value> columns, selects, unions;
+    for (auto [key, val] : *obj) {
+      std::string kp = path + "." + std::string(key);
+      if (key == "forEach" || key == "forEachOrNull") {
+        auto e = expression_at(val, kp);
+        if (!e) return e.error();
+        node.iter_expr = std::move(e).value();
+        node.iter = key == "forEach" ? iteration::for_each : iteration::for_each_or_null;
+        ++iterations;
+      } else if (key == "repeat") {
+        auto arr = val.get_array();
+        if (!arr || arr->size() == 0) return invalid(kp, kp + " must be a non-empty array of FHIRPath strings");
+        size_t i = 0;
+        for (json::value item : *arr) {
+          auto e = expression_at(item, kp + "[" + std::to_string(i++) + "]");
+          if (!e) return e.error();
+          node.repeat_exprs.push_back(std::move(e).value());
+        }
+        node.iter = iteration::repeat;
+        ++iterations;
+      } else if (key == "column") {
+        columns = val;
+      } else if (key == "select") {
+        selects = val;
+      } else if (key == "unionAll") {
+        unions = val;
+      } else if (key == "id" || key == "extension" || key == "modifierExtension") {
+      } else {
+        return invalid(kp, "unknown element " + kp);
+      }
+    }
+    if (iterations > 1) return invalid(path, path + " has more than one of forEach, forEachOrNull and repeat");
+    if (columns) {
+      auto arr = columns->get_array();
+      if (!arr) return invalid(path + ".column", path + ".column must be an array");
+      size_t i = 0;
+      for (json::value c : *arr) {
+        std::string cp = path + ".column[" + std::to_string(i++) + "]";
+        auto co = c.get_object();
+        if (!co) return invalid(cp, cp + " must be an object");
+        column_info info;
+        column_def def;
+        def.path = cp;
+        bool has_path = false, has_name = false;
+        for (auto [key, val] : *co) {
+          std::string kp = cp + "." + std::string(key);
+          if (key == "name") {
+            auto s = val.get_string();
+            if (!s || !valid_column_name(*s))
+              return invalid(kp, kp + " must be a letter then letters, digits or _ (got " + json::to_json(val) + ")");
+            info.name = std::string(*s);
+            has_name = true;
+          } else if (key == "path") {
+            auto e = expression_at(val, kp);
+            if (!e) return e.error();
+            def.expr = std::move(e).value();
+            has_path = true;
+          } else if (key == "type") {
+            auto s = val.get_string();
+            if (!s) return invalid(kp, kp + " must be a string");
+            info.type = std::string(*s);
+          } else if (key == "collection") {
+            auto b = val.get_bool();
+            if (!b) return invalid(kp, kp + " must be a boolean");
+            info.collection = *b;
+          } else if (key == "description" || key == "tag" || key == "id" || key == "extension") {
+          } else {
+            return invalid(kp, "unknown element " + kp);
+          }
+        }
+        if (!has_name) return invalid(cp + ".name", cp + " has no name");
+        if (!has_path) return invalid(cp + ".path", cp + " has no path");
+        def.collection = info.collection;
+        names.push_back(info.name);
+        node.columns.push_back(std::move(def));
+        p.columns.push_back(std::move(info));  // provisional: reordered by assign()
+      }
+    }
+    if (selects) {
+      auto arr = selects->get_array();
+      if (!arr) return invalid(path + ".select", path + ".select must be an array");
+      size_t i = 0;
+      for (json::value s : *arr) {
+        select_node child;
+        auto r = select(s, path + ".select[" + std::to_string(i++) + "]", depth + 1, child, names);
+        if (!r) return r.error();
+        node.selects.push_back(std::move(child));
+      }
+    }
+    if (unions) {
+      auto arr = unions->get_array();
+      if (!arr) return invalid(path + ".unionAll", path + ".unionAll must be an array");
+      size_t i = 0;
+      std::vector<std::string> first;
+      for (json::value s : *arr) {
+        std::string up = path + ".unionAll[" + std::to_string(i) + "]";
+        select_node child;
+        std::vector<std::string> branch;
+        auto r = select(s, up, depth + 1, child, branch);
+        if (!r) return r.error();
+        if (i == 0) {
+          first = branch;
+        } else if (branch != first) {
+          std::string a, b;
+          for (auto &n : first) a += (a.empty() ? "" : ",") + n;
+          for (auto &n : branch) b += (b.empty() ? "" : ",") + n;
+          return invalid(up, up + " has columns (" + b + ") where unionAll[0] has (" + a + "): the branches of a unionAll must have the same columns in the same order");
+        }
+        node.union_all.push_back(std::move(child));
+        ++i;
+      }
+      names.insert(names.end(), first.begin(), first.end());
+    }
+    return {};
+  }
+};
+
+// Gives every column of `node` its output index, in output order; unionAll branches share them.
+// `infos` is the compile-order list (provisional), `out` the output list.
+size_t assign(select_node &node, size_t base, const std::vector<column_info> &infos, size_t &next_info,
+              std::vector<column_info> &out, bool record) {
+  node.first_column = base;
+  size_t at = base;
+  for (auto &c : node.columns) {
+    c.index = at++;
+    if (record) out.push_back(infos[next_info]);
+    ++next_info;
+  }
+  for (auto &s : node.selects) at = assign(s, at, infos, next_info, out, record);
+  size_t end = at;
+  bool first = true;
+  for (auto &u : node.union_all) {
+    end = assign(u, at, infos, next_info, out, record && first);
+    first = false;
+  }
+  node.end_column = end;
+  return end;
+}
+
+}  // namespace
+
+compiled_view::compiled_view() : program_(std::make_unique<program>()) {}
+compiled_view::~compiled_view() = default;
+compiled_view::compiled_view(compiled_view &&) noexcept = default;
+compiled_view &compiled_view::operator=(compiled_view &&) noexcept = default;
+std::string_view compiled_view::resource() const noexcept { return program_->resource; }
+std::string_view compiled_view::name() const noexcept { return program_->name; }
+const std::vector<column_info> &compiled_view::columns() const noexcept { return program_->columns; }
+const limits &compiled_view::limits() const noexcept { return program_->lim; }
+
+result<compiled_view> compile(std::string_view view_json, const limits &lim) {
+  if (view_json.size() > lim.max_view_bytes) {
+    return error(error_code::DOCUMENT_TOO_LARGE, "the view is larger than max_view_bytes");
+  }
+  auto doc = json::parse(view_json);
+  if (!doc) return std::move(doc).error();
+  compiled_view out;
+  compiled_view::program &p = *out.program_;
+  p.lim = lim;
+  p.doc = std::move(doc).value();
+  json::value root = p.doc.root();
+  auto obj = root.get_object();
+  if (!obj) return invalid("", "a ViewDefinition must be a JSON object");
+  compiler c{p};
+  std::optional<json::value> select, where, constants;
+  for (auto [key, val] : *obj) {
+    std::string k(key);
+    if (key == "resource") {
+      auto s = val.get_string();
+      if (!s || s->empty()) return invalid(k, "resource must be a FHIR resource type name");
+      p.resource = std::string(*s);
+    } else if (key == "name") {
+      auto s = val.get_string();
+      if (!s) return invalid(k, "name must be a string");
+      p.name = std::string(*s);
+    } else if (key == "select") {
+      select = val;
+    } else if (key == "where") {
+      where = val;
+    } else if (key == "constant") {
+      constants = val;
+    }
+    // Other elements (resourceType, url, status, title, fhirVersion, meta...) say nothing the
+    // runner acts on.
+  }
+  if (p.resource.empty()) return invalid("resource", "the view has no resource");
+  if (!select) return invalid("select", "the view has no select");
+  if (constants) {
+    auto arr = constants->get_array();
+    if (!arr) return invalid("constant", "constant must be an array");
+    size_t i = 0;
+    for (json::value cv : *arr) {
+      std::string cp = "constant[" + std::to_string(i++) + "]";
+      auto co = cv.get_object();
+      if (!co) return invalid(cp, cp + " must be an object");
+      std::string name;
+      fhirpath::collection value;
+      int values = 0;
+      for (auto [key, val] : *co) {
+        if (key == "name") {
+          auto s = val.get_string();
+          if (!s || !valid_column_name(*s)) return invalid(cp + ".name", cp + ".name must be a name");
+          name = std::string(*s);
+        } else if (key.substr(0, 5) == "value" && key.size() > 5) {
+          ++values;
+          std::string_view type = key.substr(5);
+          fhirpath::item it;
+          if (type == "Boolean") {
+            auto b = val.get_bool();
+            if (!b) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be a boolean");
+            it.kind = fhirpath::value_kind::boolean;
+            it.boolean = *b;
+          } else if (type == "Integer" || type == "PositiveInt" || type == "UnsignedInt" || type == "Integer64") {
+            auto n = val.get_int64();
+            if (!n) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be an integer");
+            it.kind = fhirpath::value_kind::integer;
+            it.integer = *n;
+            it.dec = fhirpath::decimal{*n, 0};  // the engine compares integers with decimals through it
+          } else if (type == "Decimal") {
+            auto t = val.get_number_text();
+            if (!t || !parse_decimal(*t, it.dec)) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be a decimal of at most 18 digits");
+            it.kind = fhirpath::value_kind::decimal;
+          } else {
+            auto s = val.get_string();
+            if (!s) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be a string");
+            it.text = *s;
+            if (type == "Date") it.kind = fhirpath::value_kind::date;
+            else if (type == "DateTime" || type == "Instant") it.kind = fhirpath::value_kind::date_time;
+            else if (type == "Time") it.kind = fhirpath::value_kind::time;
+            else it.kind = fhirpath::value_kind::string;
+          }
+          value.push_back(it);
+        } else if (key == "id" || key == "extension") {
+        } else {
+          return invalid(cp + "." + std::string(key), "unknown element " + cp + "." + std::string(key));
+        }
+      }
+      if (name.empty()) return invalid(cp + ".name", cp + " has no name");
+      if (values != 1) return invalid(cp, cp + " (" + name + ") must have exactly one value[x]");
+      for (auto &existing : p.constants) {
+        if (existing.first == name) return invalid(cp + ".name", "constant " + name + " is defined twice");
+      }
+      if (name == "rowIndex" || name == "resource" || name == "rootResource" || name == "context") {
+        return invalid(cp + ".name", "constant " + name + " hides a variable the runner defines");
+      }
+      p.constants.emplace_back(std::move(name), std::move(value));
+    }
+  }
+  {
+    auto arr = select->get_array();
+    if (!arr || arr->size() == 0) return invalid("select", "select must be a non-empty array");
+    std::vector<std::string> names;
+    size_t i = 0;
+    for (json::value s : *arr) {
+      select_node node;
+      auto r = c.select(s, "select[" + std::to_string(i++) + "]", 1, node, names);
+      if (!r) return r.error();
+      p.selects.push_back(std::move(node));
+    }
+    std::vector<column_info> infos = std::move(p.columns);
+    p.columns.clear();
+    size_t next_info = 0, at = 0;
+    for (auto &node : p.selects) at = assign(node, at, infos, next_info, p.columns, true);
+    for (size_t a = 0; a < p.columns.size(); ++a) {
+      for (size_t b = a + 1; b < p.columns.size(); ++b) {
+        if (p.columns[a].name == p.columns[b].name) {
+          return invalid("select", "column name " + p.columns[a].name + " is used twice (names must be unique in a view)");
+        }
+      }
+    }
+  }
+  if (where) {
+    auto arr = where->get_array();
+    if (!arr) return invalid("where", "where must be an array");
+    size_t i = 0;
+    for (json::value w : *arr) {
+      std::string wp = "where[" + std::to_string(i++) + "]";
+      auto wo = w.get_object();
+      if (!wo) return invalid(wp, wp + " must be an object");
+      auto pv = wo->find("path");
+      if (!pv) return invalid(wp + ".path", wp + " has no path");
+      auto e = c.expression_at(*pv, wp + ".path");
+      if (!e) return e.error();
+      p.wheres.push_back({std::move(e).value(), wp + ".path"});
+    }
+  }
+  return out;
+}
+
+// --- running ---
+
+struct runner::state {
+  const compiled_view::program *p = nullptr;
+  fhirpath::evaluator ev;
+  fhirpath::environment env;
+  json::value resource;
+  size_t width = 0;
+  std::vector<row> *out = nullptr;
+
+  explicit state(const compiled_view::program &prog) : p(&prog), ev(prog.lim.fhirpath) {
+    env.constants = prog.constants;
+    fhirpath::item idx;
+    idx.kind = fhirpath::value_kind::integer;
+    env.constants.emplace_back("rowIndex", fhirpath::collection{idx});
+    width = prog.columns.size();
+  }
+
+  result<fhirpath::collection> eval(const fhirpath::expression &e, const fhirpath::item &ctx, int64_t row_index,
+                                    const std::string &path) {
+    fhirpath::item &idx = env.constants.back().second[0];
+    idx.integer = row_index;
+    idx.dec = fhirpath::decimal{row_index, 0};  // the engine compares integers with decimals through it
+    auto r = ev.evaluate(e, ctx, env);
+    if (!r) {
+      error err = std::move(r).error();
+      err.message = path + ": " + err.message;
+      return at(std::move(err), path);
+    }
+    return fhirpath::collection(**r);
+  }
+
+  static cell make_cell(const fhirpath::item &it) {
+    cell c;
+    c.json = fhirpath::to_json(it);
+    switch (it.kind) {
+      case fhirpath::value_kind::boolean: c.kind = cell_kind::boolean; break;
+      case fhirpath::value_kind::integer: c.kind = cell_kind::integer; break;
+      case fhirpath::value_kind::decimal: c.kind = cell_kind::decimal; break;
+      default: {
+        char f = c.json.empty() ? 'n' : c.json[0];
+        c.kind = f == '"' ? cell_kind::string : f == '[' ? cell_kind::array : f == '{' ? cell_kind::object
+               : f == 't' || f == 'f' ? cell_kind::boolean : f == 'n' ? cell_kind::null_value
+               : (c.json.find_first_of(".eE") != std::string::npos ? cell_kind::decimal : cell_kind::integer);
+        if (c.kind == cell_kind::null_value) c.json.clear();
+      }
+    }
+    return c;
+  }
+
+  result<void> check_rows(size_t n) const {
+    if (n > p->lim.max_rows_per_resource) {
+      return error(error_code::DOCUMENT_TOO_LARGE, "the view gives more than max_rows_per_resource rows for one resource");
+    }
+    return {};
+  }
+
+  // a × b, filling b's cells into copies of a's rows (their columns are disjoint).
+  result<std::vector<row>> cross(std::vector<row> a, const std::vector<row> &b, size_t first, size_t end) {
+    if (!b.empty() && a.size() > p->lim.max_rows_per_resource / b.size()) return check_rows(SIZE_MAX).error();
+    std::vector<row> out;
+    out.reserve(a.size() * b.size());
+    for (const row &ra : a) {
+      for (const row &rb : b) {
+        row r = ra;
+        for (size_t i = first; i < end; ++i) {
+          if (rb.cells[i].kind != cell_kind::null_value) r.cells[i] = rb.cells[i];
+        }
+        out.push_back(std::move(r));
+      }
+    }
+    return out;
+  }
+
+  result<void> collect_repeat(const select_node &node, const fhirpath::item &ctx, int64_t row_index, size_t depth,
+                              fhirpath::collection &out) {
+    if (depth > p->lim.max_repeat_depth) {
+      error e(error_code::MAX_DEPTH_EXCEEDED, node.path + ".repeat descends deeper than max_repeat_depth");
+      e.path = node.path + ".repeat";
+      return e;
+    }
+    fhirpath::collection children;
+    for (size_t i = 0; i < node.repeat_exprs.size(); ++i) {
+      auto r = eval(node.repeat_exprs[i], ctx, row_index, node.path + ".repeat[" + std::to_string(i) + "]");
+      if (!r) return r.error();
+      children.insert(children.end(), r->begin(), r->end());
+    }
+    for (const auto &c : children) {
+      out.push_back(c);
+      if (out.size() > p->lim.max_rows_per_resource) return check_rows(out.size());
+      auto r = collect_repeat(node, c, row_index, depth + 1, out);
+      if (!r) return r;
+    }
+    return {};
+  }
+
+  result<cell> column_cell(const column_def &col, const fhirpath::item &c, int64_t idx) {
+    auto r = eval(col.expr, c, idx, col.path + ".path");
+    if (!r) return r.error();
+    cell value;
+    if (col.collection) {
+      value.kind = cell_kind::array;
+      value.json = fhirpath::to_json(*r);
+    } else if (r->size() > 1) {
+      error e(error_code::FHIRPATH_TYPE_ERROR, col.path + ".path gives " + std::to_string(r->size()) +
+                                                   " values in a column that is not a collection");
+      e.path = col.path + ".path";
+      return e;
+    } else if (r->size() == 1) {
+      value = make_cell((*r)[0]);
+    }
+    return value;
+  }
+
+  // The rows of one node for one context item.
+  result<std::vector<row>> node_rows(const select_node &node, const fhirpath::item &ctx, int64_t row_index) {
+    fhirpath::collection contexts;
+    switch (node.iter) {
+      case iteration::plain: contexts.push_back(ctx); break;
+      case iteration::for_each:
+      case iteration::for_each_or_null: {
+        auto r = eval(node.iter_expr, ctx, row_index, node.path + (node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"));
+        if (!r) return r.error();
+        contexts = std::move(r).value();
+        break;
+      }
+      case iteration::repeat: {
+        auto r = collect_repeat(node, ctx, row_index, 1, contexts);
+        if (!r) return r.error();
+        break;
+      }
+    }
+    std::vector<row> out;
+    if (contexts.empty()) {
+      if (node.iter != iteration::for_each_or_null) return out;
+      // One row of nulls, but its own columns are still evaluated, against `null` with %rowIndex
+      // 0: `%rowIndex` gives 0 there as in the specification's reference runner, paths give nothing.
+      static const json::document null_doc = json::parse("null").value();
+      row r{std::vector<cell>(width)};
+      fhirpath::item nothing = fhirpath::context_item(null_doc.root());
+      for (const auto &col : node.columns) {
+        auto v = column_cell(col, nothing, 0);
+        if (!v) return v.error();
+        r.cells[col.index] = std::move(v).value();
+      }
+      out.push_back(std::move(r));
+      return out;
+    }
+    bool iterates = node.iter != iteration::plain;
+    for (size_t k = 0; k < contexts.size(); ++k) {
+      const fhirpath::item &c = contexts[k];
+      int64_t idx = iterates ? static_cast<int64_t>(k) : row_index;
+      std::vector<row> rows(1, row{std::vector<cell>(width)});
+      for (const auto &col : node.columns) {
+        auto v = column_cell(col, c, idx);
+        if (!v) return v.error();
+        rows[0].cells[col.index] = std::move(v).value();
+      }
+      for (const auto &s : node.selects) {
+        auto sub = node_rows(s, c, idx);
+        if (!sub) return sub.error();
+        auto joined = cross(std::move(rows), *sub, s.first_column, s.end_column);
+        if (!joined) return joined.error();
+        rows = std::move(joined).value();
+      }
+      if (!node.union_all.empty()) {
+        std::vector<row> all;
+        size_t first = node.union_all.front().first_column, end = node.union_all.front().end_column;
+        for (const auto &u : node.union_all) {
+          auto sub = node_rows(u, c, idx);
+          if (!sub) return sub.error();
+          for (auto &r : *sub) all.push_back(std::move(r));
+          auto ok = check_rows(all.size());
+          if (!ok) return ok.error();
+        }
+        auto joined = cross(std::move(rows), all, first, end);
+        if (!joined) return joined.error();
+        rows = std::move(joined).value();
+      }
+      for (auto &r : rows) out.push_back(std::move(r));
+      auto ok = check_rows(out.size());
+      if (!ok) return ok.error();
+    }
+    return out;
+  }
+
+  result<void> run(const json::value &resource) {
+    auto obj = resource.get_object();
+    if (!obj) return {};
+    auto rt = obj->find("resourceType");
+    if (!rt) return {};
+    auto rts = rt->get_string();
+    if (!rts || *rts != p->resource) return {};
+    env.resource = &resource;
+    env.root_resource = &resource;
+    fhirpath::item ctx = fhirpath::context_item(resource);
+    for (const auto &w : p->wheres) {
+      auto r = eval(w.expr, ctx, 0, w.path);
+      if (!r) return r.error();
+      if (r->empty()) return {};
+      if (r->size() != 1 || (*r)[0].kind != fhirpath::value_kind::boolean) {
+        error e(error_code::FHIRPATH_TYPE_ERROR, w.path + " must give one boolean (got " + fhirpath::to_json(*r) + ")");
+        e.path = w.path;
+        return e;
+      }
+      if (!(*r)[0].boolean) return {};
+    }
+    std::vector<row> rows(1, row{std::vector<cell>(width)});
+    for (const auto &s : p->selects) {
+      auto sub = node_rows(s, ctx, 0);
+      if (!sub) return sub.error();
+      auto joined = cross(std::move(rows), *sub, s.first_column, s.end_column);
+      if (!joined) return joined.error();
+      rows = std::move(joined).value();
+    }
+    for (auto &r : rows) out->push_back(std::move(r));
+    return {};
+  }
+};
+
+runner::runner(const compiled_view &v) : state_(std::make_unique<state>(v.compiled())) {}
+runner::~runner() = default;
+runner::runner(runner &&) noexcept = default;
+runner &runner::operator=(runner &&) noexcept = default;
+
+result<void> runner::run(const json::value &resource, std::vector<row> &out) {
+  state_->out = &out;
+  return state_->run(resource);
+}
+
+result<void> runner::run_bundle(const json::value &bundle, std::vector<row> &out) {
+  auto obj = bundle.get_object();
+  if (!obj) return error(error_code::WRONG_TYPE, "a Bundle must be a JSON object", bundle.offset());
+  auto entries = obj->find("entry");
+  if (!entries) return {};
+  auto arr = entries->get_array();
+  if (!arr) return error(error_code::WRONG_TYPE, "Bundle.entry must be an array", entries->offset());
+  size_t i = 0;
+  for (json::value e : *arr) {
+    auto eo = e.get_object();
+    if (eo) {
+      if (auto res = eo->find("resource")) {
+        auto r = run(*res, out);
+        if (!r) return at(r.error(), "Bundle.entry[" + std::to_string(i) + "].resource");
+      }
+    }
+    ++i;
+  }
+  return {};
+}
+
+result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
+  size_t pos = 0;
+  uint32_t line = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    ++line;
+    size_t start = pos;
+    pos = end + 1;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
+    auto doc = json::parse(l);
+    if (!doc) {
+      error e = std::move(doc).error();
+      if (e.offset != error::NO_OFFSET) e.offset += start;
+      e.line = line;
+      return e;
+    }
+    auto r = run(doc->root(), out);
+    if (!r) {
+      error e = r.error();
+      e.line = line;
+      return e;
+    }
+  }
+  return {};
+}
+
+void append_row_json(std::string &out, const compiled_view &v, const row &r) {
+  const auto &cols = v.columns();
+  out += '{';
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (i) out += ',';
+    json::append_quoted(out, cols[i].name);
+    out += ':';
+    if (i < r.cells.size() && r.cells[i].kind != cell_kind::null_value) {
+      out += r.cells[i].json;
+    } else {
+      out += "null";
+    }
+  }
+  out += '}';
+}
+
+std::string rows_to_json(const compiled_view &v, const std::vector<row> &rows) {
+  std::string out = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    append_row_json(out, v, rows[i]);
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace quire::view

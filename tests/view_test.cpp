@@ -1,0 +1,219 @@
+// quire::view: validation errors with their place in the view, limits, the rows' JSON text, and
+// running over Bundles and NDJSON.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "quire/view.h"
+
+using namespace quire;
+
+namespace {
+
+error compile_error(const std::string &text, const view::limits &lim = {}) {
+  auto v = view::compile(text, lim);
+  REQUIRE_FALSE(v);
+  return v.error();
+}
+
+std::string run_json(const std::string &view_text, const std::string &resource) {
+  auto v = view::compile(view_text);
+  REQUIRE(v);
+  auto doc = json::parse(resource);
+  REQUIRE(doc);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  auto ok = run.run(doc->root(), rows);
+  REQUIRE(ok);
+  return view::rows_to_json(*v, rows);
+}
+
+const char *PATIENT = R"({"resourceType":"Patient","id":"pt1","name":[{"family":"Smith","given":["A","B"]},{"family":"Jones"}]})";
+
+}  // namespace
+
+TEST_CASE("view: validation errors name their place in the view", "[view]") {
+  auto e = compile_error(R"({"select":[{"column":[{"name":"id","path":"id"}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.path == "resource");
+
+  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"column":[{"name":"a","path":"id"},{"name":"1bad","path":"id"}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.path == "select[1].column[1].name");
+
+  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"},{"name":"id","path":"name"}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.message.find("used twice") != std::string::npos);
+
+  e = compile_error(R"({"resource":"Patient","select":[{"unionAll":[{"column":[{"name":"a","path":"id"}]},{"column":[{"name":"b","path":"id"}]}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.path == "select[0].unionAll[1]");
+
+  e = compile_error(R"({"resource":"Patient","select":[{"forEach":"name.nosuch() ","column":[{"name":"a","path":"id"}]}]})");
+  CHECK(e.code == error_code::UNKNOWN_FUNCTION);
+  CHECK(e.path == "select[0].forEach");
+
+  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"a","path":"@@"}]}]})");
+  CHECK(e.code == error_code::INVALID_FHIRPATH);
+  CHECK(e.path == "select[0].column[0].path");
+
+  e = compile_error(R"({"resource":"Patient","constant":[{"name":"x"}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.path == "constant[0]");
+
+  e = compile_error(R"({"resource":"Patient","select":[{"forEach":1,"column":[{"name":"a","path":"id"}]}]})");
+  CHECK(e.code == error_code::INVALID_VIEW);
+  CHECK(e.path == "select[0].forEach");
+
+  e = compile_error(R"({"resource":"Patient","where":[{"path":"name.("}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
+  CHECK(e.path == "where[0].path");
+}
+
+TEST_CASE("view: rows as JSON, keys in column order, nested selects after columns", "[view]") {
+  std::string v = R"({"resource":"Patient","select":[{"select":[{"forEach":"name","column":[{"name":"family","path":"family"},{"name":"i","path":"%rowIndex"}]}],"column":[{"name":"id","path":"id"}]},{"column":[{"name":"given","path":"name.given","collection":true}]}]})";
+  CHECK(run_json(v, PATIENT) ==
+        R"([{"id":"pt1","family":"Smith","i":0,"given":["A","B"]},{"id":"pt1","family":"Jones","i":1,"given":["A","B"]}])");
+  // Another resource type gives no rows.
+  CHECK(run_json(v, R"({"resourceType":"Observation","id":"o"})") == "[]");
+  // forEachOrNull over nothing gives one row of nulls.
+  CHECK(run_json(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"forEachOrNull":"contact","column":[{"name":"c","path":"name.family"}]}]})",
+                 PATIENT) == R"([{"id":"pt1","c":null}])");
+}
+
+TEST_CASE("view: run-time errors", "[view]") {
+  auto v = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"f","path":"name.family"}]}]})");
+  REQUIRE(v);
+  auto doc = json::parse(PATIENT);
+  REQUIRE(doc);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  auto r = run.run(doc->root(), rows);
+  CHECK(r.code() == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(r.error().path == "select[0].column[0].path");
+
+  auto w = view::compile(R"({"resource":"Patient","where":[{"path":"name.family"}],"select":[{"column":[{"name":"id","path":"id"}]}]})");
+  REQUIRE(w);
+  view::runner run_w(*w);
+  r = run_w.run(doc->root(), rows);
+  CHECK(r.code() == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(r.error().path == "where[0].path");
+}
+
+TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression depth", "[view]") {
+  view::limits lim;
+  lim.max_rows_per_resource = 3;
+  auto v = view::compile(R"({"resource":"Patient","select":[{"forEach":"name","column":[{"name":"a","path":"family"}]},{"forEach":"name.given","column":[{"name":"b","path":"$this"}]}]})", lim);
+  REQUIRE(v);
+  auto doc = json::parse(PATIENT);
+  REQUIRE(doc);
+  std::vector<view::row> rows;
+  {
+    view::runner run(*v);
+    CHECK(run.run(doc->root(), rows).code() == error_code::DOCUMENT_TOO_LARGE);  // 2 × 2 rows > 3
+  }
+
+  // A repeat deeper than max_repeat_depth.
+  std::string deep = R"({"resourceType":"Questionnaire","id":"q")";
+  std::string tail;
+  for (int i = 0; i < 20; ++i) {
+    deep += R"(,"item":[{"linkId":"x")";
+    tail += "}]";
+  }
+  deep += tail + "}";
+  view::limits shallow;
+  shallow.max_repeat_depth = 10;
+  auto rv = view::compile(R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})", shallow);
+  REQUIRE(rv);
+  auto qdoc = json::parse(deep);
+  REQUIRE(qdoc);
+  {
+    view::runner run(*rv);
+    rows.clear();
+    auto r = run.run(qdoc->root(), rows);
+    CHECK(r.code() == error_code::MAX_DEPTH_EXCEEDED);
+    CHECK(r.error().path == "select[0].repeat");
+  }
+  {
+    auto rv2 = view::compile(R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})");
+    REQUIRE(rv2);
+    view::runner run(*rv2);
+    rows.clear();
+    CHECK(run.run(qdoc->root(), rows));
+    CHECK(rows.size() == 20);
+  }
+
+  // Selects nested beyond max_select_depth.
+  std::string nested = R"({"resource":"Patient","select":[)";
+  std::string close;
+  for (int i = 0; i < 100; ++i) {
+    nested += R"({"select":[)";
+    close += "]}";
+  }
+  nested += R"({"column":[{"name":"a","path":"id"}]})" + close + "]}";
+  auto e = compile_error(nested);
+  CHECK(e.code == error_code::MAX_DEPTH_EXCEEDED);
+
+  // A 10,000-deep expression inside a view: a typed error naming the column, no crash.
+  std::string expr;
+  for (int i = 0; i < 10000; ++i) expr += "(";
+  expr += "1";
+  for (int i = 0; i < 10000; ++i) expr += ")";
+  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"a","path":")" + expr + R"("}]}]})");
+  CHECK(e.code == error_code::MAX_DEPTH_EXCEEDED);
+  CHECK(e.path == "select[0].column[0].path");
+  std::string chain = "id";
+  for (int i = 0; i < 10000; ++i) chain += ".a";  // 20 kB: under max_expression_bytes, so depth is what stops it
+  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"a","path":")" + chain + R"("}]}]})");
+  CHECK(e.code == error_code::MAX_DEPTH_EXCEEDED);
+  CHECK(e.path == "select[0].column[0].path");
+}
+
+TEST_CASE("view: Bundles and NDJSON, skipping other resource types", "[view]") {
+  auto v = view::compile(R"({"resource":"Patient","constant":[{"name":"u","valueString":"x"}],"select":[{"column":[{"name":"id","path":"id"},{"name":"k","path":"%u"}]}]})");
+  REQUIRE(v);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  auto b = json::parse(R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}},{"resource":{"resourceType":"Observation","id":"o"}},{"resource":{"resourceType":"Patient","id":"b"}}]})");
+  REQUIRE(b);
+  REQUIRE(run.run_bundle(b->root(), rows));
+  CHECK(view::rows_to_json(*v, rows) == R"([{"id":"a","k":"x"},{"id":"b","k":"x"}])");
+  rows.clear();
+  REQUIRE(run.run_ndjson("{\"resourceType\":\"Patient\",\"id\":\"c\"}\n\n{\"resourceType\":\"Encounter\"}\r\n{\"resourceType\":\"Patient\",\"id\":\"d\"}", rows));
+  CHECK(view::rows_to_json(*v, rows) == R"([{"id":"c","k":"x"},{"id":"d","k":"x"}])");
+  auto bad = run.run_ndjson("{\"resourceType\":\"Patient\",\"id\":\"c\"}\n{oops\n", rows);
+  CHECK(bad.code() == error_code::INVALID_JSON);
+  CHECK(bad.error().line == 2);
+}
+
+TEST_CASE("view: lowBoundary()/highBoundary() of a Date without a precision give the day", "[view][fhirpath]") {
+  // The one engine change the runner needed (core/src/fhirpath/fhirpath_eval.cpp): a Date's
+  // default precision is the day, not a DateTime's millisecond (which gave an empty result).
+  auto doc = json::parse(R"({"resourceType":"Patient","birthDate":"1970-06"})");
+  REQUIRE(doc);
+  fhirpath::evaluator ev;
+  auto low = fhirpath::compile("birthDate.lowBoundary()");
+  auto high = fhirpath::compile("birthDate.highBoundary()");
+  auto year = fhirpath::compile("@2012.highBoundary()");
+  REQUIRE(low);
+  REQUIRE(high);
+  REQUIRE(year);
+  auto r = ev.evaluate(*low, doc->root());
+  REQUIRE(r);
+  CHECK(fhirpath::to_json(**r) == R"(["1970-06-01"])");
+  r = ev.evaluate(*high, doc->root());
+  REQUIRE(r);
+  CHECK(fhirpath::to_json(**r) == R"(["1970-06-30"])");
+  r = ev.evaluate(*year, doc->root());
+  REQUIRE(r);
+  CHECK(fhirpath::to_json(**r) == R"(["2012-12-31"])");
+}
+
+TEST_CASE("view: integer constants and %rowIndex compare with the resource's integers", "[view]") {
+  // An integer item carries its value as a decimal too; a constant built without it compared
+  // unequal to the same integer from the resource.
+  const char *cr = R"({"resourceType":"ClaimResponse","id":"cr1","item":[{"itemSequence":1},{"itemSequence":1}]})";
+  CHECK(run_json(R"({"resource":"ClaimResponse","constant":[{"name":"s","valuePositiveInt":1}],"select":[{"column":[{"name":"b","path":"item.first().itemSequence = %s"},{"name":"c","path":"item.first().itemSequence + 0.5 > %s"}]}]})",
+                 cr) == R"([{"b":true,"c":true}])");
+  CHECK(run_json(R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
+                 cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
+}
