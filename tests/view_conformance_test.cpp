@@ -244,9 +244,10 @@ TEST_CASE("view conformance: the SQL on FHIR v2 suite, tallied per file", "[view
       "native";
 #endif
   std::printf("view conformance (%s): file, passed, failed, known failures\n", target);
-  for (const auto &[name, t] : tallies) std::printf("  %-24s %4zu %4zu %4zu\n", name.c_str(), t.passed, t.failed, t.known);
-  std::printf("view conformance (%s): %zu cases in %zu files: %zu passed, %zu failed, %zu known failures\n", target, total,
-              tallies.size(), all.passed, all.failed, all.known);
+  for (const auto &[name, t] : tallies)
+    std::printf("  %-24s %4zu %4zu %4zu\n", name.c_str(), t.passed, t.failed, t.known);
+  std::printf("view conformance (%s): %zu cases in %zu files: %zu passed, %zu failed, %zu known failures\n", target,
+              total, tallies.size(), all.passed, all.failed, all.known);
   for (const auto &p : problems) UNSCOPED_INFO(p);
   CHECK(problems.empty());
 

@@ -28,7 +28,8 @@ std::string run_json(const std::string &view_text, const std::string &resource) 
   return view::rows_to_json(*v, rows);
 }
 
-const char *PATIENT = R"({"resourceType":"Patient","id":"pt1","name":[{"family":"Smith","given":["A","B"]},{"family":"Jones"}]})";
+const char *PATIENT =
+    R"({"resourceType":"Patient","id":"pt1","name":[{"family":"Smith","given":["A","B"]},{"family":"Jones"}]})";
 
 }  // namespace
 
@@ -37,19 +38,23 @@ TEST_CASE("view: validation errors name their place in the view", "[view]") {
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.path == "resource");
 
-  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"column":[{"name":"a","path":"id"},{"name":"1bad","path":"id"}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"column":[{"name":"a","path":"id"},{"name":"1bad","path":"id"}]}]})");
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.path == "select[1].column[1].name");
 
-  e = compile_error(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"},{"name":"id","path":"name"}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"},{"name":"id","path":"name"}]}]})");
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.message.find("used twice") != std::string::npos);
 
-  e = compile_error(R"({"resource":"Patient","select":[{"unionAll":[{"column":[{"name":"a","path":"id"}]},{"column":[{"name":"b","path":"id"}]}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","select":[{"unionAll":[{"column":[{"name":"a","path":"id"}]},{"column":[{"name":"b","path":"id"}]}]}]})");
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.path == "select[0].unionAll[1]");
 
-  e = compile_error(R"({"resource":"Patient","select":[{"forEach":"name.nosuch() ","column":[{"name":"a","path":"id"}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","select":[{"forEach":"name.nosuch() ","column":[{"name":"a","path":"id"}]}]})");
   CHECK(e.code == error_code::UNKNOWN_FUNCTION);
   CHECK(e.path == "select[0].forEach");
 
@@ -57,7 +62,8 @@ TEST_CASE("view: validation errors name their place in the view", "[view]") {
   CHECK(e.code == error_code::INVALID_FHIRPATH);
   CHECK(e.path == "select[0].column[0].path");
 
-  e = compile_error(R"({"resource":"Patient","constant":[{"name":"x"}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","constant":[{"name":"x"}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.path == "constant[0]");
 
@@ -65,19 +71,24 @@ TEST_CASE("view: validation errors name their place in the view", "[view]") {
   CHECK(e.code == error_code::INVALID_VIEW);
   CHECK(e.path == "select[0].forEach");
 
-  e = compile_error(R"({"resource":"Patient","where":[{"path":"name.("}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
+  e = compile_error(
+      R"({"resource":"Patient","where":[{"path":"name.("}],"select":[{"column":[{"name":"a","path":"id"}]}]})");
   CHECK(e.path == "where[0].path");
 }
 
 TEST_CASE("view: rows as JSON, keys in column order, nested selects after columns", "[view]") {
-  std::string v = R"({"resource":"Patient","select":[{"select":[{"forEach":"name","column":[{"name":"family","path":"family"},{"name":"i","path":"%rowIndex"}]}],"column":[{"name":"id","path":"id"}]},{"column":[{"name":"given","path":"name.given","collection":true}]}]})";
-  CHECK(run_json(v, PATIENT) ==
-        R"([{"id":"pt1","family":"Smith","i":0,"given":["A","B"]},{"id":"pt1","family":"Jones","i":1,"given":["A","B"]}])");
+  std::string v =
+      R"({"resource":"Patient","select":[{"select":[{"forEach":"name","column":[{"name":"family","path":"family"},{"name":"i","path":"%rowIndex"}]}],"column":[{"name":"id","path":"id"}]},{"column":[{"name":"given","path":"name.given","collection":true}]}]})";
+  CHECK(
+      run_json(v, PATIENT) ==
+      R"([{"id":"pt1","family":"Smith","i":0,"given":["A","B"]},{"id":"pt1","family":"Jones","i":1,"given":["A","B"]}])");
   // Another resource type gives no rows.
   CHECK(run_json(v, R"({"resourceType":"Observation","id":"o"})") == "[]");
   // forEachOrNull over nothing gives one row of nulls.
-  CHECK(run_json(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"forEachOrNull":"contact","column":[{"name":"c","path":"name.family"}]}]})",
-                 PATIENT) == R"([{"id":"pt1","c":null}])");
+  CHECK(
+      run_json(
+          R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},{"forEachOrNull":"contact","column":[{"name":"c","path":"name.family"}]}]})",
+          PATIENT) == R"([{"id":"pt1","c":null}])");
 }
 
 TEST_CASE("view: run-time errors", "[view]") {
@@ -91,7 +102,8 @@ TEST_CASE("view: run-time errors", "[view]") {
   CHECK(r.code() == error_code::FHIRPATH_TYPE_ERROR);
   CHECK(r.error().path == "select[0].column[0].path");
 
-  auto w = view::compile(R"({"resource":"Patient","where":[{"path":"name.family"}],"select":[{"column":[{"name":"id","path":"id"}]}]})");
+  auto w = view::compile(
+      R"({"resource":"Patient","where":[{"path":"name.family"}],"select":[{"column":[{"name":"id","path":"id"}]}]})");
   REQUIRE(w);
   view::runner run_w(*w);
   r = run_w.run(doc->root(), rows);
@@ -102,7 +114,9 @@ TEST_CASE("view: run-time errors", "[view]") {
 TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression depth", "[view]") {
   view::limits lim;
   lim.max_rows_per_resource = 3;
-  auto v = view::compile(R"({"resource":"Patient","select":[{"forEach":"name","column":[{"name":"a","path":"family"}]},{"forEach":"name.given","column":[{"name":"b","path":"$this"}]}]})", lim);
+  auto v = view::compile(
+      R"({"resource":"Patient","select":[{"forEach":"name","column":[{"name":"a","path":"family"}]},{"forEach":"name.given","column":[{"name":"b","path":"$this"}]}]})",
+      lim);
   REQUIRE(v);
   auto doc = json::parse(PATIENT);
   REQUIRE(doc);
@@ -122,7 +136,9 @@ TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression 
   deep += tail + "}";
   view::limits shallow;
   shallow.max_repeat_depth = 10;
-  auto rv = view::compile(R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})", shallow);
+  auto rv = view::compile(
+      R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})",
+      shallow);
   REQUIRE(rv);
   auto qdoc = json::parse(deep);
   REQUIRE(qdoc);
@@ -134,7 +150,8 @@ TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression 
     CHECK(r.error().path == "select[0].repeat");
   }
   {
-    auto rv2 = view::compile(R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})");
+    auto rv2 = view::compile(
+        R"({"resource":"Questionnaire","select":[{"repeat":["item"],"column":[{"name":"l","path":"linkId"}]}]})");
     REQUIRE(rv2);
     view::runner run(*rv2);
     rows.clear();
@@ -169,16 +186,21 @@ TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression 
 }
 
 TEST_CASE("view: Bundles and NDJSON, skipping other resource types", "[view]") {
-  auto v = view::compile(R"({"resource":"Patient","constant":[{"name":"u","valueString":"x"}],"select":[{"column":[{"name":"id","path":"id"},{"name":"k","path":"%u"}]}]})");
+  auto v = view::compile(
+      R"({"resource":"Patient","constant":[{"name":"u","valueString":"x"}],"select":[{"column":[{"name":"id","path":"id"},{"name":"k","path":"%u"}]}]})");
   REQUIRE(v);
   view::runner run(*v);
   std::vector<view::row> rows;
-  auto b = json::parse(R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}},{"resource":{"resourceType":"Observation","id":"o"}},{"resource":{"resourceType":"Patient","id":"b"}}]})");
+  auto b = json::parse(
+      R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}},{"resource":{"resourceType":"Observation","id":"o"}},{"resource":{"resourceType":"Patient","id":"b"}}]})");
   REQUIRE(b);
   REQUIRE(run.run_bundle(b->root(), rows));
   CHECK(view::rows_to_json(*v, rows) == R"([{"id":"a","k":"x"},{"id":"b","k":"x"}])");
   rows.clear();
-  REQUIRE(run.run_ndjson("{\"resourceType\":\"Patient\",\"id\":\"c\"}\n\n{\"resourceType\":\"Encounter\"}\r\n{\"resourceType\":\"Patient\",\"id\":\"d\"}", rows));
+  REQUIRE(
+      run.run_ndjson("{\"resourceType\":\"Patient\",\"id\":\"c\"}\n\n{\"resourceType\":\"Encounter\"}\r\n{"
+                     "\"resourceType\":\"Patient\",\"id\":\"d\"}",
+                     rows));
   CHECK(view::rows_to_json(*v, rows) == R"([{"id":"c","k":"x"},{"id":"d","k":"x"}])");
   auto bad = run.run_ndjson("{\"resourceType\":\"Patient\",\"id\":\"c\"}\n{oops\n", rows);
   CHECK(bad.code() == error_code::INVALID_JSON);
@@ -212,8 +234,12 @@ TEST_CASE("view: integer constants and %rowIndex compare with the resource's int
   // An integer item carries its value as a decimal too; a constant built without it compared
   // unequal to the same integer from the resource.
   const char *cr = R"({"resourceType":"ClaimResponse","id":"cr1","item":[{"itemSequence":1},{"itemSequence":1}]})";
-  CHECK(run_json(R"({"resource":"ClaimResponse","constant":[{"name":"s","valuePositiveInt":1}],"select":[{"column":[{"name":"b","path":"item.first().itemSequence = %s"},{"name":"c","path":"item.first().itemSequence + 0.5 > %s"}]}]})",
-                 cr) == R"([{"b":true,"c":true}])");
-  CHECK(run_json(R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
-                 cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
+  CHECK(
+      run_json(
+          R"({"resource":"ClaimResponse","constant":[{"name":"s","valuePositiveInt":1}],"select":[{"column":[{"name":"b","path":"item.first().itemSequence = %s"},{"name":"c","path":"item.first().itemSequence + 0.5 > %s"}]}]})",
+          cr) == R"([{"b":true,"c":true}])");
+  CHECK(
+      run_json(
+          R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
+          cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
 }

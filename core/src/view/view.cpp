@@ -10,7 +10,6 @@
 #include <optional>
 #include <utility>
 
-
 namespace quire::view {
 
 namespace {
@@ -26,7 +25,7 @@ struct column_def {
 
 struct select_node {
   iteration iter = iteration::plain;
-  fhirpath::expression iter_expr;                 // forEach / forEachOrNull
+  fhirpath::expression iter_expr;                  // forEach / forEachOrNull
   std::vector<fhirpath::expression> repeat_exprs;  // repeat
   std::string path;
   std::vector<column_def> columns;
@@ -243,7 +242,8 @@ struct compiler {
           std::string a, b;
           for (auto &n : first) a += (a.empty() ? "" : ",") + n;
           for (auto &n : branch) b += (b.empty() ? "" : ",") + n;
-          return invalid(up, up + " has columns (" + b + ") where unionAll[0] has (" + a + "): the branches of a unionAll must have the same columns in the same order");
+          return invalid(up, up + " has columns (" + b + ") where unionAll[0] has (" + a +
+                                 "): the branches of a unionAll must have the same columns in the same order");
         }
         node.union_all.push_back(std::move(child));
         ++i;
@@ -357,7 +357,9 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
             it.dec = fhirpath::decimal{*n, 0};  // the engine compares integers with decimals through it
           } else if (type == "Decimal") {
             auto t = val.get_number_text();
-            if (!t || !parse_decimal(*t, it.dec)) return invalid(cp + "." + std::string(key), cp + "." + std::string(key) + " must be a decimal of at most 18 digits");
+            if (!t || !parse_decimal(*t, it.dec))
+              return invalid(cp + "." + std::string(key),
+                             cp + "." + std::string(key) + " must be a decimal of at most 18 digits");
             it.kind = fhirpath::value_kind::decimal;
           } else {
             auto s = val.get_string();
@@ -403,7 +405,8 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
     for (size_t a = 0; a < p.columns.size(); ++a) {
       for (size_t b = a + 1; b < p.columns.size(); ++b) {
         if (p.columns[a].name == p.columns[b].name) {
-          return invalid("select", "column name " + p.columns[a].name + " is used twice (names must be unique in a view)");
+          return invalid("select",
+                         "column name " + p.columns[a].name + " is used twice (names must be unique in a view)");
         }
       }
     }
@@ -467,9 +470,13 @@ struct runner::state {
       case fhirpath::value_kind::decimal: c.kind = cell_kind::decimal; break;
       default: {
         char f = c.json.empty() ? 'n' : c.json[0];
-        c.kind = f == '"' ? cell_kind::string : f == '[' ? cell_kind::array : f == '{' ? cell_kind::object
-               : f == 't' || f == 'f' ? cell_kind::boolean : f == 'n' ? cell_kind::null_value
-               : (c.json.find_first_of(".eE") != std::string::npos ? cell_kind::decimal : cell_kind::integer);
+        c.kind = f == '"'               ? cell_kind::string
+                 : f == '['             ? cell_kind::array
+                 : f == '{'             ? cell_kind::object
+                 : f == 't' || f == 'f' ? cell_kind::boolean
+                 : f == 'n'
+                     ? cell_kind::null_value
+                     : (c.json.find_first_of(".eE") != std::string::npos ? cell_kind::decimal : cell_kind::integer);
         if (c.kind == cell_kind::null_value) c.json.clear();
       }
     }
@@ -478,7 +485,8 @@ struct runner::state {
 
   result<void> check_rows(size_t n) const {
     if (n > p->lim.max_rows_per_resource) {
-      return error(error_code::DOCUMENT_TOO_LARGE, "the view gives more than max_rows_per_resource rows for one resource");
+      return error(error_code::DOCUMENT_TOO_LARGE,
+                   "the view gives more than max_rows_per_resource rows for one resource");
     }
     return {};
   }
@@ -530,8 +538,8 @@ struct runner::state {
       value.kind = cell_kind::array;
       value.json = fhirpath::to_json(*r);
     } else if (r->size() > 1) {
-      error e(error_code::FHIRPATH_TYPE_ERROR, col.path + ".path gives " + std::to_string(r->size()) +
-                                                   " values in a column that is not a collection");
+      error e(error_code::FHIRPATH_TYPE_ERROR,
+              col.path + ".path gives " + std::to_string(r->size()) + " values in a column that is not a collection");
       e.path = col.path + ".path";
       return e;
     } else if (r->size() == 1) {
@@ -547,7 +555,8 @@ struct runner::state {
       case iteration::plain: contexts.push_back(ctx); break;
       case iteration::for_each:
       case iteration::for_each_or_null: {
-        auto r = eval(node.iter_expr, ctx, row_index, node.path + (node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"));
+        auto r = eval(node.iter_expr, ctx, row_index,
+                      node.path + (node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"));
         if (!r) return r.error();
         contexts = std::move(r).value();
         break;
