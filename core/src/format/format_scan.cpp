@@ -149,8 +149,9 @@ void engine::append_json(std::string &out, size_t column, const page_view &v, ui
 
 namespace {
 // Bytes of room render() makes sure of before each row (rows are rarely larger; a larger one grows
-// the buffer as std::string does).
-constexpr size_t ROW_HEADROOM = size_t{64} << 10;
+// the buffer as std::string does). Below detail::PROBE_THRESHOLD, so a small result is never
+// probed: with the heap all but full it still has the headroom the wrapper keeps.
+constexpr size_t ROW_HEADROOM = size_t{16} << 10;
 }  // namespace
 
 result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
