@@ -180,8 +180,8 @@ export interface ExplainReport {
   read?: ReadCounters;
 }
 
-/** Bytes by column and by index. */
-export interface StorageReport {
+/** What a file's footer says of it: the members FileInfo and StorageReport share (core writes both with one function). */
+export interface FileFacts {
   version: number;
   bytes: number;
   rows: number;
@@ -189,6 +189,10 @@ export interface StorageReport {
   chunks: number;
   sortedBy: string | null;
   createdBy: string;
+}
+
+/** Bytes by column and by index. */
+export interface StorageReport extends FileFacts {
   footerBytes: number;
   columns: {
     name: string;
@@ -237,14 +241,7 @@ export interface ReadCounters {
   columns: number;
 }
 
-export interface FileInfo {
-  version: number;
-  bytes: number;
-  rows: number;
-  chunkRows: number;
-  chunks: number;
-  sortedBy: string | null;
-  createdBy: string;
+export interface FileInfo extends FileFacts {
   columns: ColumnDef[];
   indexes: { column: string; kind: IndexKind }[];
 }

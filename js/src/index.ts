@@ -5,6 +5,6 @@ export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';
 export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirResource } from './fhir.js';
 export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';
-export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type StreamWriteOptions, type WriteSource, type Query, type Where, type Aggregate, type ExplainReport, type StorageReport, type ChunkStatistic, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type RangeReader } from './format.js';
+export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type StreamWriteOptions, type WriteSource, type Query, type Where, type Aggregate, type ExplainReport, type StorageReport, type ChunkStatistic, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type FileFacts, type RangeReader } from './format.js';
 export { hl7, mllp, Hl7Message, MllpDecoder, type Hl7Options, type AckCode, type AckOptions, type ErrorLocation, type Hl7MessageJson, type Hl7Field, type Hl7Repetition, type Hl7Component, type Hl7Value, type Hl7SegmentInfo, type Hl7Batch, type MllpOptions, type MllpStats } from './hl7.js';
 // Each further module adds its export line here.
