@@ -1,0 +1,12 @@
+// Placeholder for the csv view (viewer-kinds replaces this file): shows the kind and the size, so
+// the shell's detection and routing can be tested before the real view exists.
+export async function mount(ctx) {
+  const h = document.createElement('h2');
+  h.textContent = `${ctx.source.name}: csv`;
+  const p = document.createElement('p');
+  p.className = 'muted';
+  p.dataset.placeholder = 'csv';
+  p.textContent = `${ctx.detected?.reason ?? 'csv'}; ${ctx.source.size} bytes. The csv view is coming.`;
+  ctx.root.append(h, p);
+  return { unmount() {} };
+}
