@@ -113,6 +113,14 @@ export async function mount(ctx) {
     throw err;
   });
   const info = opened.info;
+  // The first rows are read before the view is up: a file whose first pages are corrupt fails
+  // to open (CORRUPT_BLOCK), and the file open before it stays.
+  try {
+    await client.call('rows', { query: { limit: 64 }, names: info.columns.map((c) => c.name) });
+  } catch (err) {
+    client.close();
+    throw err;
+  }
   const names = info.columns.map((c) => c.name);
   const typeOf = new Map(info.columns.map((c) => [c.name, c.type]));
   const indexed = (kind) => info.indexes.filter((i) => kind === undefined || i.kind === kind).map((i) => i.column);
@@ -147,7 +155,7 @@ export async function mount(ctx) {
 
   const root = ctx.root;
   root.classList.add('quire-view');
-  const status = el('p', { class: 'muted', 'aria-live': 'polite' });
+  const status = el('p', { class: 'muted', id: 'quire-status', 'aria-live': 'polite' });
   root.append(el('h2', { text: `${ctx.source.name}` }), status);
 
   // --- the facts: footer, schema, storage, chunks ---------------------------------------------
@@ -212,7 +220,10 @@ export async function mount(ctx) {
     label: `rows of ${ctx.source.name}`,
     columns: info.columns,
     rowCount,
-    getRows: (start, count) => client.call('rows', { query: { ...query(), offset: start, limit: count }, names }),
+    getRows: (start, count) => client.call('rows', { query: { ...query(), offset: start, limit: count }, names }).catch((err) => {
+      if (err.name !== 'AbortError') ctx.showError(err);
+      throw err;
+    }),
     onSelect: (row) => ctx.hash.set('row', row),
   });
 
@@ -220,6 +231,7 @@ export async function mount(ctx) {
     activeQuery.textContent = where === null ? 'all rows' : typeof where === 'string' ? where : JSON.stringify(where);
     matches.textContent = `${rowCount} ${where === null ? 'rows' : 'matching rows'}`;
     matches.dataset.count = String(rowCount);
+    matches.dataset.seq = String(Number(matches.dataset.seq ?? 0) + 1); // for the tests: a new answer
   }
 
   async function apply(next, { keepRow = false } = {}) {
@@ -228,6 +240,7 @@ export async function mount(ctx) {
     const n = await guarded(() => longCall('count', { query: query() }, 'Counting the matching rows…'));
     if (n === undefined) {
       where = previous; // a filter core refused (or a cancelled count) leaves the rows as they were
+      showQuery();
       return false;
     }
     rowCount = n;
@@ -279,8 +292,12 @@ export async function mount(ctx) {
     e.preventDefault();
     const column = findColumn.value;
     const key = literal(findKey.value, typeOf.get(column));
+    delete findOut.dataset.found;
     const r = await guarded(() => longCall('find', { column, key, names }, 'Finding…'));
-    if (!r) return;
+    if (!r) {
+      findOut.dataset.found = 'error';
+      return;
+    }
     ctx.hash.set('find', `${column}=${findKey.value}`);
     findOut.replaceChildren();
     findOut.dataset.found = String(r.found);
@@ -289,13 +306,15 @@ export async function mount(ctx) {
       findOut.append(el('p', { text: `No row has ${column} = ${findKey.value}.` }));
       return;
     }
-    findOut.append(table(names.map((n, i) => ({ n, v: r.cells[i] })), [['n', 'column'], ['v', 'value']], 'the row found'),
+    findOut.append(table(names.map((n, i) => ({ n, v: r.cells[i] === null ? 'null' : r.cells[i] })), [['n', 'column'], ['v', 'value']], 'the row found'),
       el('p', { class: 'muted', text: `found in ${r.ms.toFixed(1)} ms` }));
     findOut.querySelector('table').id = 'find-row';
   });
 
   async function explain() {
+    delete explainOut.dataset.done;
     const r = await guarded(() => longCall('explain', { query: query() }, 'Running the query to explain it…'));
+    explainOut.dataset.done = r ? 'ok' : 'error';
     if (!r) return;
     const rep = r.report;
     const read = rep.read ?? {};
