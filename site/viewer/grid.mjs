@@ -56,8 +56,10 @@ export function createGrid(root, options) {
   grid.append(body);
   root.append(grid);
 
-  const width = (c) => (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 'minmax(8rem, 1fr)' : 'minmax(12rem, 2fr)');
-  const template = () => `4.5rem ${columns.map(width).join(' ')}`;
+  // Bounded widths: a column of 1000-character values must not make a row thousands of pixels
+  // wide (a long value is cut with an ellipsis; its full text is the cell's title).
+  const width = (c) => (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 'minmax(7rem, 10rem)' : 'minmax(10rem, 22rem)');
+  const template = () => `${(String(rowCount).length * 0.62 + 1.4).toFixed(2)}rem ${columns.map(width).join(' ')}`; // rem, not ch: the header is bold
 
   function drawHead() {
     head.replaceChildren();
@@ -172,7 +174,10 @@ export function createGrid(root, options) {
           if (v === null || v === undefined) {
             cell.classList.add('null');
             cell.textContent = 'null';
-          } else cell.textContent = v;
+          } else {
+            cell.textContent = v;
+            if (v.length > 24) cell.title = v.length > 2000 ? `${v.slice(0, 2000)}…` : v;
+          }
         } else {
           cell.classList.add('loading');
           cell.textContent = '…';
