@@ -340,6 +340,16 @@ test('.quire of ≥ 1 GB by ?url=: open, find by key (time and memory printed), 
   assert.equal(await page.textContent('#match-count'), `${BIG_ROWS} rows`, 'the rows as before the cancelled filter');
   const again = await find(page, 'id', 5);
   assert.equal(again.cells[0], '5', 'the file answers after the cancel');
+  // an export of all 1.1 GB, cancelled between batches: no download, the file still open
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await page.selectOption('#export-format', 'ndjson');
+  await page.click('#export-form button[type=submit]');
+  await waitInPage(page, () => /Exporting/.test(document.querySelector('#progress-label').textContent) && !document.querySelector('#progress').hidden, undefined, 30000);
+  await page.keyboard.press('Escape');
+  await waitInPage(page, () => /Cancelled/.test(document.querySelector('#quire-status').textContent) && document.querySelector('#progress').hidden);
+  assert.equal(downloads, 0, 'a cancelled export saves nothing');
+  assert.equal((await find(page, 'id', BIG_ROWS)).cells[0], String(BIG_ROWS));
   await context.close();
 });
 

@@ -104,6 +104,20 @@ test('each corpus kind through the file input: routed to its view; a wrong kind 
     assert.equal(r.current.name, path.basename(file));
     assert.equal(await page.locator('#views > .view').count(), 1, 'one view at a time');
   }
+  // Dropped on the page: a File in a DataTransfer, as a drag from the desktop gives it.
+  const before = await page.evaluate(() => window.quireViewer.opens);
+  const transfer = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['a,b\n1,2\n'], 'dropped.txt', { type: 'text/plain' }));
+    return dt;
+  });
+  await page.dispatchEvent('html', 'dragover', { dataTransfer: transfer });
+  assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), true, 'the drop zone shows the drag');
+  await page.dispatchEvent('html', 'drop', { dataTransfer: transfer });
+  await waitInPage(page, (n) => window.quireViewer.opens > n, before);
+  assert.deepEqual(await page.evaluate(() => window.quireViewer.current), { name: 'dropped.txt', kind: 'csv', size: 8 });
+  assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), false);
+  await openFileInViewer(page, path.join(dir, 'small.quire'));
   const wrong = await openFileInViewer(page, path.join(dir, 'picture.quire'));
   assert.equal(wrong.code, 'NOT_A_QUIRE_FILE', wrong.banner);
   assert.match(wrong.banner, /picture\.quire/);

@@ -142,6 +142,7 @@ export async function mount(ctx) {
   async function guarded(fn) {
     try {
       ctx.clearError?.();
+      status.textContent = summary;
       return await fn();
     } catch (err) {
       if (err.name === 'AbortError') {
@@ -153,6 +154,7 @@ export async function mount(ctx) {
     }
   }
 
+  const summary = `${info.rows} rows, ${info.columns.length} columns, ${info.chunks} chunks; read by ranges in a worker.`;
   const root = ctx.root;
   root.classList.add('quire-view');
   const status = el('p', { class: 'muted', id: 'quire-status', 'aria-live': 'polite' });
@@ -390,7 +392,7 @@ export async function mount(ctx) {
       findForm.requestSubmit();
     }
   }
-  status.textContent = `${info.rows} rows, ${info.columns.length} columns, ${info.chunks} chunks; read by ranges in a worker.`;
+  status.textContent = summary;
 
   // For the tests: the worker's memory and the grid.
   root.quire = { client, grid, memory: () => client.call('memory', {}), apply };
