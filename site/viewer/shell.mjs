@@ -223,7 +223,10 @@ function makeContext(root, source, detected) {
     root,
     source,
     detected,
-    pkg: pkg(),
+    // Loaded on first use: the .quire view runs the package in its worker, not on this thread.
+    get pkg() {
+      return pkg();
+    },
     get signal() {
       return controller.signal;
     },
