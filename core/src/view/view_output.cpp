@@ -291,6 +291,11 @@ struct table_writer::impl {
       d += " at ";
       d += o.entry;
     }
+    // describe() prints `line` only beside an offset, and these errors have none in the input.
+    if (o.line) {
+      d += ", line ";
+      d += std::to_string(o.line);
+    }
     return d;
   }
 
@@ -430,6 +435,8 @@ struct table_writer::impl {
       error e = r.error();
       e.message += " in ";
       e.message += describe_resource(resource_count, o);
+      // An offset here is into the view's expression (the path names it), not into the input.
+      e.offset = error::NO_OFFSET;
       return e;
     }
     return write_rows(o);
