@@ -167,11 +167,12 @@ test: format-check test-native test-wasm test-js test-asan fuzz-smoke test-bench
 site: js
 	node site/serve.mjs --pkg $(JS_DIST)
 
-# The site's tests: its server (ranges, MIME types, isolation, no path out of its roots) and the
-# dashboard end to end in headless Chromium; screenshots go to build/site-screenshots/. They
-# need no wasm build: the dashboard and the landing page do not load it.
-test-site: bootstrap
-	node --test site/test/*.test.mjs
+# The site's tests: its server (ranges, MIME types, isolation, no path out of its roots), the
+# dashboard and the viewer end to end in headless Chromium; screenshots go to
+# build/site-screenshots/. The viewer runs the npm package's build (make js), served at /pkg/.
+# One test file at a time: each drives its own Chromium, and the machine is small.
+test-site: js
+	QUIRE_DIST=$(abspath $(JS_DIST)) node --test --test-concurrency=1 site/test/*.test.mjs
 
 # Benchmarks: the same C++ cases natively (quire-bench), in Node and in headless Chromium (the
 # benchmark module, quire-bench.wasm); one reading each (bench/readings/local/), validated against

@@ -41,12 +41,17 @@ const own = files(site);
 row('site (every page, style and module)', measure(own));
 row('dashboard JavaScript (dashboard/*.mjs)', measure(own.filter((f) => f.startsWith(path.join(site, 'dashboard')) && f.endsWith('.mjs'))));
 row('dashboard page (html, css, mjs)', measure(own.filter((f) => f.startsWith(path.join(site, 'dashboard')) || f.endsWith('style.css'))));
+const viewer = own.filter((f) => f.startsWith(path.join(site, 'viewer')));
+row('viewer JavaScript (viewer/**/*.mjs)', measure(viewer.filter((f) => f.endsWith('.mjs'))));
+const viewerPage = [...viewer, path.join(site, 'index.html'), path.join(site, 'style.css')];
+row('viewer page (index.html, css, mjs)', measure(viewerPage));
 const browserPkg = ['quire.wasm', 'quire.mjs'].map((f) => path.join(pkg, f));
 if (browserPkg.every((f) => existsSync(f))) {
   const js = readdirSync(pkg).filter((f) => f.endsWith('.js')).map((f) => path.join(pkg, f));
   row(`package: quire.wasm (${path.relative(process.cwd(), pkg) || '.'})`, measure([browserPkg[0]]));
   row('package: quire.mjs glue + wrapper *.js', measure([browserPkg[1], ...js]));
   row('site + package (with the wasm)', measure([...own, ...browserPkg, ...js]));
+  row('viewer page + package (with the wasm)', measure([...viewerPage, ...browserPkg, ...js]));
   const built = statSync(browserPkg[0]).mtime.toISOString();
   console.log(`(the wasm: ${browserPkg[0]}, built ${built})`);
 } else {

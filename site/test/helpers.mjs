@@ -4,7 +4,7 @@
 // no dependency of its own and `npx playwright install` cannot work here).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -60,4 +60,77 @@ export async function launchChromium() {
 export function screenshotPath(name) {
   mkdirSync(screenshots, { recursive: true });
   return path.join(screenshots, `${name}.png`);
+}
+
+// --- the viewer (viewer_*.test.mjs, kinds_helpers.mjs) ----------------------------------------
+
+/** The shared corpus: QUIRE_CORPUS, or ../shared/corpus beside the checkout (../../ for a worktree one folder deeper). */
+export const corpus = process.env.QUIRE_CORPUS ?? [path.join(repo, '..', 'shared', 'corpus'), path.join(repo, '..', '..', 'shared', 'corpus')].find((d) => existsSync(d)) ?? path.join(repo, '..', 'shared', 'corpus');
+/** The npm package's build the site serves at /pkg/ (make js). */
+export const dist = process.env.QUIRE_DIST ?? path.join(repo, 'js', 'dist');
+
+/**
+ * Polls `fn(arg)` in the page until it is truthy (or throws after `timeout` ms). Playwright's own
+ * waitForFunction compiles its polling function with `new Function` inside the page, which the
+ * viewer's CSP (no 'unsafe-eval') refuses with a console error; page.evaluate is not subject to it.
+ */
+export async function waitInPage(page, fn, arg, timeout = 60000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await page.evaluate(fn, arg);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`waitInPage: ${fn} still false after ${timeout} ms`);
+    await new Promise((r) => setTimeout(r, 40));
+  }
+}
+
+/**
+ * Opens the viewer at `urlPath` (e.g. '' or '?url=/files/x.quire') in a new context; records
+ * every request and page error into the arrays given. Resolves to { page, context }.
+ */
+export async function openViewer(browser, siteUrl, urlPath = '', { width = 1280, height = 800, colorScheme = 'light', requests = [], errors = [] } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, deviceScaleFactor: 1, acceptDownloads: true });
+  const page = await context.newPage();
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(`${urlPath}: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${urlPath}: console: ${m.text()}`);
+  });
+  await page.goto(new URL(urlPath, siteUrl).href);
+  await waitInPage(page, () => window.quireViewer !== undefined);
+  return { page, context };
+}
+
+/** What the viewer shows after an open: the banner (text and code) and the open file. */
+const viewerState = () => ({
+  ok: window.quireViewer.lastOpenOk,
+  banner: document.querySelector('#banner').hidden ? null : document.querySelector('#banner').textContent,
+  code: document.querySelector('#banner').hidden ? null : document.querySelector('#banner').dataset.code ?? null,
+  current: window.quireViewer.current,
+});
+
+/** Opens a file from disk through the page's one file input; resolves when it is open or has failed. */
+export async function openFileInViewer(page, filePath) {
+  const before = await page.evaluate(() => window.quireViewer.opens);
+  await page.setInputFiles('#file', filePath);
+  await waitInPage(page, (n) => window.quireViewer.opens > n, before, 120000);
+  return page.evaluate(viewerState);
+}
+
+/**
+ * Opens a Blob made in the page by `make` (a function run in the page, given `arg`): for files
+ * too large to hand over, such as 2 GB of random bytes built from a repeated Blob.
+ */
+export async function openBlobInViewer(page, make, arg, name = 'file') {
+  await page.evaluate(async ([source, a, n]) => {
+    const blob = await (0, eval)(`(${source})`)(a);
+    await window.quireViewer.open(window.quireViewer.blobSource(blob, n));
+  }, [make.toString(), arg, name]);
+  return page.evaluate(viewerState);
+}
+
+/** Opens a URL (`?url=` style, e.g. '/files/x.quire') in the running page. */
+export async function openUrlInViewer(page, url) {
+  await page.evaluate((u) => window.quireViewer.openUrl(u), url);
+  return page.evaluate(viewerState);
 }

@@ -1,0 +1,156 @@
+// The viewer's shell: detection of every kind from its first bytes (in Node, over the corpus),
+// and in headless Chromium the cold first paint (the drop zone before any module or wasm), each
+// corpus kind opened through the one file input and routed to its view, ?url= and the hash, a file
+// of the wrong kind (core's error code in the banner, the previous file still open), light and
+// dark at 1280×800 and 390 px. Every request must go to the site's own server.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { corpus, dist, launchChromium, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite } from './helpers.mjs';
+import { detectKind, DETECT_BYTES } from '../viewer/detect.mjs';
+
+let site;
+let browser;
+let dir;
+let pkg;
+const requests = [];
+const errors = [];
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'quire-viewer-shell-'));
+  pkg = await import(pathToFileURL(path.join(dist, 'index.js')).href);
+  await pkg.init();
+  const rows = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, name: `patient ${i + 1}`, country: ['NA', 'DE', 'JP'][i % 3] }));
+  writeFileSync(path.join(dir, 'small.quire'), pkg.format.write(rows, { indexes: { id: 'hash' } }));
+  writeFileSync(path.join(dir, 'table.csv'), 'id,name,score\n1,ana,3.5\n2,"bo, b",4\n');
+  const mllp = Buffer.concat([Buffer.from([0x0b]), readFileSync(path.join(corpus, 'hl7v2/converter/ADT-A01-01.hl7')), Buffer.from([0x1c, 0x0d])]);
+  writeFileSync(path.join(dir, 'framed.bin'), mllp);
+  writeFileSync(path.join(dir, 'picture.quire'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 7)]));
+  site = await startSite(['--pkg', dist, '--extra', dir]);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const first = (file) => readFileSync(file).subarray(0, DETECT_BYTES);
+const files = (folder, ext) => readdirSync(folder).filter((f) => f.endsWith(ext)).map((f) => path.join(folder, f));
+
+test('detectKind: every corpus file by its first bytes, not its name', () => {
+  for (const f of files(path.join(corpus, 'fhir-r4/examples'), '.json')) assert.equal(detectKind(first(f)).kind, 'fhir', f);
+  for (const f of files(path.join(corpus, 'bulk-ndjson-synthea'), '.ndjson')) assert.equal(detectKind(first(f)).kind, 'ndjson', f);
+  for (const f of files(path.join(corpus, 'hl7v2/converter'), '.hl7')) assert.equal(detectKind(first(f)).kind, 'hl7', f);
+  assert.equal(detectKind(first(path.join(corpus, 'hl7v2/hapi/util/messages.txt'))).kind, 'hl7', 'messages after a comment');
+  assert.equal(detectKind(first(path.join(dir, 'framed.bin'))).kind, 'hl7', 'MLLP-framed');
+  assert.equal(detectKind(first(path.join(dir, 'small.quire'))).kind, 'quire');
+  assert.equal(detectKind(first(path.join(dir, 'table.csv'))).kind, 'csv');
+  assert.equal(detectKind(first(path.join(dir, 'picture.quire'))).kind, 'unknown', 'a PNG named .quire');
+  const deep = new TextEncoder().encode('['.repeat(100000) + ']'.repeat(100000));
+  assert.equal(detectKind(deep.subarray(0, DETECT_BYTES)).kind, 'fhir', 'JSON nested 100,000 deep is JSON (its view reports the depth)');
+  assert.equal(detectKind(new TextEncoder().encode('{"resourceType":"Patient"}')).kind, 'fhir', 'one object, one line');
+  assert.equal(detectKind(new TextEncoder().encode('{"a":1}\n{"a":2}\n')).kind, 'ndjson');
+  assert.equal(detectKind(new Uint8Array(0)).kind, 'unknown');
+  const random = new Uint8Array(4096);
+  for (let i = 0; i < random.length; i++) random[i] = (i * 2654435761) >>> 24;
+  assert.equal(detectKind(random).kind, 'unknown');
+});
+
+test('first paint: the drop zone paints from HTML and CSS before any module or wasm (cold load)', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const seen = [];
+  page.on('request', (r) => seen.push(r.url()));
+  await page.goto(site.url);
+  const paint = await page.evaluate(() => new Promise((resolve) => {
+    const entries = performance.getEntriesByType('paint');
+    if (entries.some((e) => e.name === 'first-contentful-paint')) return resolve(Object.fromEntries(entries.map((e) => [e.name, e.startTime])));
+    new PerformanceObserver((list, obs) => {
+      obs.disconnect();
+      resolve(Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime])));
+    }).observe({ type: 'paint', buffered: true });
+  }));
+  const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0].toJSON());
+  console.log(`viewer first paint (cold, headless Chromium on localhost): first-paint ${paint['first-paint']?.toFixed(1)} ms, first-contentful-paint ${paint['first-contentful-paint']?.toFixed(1)} ms, DOMContentLoaded ${nav.domContentLoadedEventEnd.toFixed(1)} ms`);
+  writeFileSync(path.join(path.dirname(screenshotPath('x')), 'viewer-first-paint.json'), JSON.stringify({ paint, domContentLoaded: nav.domContentLoadedEventEnd }, null, 1));
+  assert.ok(paint['first-contentful-paint'] > 0);
+  assert.equal(await page.isVisible('#drop'), true);
+  assert.equal(await page.isVisible('label[for="file"]'), true);
+  assert.equal(await page.locator('input[type=file]').count(), 1, 'one file input');
+  await page.waitForLoadState('networkidle');
+  assert.ok(!seen.some((u) => u.includes('/pkg/')), 'nothing of the package loads before a file is opened');
+  await context.close();
+});
+
+test('each corpus kind through the file input: routed to its view; a wrong kind keeps the open file', async () => {
+  const { page, context } = await openViewer(browser, site.url, '', { requests, errors });
+  const cases = [
+    [path.join(corpus, 'fhir-r4/examples/Patient-example.json'), 'fhir'],
+    [path.join(corpus, 'bulk-ndjson-synthea/Patient.000.ndjson'), 'ndjson'],
+    [path.join(corpus, 'hl7v2/converter/ADT-A01-01.hl7'), 'hl7'],
+    [path.join(dir, 'framed.bin'), 'hl7'],
+    [path.join(dir, 'table.csv'), 'csv'],
+    [path.join(dir, 'small.quire'), 'quire'],
+  ];
+  for (const [file, kind] of cases) {
+    const r = await openFileInViewer(page, file);
+    assert.equal(r.banner, null, `${file}: ${r.banner}`);
+    assert.equal(r.current.kind, kind, file);
+    assert.equal(r.current.name, path.basename(file));
+    assert.equal(await page.locator('#views > .view').count(), 1, 'one view at a time');
+  }
+  // Dropped on the page: a File in a DataTransfer, as a drag from the desktop gives it.
+  const before = await page.evaluate(() => window.quireViewer.opens);
+  const transfer = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['a,b\n1,2\n'], 'dropped.txt', { type: 'text/plain' }));
+    return dt;
+  });
+  await page.dispatchEvent('html', 'dragover', { dataTransfer: transfer });
+  assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), true, 'the drop zone shows the drag');
+  await page.dispatchEvent('html', 'drop', { dataTransfer: transfer });
+  await waitInPage(page, (n) => window.quireViewer.opens > n, before);
+  assert.deepEqual(await page.evaluate(() => window.quireViewer.current), { name: 'dropped.txt', kind: 'csv', size: 8 });
+  assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), false);
+  await openFileInViewer(page, path.join(dir, 'small.quire'));
+  const wrong = await openFileInViewer(page, path.join(dir, 'picture.quire'));
+  assert.equal(wrong.code, 'NOT_A_QUIRE_FILE', wrong.banner);
+  assert.match(wrong.banner, /picture\.quire/);
+  assert.match(wrong.banner, /not a kind the viewer reads: binary bytes/);
+  assert.equal(wrong.current.name, 'small.quire', 'the file open before stays open');
+  assert.equal(await page.locator('#views > .view:not([hidden])').count(), 1);
+  await page.screenshot({ path: screenshotPath('viewer-error-1280x800-light') });
+  await context.close();
+});
+
+test('?url= opens a file beside the site; the hash keeps it; light and dark, 1280×800 and 390 px', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, context } = await openViewer(browser, site.url, '', { requests, errors, colorScheme });
+    await page.screenshot({ path: screenshotPath(`viewer-drop-1280x800-${colorScheme}`) });
+    await context.close();
+    const narrow = await openViewer(browser, site.url, '?url=/files/small.quire', { requests, errors, colorScheme, width: 390, height: 844 });
+    await waitInPage(narrow.page, () => window.quireViewer.opens > 0);
+    assert.equal(await narrow.page.evaluate(() => window.quireViewer.current?.kind), 'quire');
+    assert.match(await narrow.page.evaluate(() => location.hash), /url=%2Ffiles%2Fsmall\.quire/);
+    const width = await narrow.page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `no sideways scroll of the page at 390 px (${width})`);
+    await narrow.page.screenshot({ path: screenshotPath(`viewer-quire-390-${colorScheme}`), fullPage: true });
+    await narrow.context.close();
+  }
+  const { page, context } = await openViewer(browser, site.url, '#url=/files/small.quire', { requests, errors });
+  await waitInPage(page, () => window.quireViewer.opens > 0);
+  assert.equal(await page.evaluate(() => window.quireViewer.current?.name), 'small.quire', 'the hash alone reopens the file');
+  await context.close();
+});
+
+test('every request went to the site itself, and no page error', () => {
+  const origin = new URL(site.url).origin;
+  const foreign = requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'));
+  assert.deepEqual(foreign, []);
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,234 @@
+// The .quire view's worker: the wasm module and one open QuireFile, read by ranges as the queries
+// need them — File slices with FileReaderSync, or HTTP Range requests with synchronous XHR (both
+// exist only in a Worker, which is why the file lives here) — through a bounded page cache. The
+// file is never read whole. Messages: { id, op, args } in; { id, ok, value } or { id, ok: false,
+// error: { code, message } } out; exports also send { id, chunk } pieces as they are made.
+const PAGE = 64 * 1024; // bytes a cache page holds
+const MAX_PAGES = 256; // 16 MiB of cached file bytes at most
+const DIRECT = 1024 * 1024; // reads larger than this go past the cache (a big page read once)
+
+let pkg = null;
+let file = null;
+let cache = null;
+let cancelled = new Set(); // ids of exports asked to stop
+
+/** What the page cache has done, for the explain panel: the source's own reads. */
+const io = { reads: 0, bytes: 0, hits: 0, misses: 0 };
+
+/** A range reader over fetch(start, length) → Uint8Array, through an LRU cache of PAGE-byte pages. */
+function cachedReader(size, fetchRange) {
+  const pages = new Map();
+  const page = (index) => {
+    let bytes = pages.get(index);
+    if (bytes) {
+      io.hits++;
+      pages.delete(index);
+      pages.set(index, bytes);
+      return bytes;
+    }
+    io.misses++;
+    const start = index * PAGE;
+    bytes = fetchRange(start, Math.min(PAGE, size - start));
+    pages.set(index, bytes);
+    if (pages.size > MAX_PAGES) pages.delete(pages.keys().next().value);
+    return bytes;
+  };
+  cache = pages;
+  return {
+    size,
+    read(offset, length, into) {
+      if (offset >= size) return 0;
+      length = Math.min(length, size - offset);
+      if (length > DIRECT) {
+        const bytes = fetchRange(offset, length);
+        into.set(bytes);
+        return bytes.length;
+      }
+      let done = 0;
+      while (done < length) {
+        const at = offset + done;
+        const p = page(Math.floor(at / PAGE));
+        const from = at % PAGE;
+        const n = Math.min(p.length - from, length - done);
+        if (n <= 0) break;
+        into.set(p.subarray(from, from + n), done);
+        done += n;
+      }
+      return done;
+    },
+  };
+}
+
+function blobFetcher(blob) {
+  const sync = new FileReaderSync();
+  return (start, length) => {
+    io.reads++;
+    io.bytes += length;
+    return new Uint8Array(sync.readAsArrayBuffer(blob.slice(start, start + length)));
+  };
+}
+
+function urlFetcher(url) {
+  return (start, length) => {
+    io.reads++;
+    io.bytes += length;
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', url, false); // synchronous: core's reads are synchronous (no Asyncify)
+    xhr.responseType = 'arraybuffer';
+    xhr.setRequestHeader('Range', `bytes=${start}-${start + length - 1}`);
+    xhr.send();
+    if (xhr.status !== 206) throw new Error(`${url}: HTTP ${xhr.status} for a range`);
+    return new Uint8Array(xhr.response);
+  };
+}
+
+// --- rows: core's NDJSON text split into cells, each value's own text ---------------------------
+
+/**
+ * Splits one NDJSON object line as core wrote it into its members' raw texts: strings decoded,
+ * everything else (numbers with core's digits, booleans, nested JSON) as written; null → null.
+ */
+function splitRow(line, names) {
+  const out = new Array(names.length).fill(null);
+  const index = new Map(names.map((n, i) => [n, i]));
+  let i = 1; // after '{'
+  const n = line.length;
+  const skipString = (at) => {
+    for (let k = at + 1; k < n; k++) {
+      const c = line.charCodeAt(k);
+      if (c === 92) k++;
+      else if (c === 34) return k + 1;
+    }
+    return n;
+  };
+  while (i < n) {
+    while (i < n && (line[i] === ',' || line[i] === ' ')) i++;
+    if (line[i] !== '"') break;
+    const keyEnd = skipString(i);
+    const key = JSON.parse(line.slice(i, keyEnd));
+    i = keyEnd + 1; // past ':'
+    let end;
+    const c = line[i];
+    if (c === '"') end = skipString(i);
+    else if (c === '{' || c === '[') {
+      let depth = 0;
+      end = i;
+      for (; end < n; end++) {
+        const ch = line[end];
+        if (ch === '"') end = skipString(end) - 1;
+        else if (ch === '{' || ch === '[') depth++;
+        else if (ch === '}' || ch === ']') {
+          depth--;
+          if (depth === 0) {
+            end++;
+            break;
+          }
+        }
+      }
+    } else {
+      end = i;
+      while (end < n && line[end] !== ',' && line[end] !== '}') end++;
+    }
+    const raw = line.slice(i, end);
+    const at = index.get(key);
+    if (at !== undefined) out[at] = raw === 'null' ? null : c === '"' ? JSON.parse(raw) : raw;
+    i = end;
+  }
+  return out;
+}
+
+function rowsOf(text, names) {
+  const rows = [];
+  for (const line of text.split('\n')) if (line) rows.push(splitRow(line, names));
+  return rows;
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+function csvField(v) {
+  if (v === null) return '';
+  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+}
+
+// --- operations ---------------------------------------------------------------------------------
+
+function errorOf(err) {
+  return { code: err?.code ?? err?.name ?? 'ERROR', message: err?.message ?? String(err) };
+}
+
+function memory() {
+  const heap = pkg.memory();
+  const js = self.performance?.memory?.usedJSHeapSize ?? null;
+  return { wasmHeapBytes: heap.heapCapacityBytes, wasmHeapUsedBytes: heap.heapBytes, jsHeapBytes: js, cachePages: cache?.size ?? 0, cacheBytes: (cache?.size ?? 0) * PAGE };
+}
+
+const ops = {
+  async open({ blob, url, size, pkgUrl }) {
+    if (!pkg) {
+      pkg = await import(pkgUrl);
+      await pkg.init();
+    }
+    file?.close();
+    file = null;
+    const reader = cachedReader(size, blob ? blobFetcher(blob) : urlFetcher(url));
+    const t0 = performance.now();
+    file = pkg.format.open(reader);
+    return { info: file.info, openMs: performance.now() - t0, memory: memory() };
+  },
+  storage: () => file.storage(),
+  chunkStatistics: ({ column }) => file.chunkStatistics(column),
+  count: ({ query }) => file.count(query),
+  rows({ query, names }) {
+    return rowsOf(file.queryText(query, { ndjson: true }), names);
+  },
+  find({ column, key, names }) {
+    const t0 = performance.now();
+    const row = file.find(column, key);
+    const ms = performance.now() - t0;
+    if (row === undefined) return { found: false, ms, memory: memory() };
+    // The row again as core's text, so that its cells keep core's digits.
+    const text = file.queryText({ where: { [column]: key }, limit: 1 }, { ndjson: true });
+    return { found: true, ms, cells: rowsOf(text, names)[0] ?? null, memory: memory() };
+  },
+  explain({ query }) {
+    const before = { ...io };
+    const report = file.explain(query, { analyze: true });
+    return { report, source: { reads: io.reads - before.reads, bytes: io.bytes - before.bytes, cacheHits: io.hits - before.hits } };
+  },
+  memory,
+  async export({ query, format, names, batch = 20000 }, id) {
+    // In batches of rows (offset, limit), each piece posted as soon as it is made; a cancel asked
+    // between batches stops it (a cancel during one batch terminates the worker: views/quire.mjs).
+    const total = file.count(query);
+    let done = 0;
+    if (format === 'csv') self.postMessage({ id, chunk: names.map((n) => csvField(n)).join(',') + '\r\n', done, total });
+    while (done < total) {
+      if (cancelled.has(id)) {
+        cancelled.delete(id);
+        throw Object.assign(new Error('export cancelled'), { name: 'AbortError' });
+      }
+      const text = file.queryText({ ...query, offset: (query.offset ?? 0) + done, limit: Math.min(batch, total - done) }, { ndjson: true });
+      const rows = text.split('\n').filter(Boolean).length;
+      const chunk = format === 'csv' ? rowsOf(text, names).map((r) => r.map(csvField).join(',') + '\r\n').join('') : text;
+      done += rows;
+      self.postMessage({ id, chunk, done, total });
+      if (rows === 0) break;
+      await new Promise((r) => setTimeout(r, 0)); // lets a cancel message in
+    }
+    return { rows: done };
+  },
+};
+
+self.onmessage = async (e) => {
+  const { id, op, args } = e.data;
+  if (op === 'cancel') {
+    cancelled.add(args.id);
+    return;
+  }
+  try {
+    if (op !== 'open' && !file) throw new Error('no file open');
+    const value = await ops[op](args ?? {}, id);
+    self.postMessage({ id, ok: true, value });
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: errorOf(err) });
+  }
+};
