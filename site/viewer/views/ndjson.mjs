@@ -28,7 +28,7 @@ export async function mount(ctx) {
 
   const status = el('p', { class: 'kn-status', role: 'status', 'data-testid': 'ndjson-status' }, 'Indexing…');
   const counts = el('table', { class: 'kn-counts', 'data-testid': 'ndjson-counts' });
-  const issuesBox = el('ol', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
+  const issuesBox = el('ul', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
   const jumpInput = el('input', { type: 'number', min: '1', inputmode: 'numeric', 'aria-label': 'Line number', class: 'kn-jump', 'data-testid': 'ndjson-jump' });
   const convertButton = el('button', { type: 'button', 'data-testid': 'ndjson-convert', disabled: true }, 'Convert to .quire');
   const resumeButton = el('button', { type: 'button', hidden: true, 'data-testid': 'ndjson-resume' }, 'Index again');
@@ -86,8 +86,10 @@ export async function mount(ctx) {
     lineIssues.set(line, (lineIssues.get(line) ?? 0) + 1);
     if (listed.length >= MAX_LISTED_ISSUES) return;
     listed.push({ line, severity, code, text });
+    // Core's message of an unreadable line starts with its code: show the code once, in bold.
+    const rest = text.startsWith(code) ? text.slice(code.length) : ` ${text}`;
     issuesBox.append(el('li', {}, el('button', { type: 'button', class: `kn-issue kn-${severity}`, onclick: () => jumpTo(line) },
-      `line ${line}: `, el('strong', {}, code), ` ${text}`)));
+      `line ${line}: `, el('strong', {}, code), rest)));
   }
 
   function drawCounts() {
