@@ -264,9 +264,10 @@ test('HL7 v2: one message as segments and fields with names, raw toggle, and cor
   assert.equal(ack, m.ack('AA').split('\r').filter(Boolean).join('\n'));
   await page.selectOption('[data-testid=hl7-ack-code]', 'AE');
   assert.equal(await page.textContent('[data-testid=hl7-ack]'), m.ack('AE').split('\r').filter(Boolean).join('\n'));
+  await shootAll(page, 'viewer-hl7');
   await page.check('[data-testid=hl7-raw]');
   assert.equal(await pid5.locator('.kh-value').textContent(), m.getRaw('PID-5'));
-  await shootAll(page, 'viewer-hl7');
+  await shoot(page, 'viewer-hl7-raw-1280-light');
   m.close();
   await page.context().close();
 });

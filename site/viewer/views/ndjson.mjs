@@ -11,8 +11,16 @@ import { el, errorLine, quireName, slices, useStyle } from './kinds-common.mjs';
 /** Issues kept for the list (each line's count is kept whatever this is). */
 const MAX_LISTED_ISSUES = 2000;
 
-export async function mount(ctx) {
+export async function mount(shellCtx) {
   useStyle('./kinds.css');
+  // Unmounting stops this view's background pass too, not only the shell's Cancel.
+  const stop = new AbortController();
+  const ctx = {
+    ...shellCtx,
+    get signal() {
+      return AbortSignal.any ? AbortSignal.any([shellCtx.signal, stop.signal]) : shellCtx.signal;
+    },
+  };
   const pkg = await ctx.pkg;
   const source = ctx.source;
   let index = new LineIndex();
@@ -237,6 +245,7 @@ export async function mount(ctx) {
 
   const api = {
     unmount() {
+      stop.abort();
       child?.unmount();
       grid.destroy?.();
       ctx.root.replaceChildren();
