@@ -192,6 +192,8 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   assert.deepEqual(listed, expectedIssues);
   assert.ok(listed.length >= 2);
   assert.match(await page.textContent('[data-testid=ndjson-issues]'), /INVALID_JSON/);
+  // A ViewDefinition is offered only when the package has views (its `view` module).
+  assert.equal(await page.locator('.kn-view-def').isVisible(), typeof pkg.view?.streamText === 'function');
   // Jump to a line, open it as FHIR beside the list.
   const target = stats.lines - 2;
   await page.fill('[data-testid=ndjson-jump]', String(target));
@@ -215,6 +217,32 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   assert.ok((await page.textContent('#banner')).includes(mismatch.message));
   assert.equal(await page.evaluate(() => window.quireViewer.current.name), 'mixed.ndjson');
   assert.equal(await page.locator('.kn-fhir [role=tree]').count(), 1);
+  await page.context().close();
+});
+
+test('NDJSON: the line index is built in the background with progress; Cancel keeps the lines so far, the view usable', { skip }, async () => {
+  // About 31 MB: 16 copies of the Synthea encounters, 32 slices of reading and validating.
+  const encounters = read('bulk-ndjson-synthea', 'Encounter.000.ndjson');
+  const big = Buffer.concat(Array.from({ length: 16 }, () => encounters));
+  const page = await viewer();
+  await openBytes(page, 'encounters.ndjson', big, 'ndjson');
+  await page.waitForSelector('#progress:not([hidden])');
+  await page.waitForFunction(() => Number(document.querySelector('#progress-bar').value) > 0);
+  assert.equal(await page.getAttribute('[data-testid=ndjson-status]', 'data-state'), 'indexing');
+  await shoot(page, 'viewer-ndjson-progress-1280-light');
+  await page.click('#cancel');
+  await page.waitForSelector('[data-testid=ndjson-status][data-state=cancelled]', { timeout: 30000 });
+  const status = await page.textContent('[data-testid=ndjson-status]');
+  const lines = Number(/(\d+) lines/.exec(status)[1]);
+  const all = big.toString('latin1').split('\n').filter(Boolean).length;
+  assert.ok(lines > 0 && lines < all, `${lines} of ${all} lines indexed before the cancel`);
+  // The lines indexed so far are usable: jump to one, open it as FHIR.
+  await page.fill('[data-testid=ndjson-jump]', String(Math.min(lines - 1, 10)));
+  await page.keyboard.press('Enter');
+  await page.click('[data-testid=ndjson-open-inline]');
+  await page.waitForSelector('.kn-fhir [role=tree]');
+  assert.match(await page.textContent('.kn-fhir [data-testid=fhir-summary]'), /^Encounter/);
+  assert.equal(await page.evaluate(() => window.quireViewer.current.name), 'encounters.ndjson');
   await page.context().close();
 });
 

@@ -39,6 +39,17 @@ export async function mount(shellCtx) {
   const issuesBox = el('ul', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
   const jumpInput = el('input', { type: 'number', min: '1', inputmode: 'numeric', 'aria-label': 'Line number', class: 'kn-jump', 'data-testid': 'ndjson-jump' });
   const convertButton = el('button', { type: 'button', 'data-testid': 'ndjson-convert', disabled: true }, 'Convert to .quire');
+  // ViewDefinitions (SQL on FHIR) once the package has its `view` module: a definition pasted or
+  // opened here shapes the table; left empty, the plain flattening.
+  const viewText = el('textarea', { rows: '4', class: 'kn-viewdef', 'aria-label': 'ViewDefinition (JSON)', placeholder: '{"resource": "Patient", "select": [{"column": [{"name": "id", "path": "id"}]}]}', 'data-testid': 'ndjson-viewdef' });
+  const viewFile = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Open a ViewDefinition file' });
+  viewFile.addEventListener('change', async () => {
+    const f = viewFile.files?.[0];
+    if (f) viewText.value = await f.text();
+    viewFile.value = '';
+  });
+  const viewBox = el('details', { class: 'kn-view-def', hidden: !(pkg.view && typeof pkg.view.streamText === 'function') },
+    el('summary', {}, 'Convert through a ViewDefinition'), viewText, el('label', {}, 'or open one: ', viewFile));
   const resumeButton = el('button', { type: 'button', hidden: true, 'data-testid': 'ndjson-resume' }, 'Index again');
   const detail = el('section', { class: 'kn-detail', 'aria-label': 'Selected line', 'data-testid': 'ndjson-detail' });
   const gridBox = el('div', { class: 'kn-grid' });
@@ -47,14 +58,15 @@ export async function mount(shellCtx) {
       el('div', { class: 'kn-actions' },
         el('form', { class: 'kn-jump-form', onsubmit: (e) => { e.preventDefault(); jumpTo(Number(jumpInput.value)); } },
           el('label', {}, 'Line ', jumpInput), el('button', { type: 'submit' }, 'Go')),
-        convertButton, resumeButton)),
+        convertButton, resumeButton), viewBox),
     el('div', { class: 'kn-side' }, el('section', { 'aria-label': 'Resources by type' }, el('h3', {}, 'By resourceType'), counts),
       el('section', { 'aria-label': 'Issues' }, el('h3', {}, 'Issues'), issuesBox)),
     gridBox, detail));
 
   const grid = createGrid(gridBox, {
     label: `${source.name}: lines`,
-    columns: [{ name: 'resourceType', type: 'string' }, { name: 'id', type: 'string' }, { name: 'issues', type: 'integer' }, { name: 'bytes', type: 'integer' }],
+    // The long id last, so the short columns stay in sight on a narrow grid.
+    columns: [{ name: 'resourceType', type: 'string' }, { name: 'issues', type: 'integer' }, { name: 'bytes', type: 'integer' }, { name: 'id', type: 'string' }],
     rowCount: 0,
     getRows: async (start, count) => {
       const rows = [];
@@ -62,7 +74,7 @@ export async function mount(shellCtx) {
         const n = i + 1;
         const t = n < lineType.length ? lineType[n] : -1;
         const r = index.range(n, source.size);
-        rows.push([t >= 0 ? typeNames[t] : '', lineId[n] ?? '', lineIssues.has(n) ? String(lineIssues.get(n)) : '', String(r[1] - r[0])]);
+        rows.push([t >= 0 ? typeNames[t] : '', lineIssues.has(n) ? String(lineIssues.get(n)) : '', String(r[1] - r[0]), lineId[n] ?? '']);
       }
       return rows;
     },
@@ -226,7 +238,11 @@ export async function mount(shellCtx) {
     convertButton.disabled = true;
     try {
       const feed = slices(ctx, `Converting ${source.name} to .quire`);
-      const bytes = await pkg.format.writeStream(feed, { from: 'ndjson' });
+      const definition = viewText.value.trim();
+      // Through a ViewDefinition: core runs the view over the lines and its NDJSON rows are the
+      // table; without one, the plain flattening of each resource.
+      const rows = viewBox.hidden || !definition ? feed : pkg.view.streamText(definition, feed);
+      const bytes = await pkg.format.writeStream(rows, { from: 'ndjson' });
       await ctx.download(quireName(source.name), new Blob([bytes], { type: 'application/octet-stream' }));
       status.textContent = `Converted: ${quireName(source.name)}, ${bytes.length} bytes.`;
     } catch (err) {
