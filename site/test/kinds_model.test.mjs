@@ -28,6 +28,11 @@ test('json model: nodes are byte ranges; scalars keep their text; paths are FHIR
   const second = m.nodeForPath('Observation.code.coding[1].code');
   assert.equal(m.stringValue(second), 'c');
   assert.equal(m.stringValue(m.nodeForPath('Observation.code.coding[0].code')), 'a"b');
+  // A string ending in an escaped backslash ends at the quote after it.
+  const esc = new JsonModel(enc.encode('{"a":"x\\\\","b":"\\\"","c":1}'));
+  assert.deepEqual(esc.children(esc.root).map((k) => k.key), ['a', 'b', 'c']);
+  assert.equal(esc.stringValue(esc.member(esc.root, 'a')), 'x\\');
+  assert.equal(esc.stringValue(esc.member(esc.root, 'b')), '"');
   // A location that does not exist pins to the nearest node that does.
   assert.equal(m.nodeForPath('Observation.code.coding[0].system'), m.nodeForPath('Observation.code.coding[0]'));
   assert.equal(m.nodeAt(text.indexOf('12.50') + 2), value);

@@ -8,7 +8,8 @@
 // at 1280×800 and 390 px, light and dark, go to build/site-screenshots/viewer-<kind>*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { launchChromium, screenshotPath, startSite } from './helpers.mjs';
 import { corpusDir, loadPackage } from './kinds_helpers.mjs';
@@ -52,7 +53,13 @@ async function viewer({ width = 1280, height = 800, dark = false } = {}) {
 
 /** Opens bytes through the page's one file input; resolves when the shell shows them. */
 async function openBytes(page, name, buffer, kind) {
-  await page.setInputFiles('#file', { name, mimeType: 'application/octet-stream', buffer });
+  // A large file goes by path: Chromium reads it from disk instead of through the protocol.
+  let files = { name, mimeType: 'application/octet-stream', buffer };
+  if (buffer.length > 4 << 20) {
+    files = path.join(mkdtempSync(path.join(tmpdir(), 'quire-kinds-')), name);
+    writeFileSync(files, buffer);
+  }
+  await page.setInputFiles('#file', files);
   await page.waitForFunction(([n, k]) => window.quireViewer?.current?.name === n && window.quireViewer.current.kind === k && !document.querySelector('#views > .view[hidden]'), [name, kind], { timeout: 60000 });
 }
 
@@ -172,6 +179,29 @@ test('FHIR: a reference between Bundle entries followed by a click', { skip }, a
   assert.equal(await flash.getAttribute('aria-selected'), 'true');
   assert.match(await flash.locator(':scope > .kf-row').textContent(), /^.resource\{\d+\} Patient\/23/);
   await shootAll(page, 'viewer-fhir-bundle');
+  await page.context().close();
+});
+
+test('FHIR: a 20 MB Bundle is validated in a Worker and its 12,150 entries render 200 at a time', { skip }, async () => {
+  const lines = read('bulk-ndjson-synthea', 'Encounter.000.ndjson').toString('utf8').split('\n').filter(Boolean);
+  const entries = [];
+  for (let k = 0; k < 10; k++) for (const l of lines) entries.push(`{"fullUrl":"urn:uuid:${k}-${entries.length}","resource":${l}}`);
+  const bytes = Buffer.from(`{"resourceType":"Bundle","type":"collection","entry":[\n${entries.join(',\n')}\n]}`);
+  const outcome = pkg.fhir.validate(bytes);
+  const page = await viewer();
+  const workers = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  const t0 = Date.now();
+  await openBytes(page, 'big-bundle.json', bytes, 'fhir');
+  console.log(`a ${bytes.length}-byte Bundle of ${entries.length} entries opened in ${Date.now() - t0} ms`);
+  assert.ok(workers.some((u) => u.endsWith('/viewer/views/fhir-worker.mjs')), workers.join());
+  assert.equal(await page.textContent('[data-testid=fhir-summary]'), `Bundle · ${outcome.errors} errors, ${outcome.warnings} warnings · ${entries.length + lines.length} reference targets`);
+  await expandPath(page, ['entry']);
+  const group = page.locator('#views [role=tree] > [role=treeitem] > [role=group] > [role=treeitem]:has(> .kf-row > .kf-key:text-is("entry")) > [role=group]');
+  assert.equal(await group.locator(':scope > [role=treeitem]:not(.kf-more)').count(), 200);
+  await group.locator(':scope > .kf-more').click();
+  assert.equal(await group.locator(':scope > [role=treeitem]:not(.kf-more)').count(), 400);
+  assert.equal(await group.locator(':scope > .kf-more').textContent(), `${entries.length - 400} more…`);
   await page.context().close();
 });
 

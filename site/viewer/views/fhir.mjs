@@ -4,6 +4,7 @@
 // click, and the raw JSON beside it with line numbers (virtualised: only the lines in view exist).
 import { JsonModel, bundleTargets, resolveReference } from './json-model.mjs';
 import { el, readAll, useStyle } from './kinds-common.mjs';
+import { check } from './fhir-worker.mjs';
 
 /** Children rendered at once under one node; a "more" row renders the next page. */
 const PAGE = 200;
@@ -11,28 +12,71 @@ const PAGE = 200;
 const RAW_WINDOW = 4000;
 const LINE_PX = 18;
 
+/** Documents larger than this are checked in a Worker (fhir-worker.mjs); smaller ones at once. */
+const WORKER_BYTES = 1 << 20;
+
 export async function mount(ctx) {
   useStyle('./fhir.css');
   const pkg = await ctx.pkg;
   const bytes = await readAll(ctx, 'reading JSON');
   // The package checks the JSON first (depth-bounded, typed errors): the page's own index below
   // only ever walks a document core accepted, so a hostile nesting never reaches it.
-  const bad = pkg.json.check(bytes, { maxDepth: 1024 });
-  if (bad) throw bad;
-  const outcome = pkg.fhir.validate(bytes);
-  const fatal = outcome.issues.find((i) => i.error);
-  if (fatal) {
-    // The same input through fhir.format throws core's own QuireError (code and message line).
-    pkg.fhir.format(bytes);
-    throw new pkg.QuireError(fatal.error, `${fatal.error}: ${fatal.details}`);
+  if (bytes.length <= WORKER_BYTES) return mountModel(ctx, new JsonModel(bytes), check(pkg, bytes));
+  const { outcome, targets } = await checkInWorker(ctx, pkg, bytes);
+  const model = new JsonModel(bytes);
+  return mountModel(ctx, model, outcome, new EntryTargets(model, targets));
+}
+
+/** Reference targets found by the worker: entry indexes turned into nodes when first asked for. */
+class EntryTargets extends Map {
+  constructor(model, pairs) {
+    super(pairs);
+    this.model = model;
   }
-  return mountModel(ctx, new JsonModel(bytes), outcome);
+
+  get(key) {
+    const v = super.get(key);
+    if (typeof v !== 'number') return v;
+    const m = this.model;
+    const entry = m.children(m.member(m.root, 'entry'))[v];
+    const node = m.member(entry, 'resource') ?? entry;
+    super.set(key, node);
+    return node;
+  }
+}
+
+/** json.check and fhir.validate in a Worker, ended by Cancel; core's error rethrown here. */
+function checkInWorker(ctx, pkg, bytes) {
+  const signal = ctx.signal;
+  ctx.progress?.(0, 0, 'validating');
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./fhir-worker.mjs', import.meta.url), { type: 'module' });
+    const done = () => {
+      worker.terminate();
+      signal.removeEventListener('abort', onAbort);
+      ctx.progress?.(null);
+    };
+    const onAbort = () => {
+      done();
+      reject(new DOMException('cancelled', 'AbortError'));
+    };
+    signal.addEventListener('abort', onAbort);
+    worker.onmessage = (e) => {
+      done();
+      if (e.data.error) reject(new pkg.QuireError(e.data.error.code, e.data.error.message));
+      else resolve(e.data);
+    };
+    worker.onerror = (e) => {
+      done();
+      reject(new Error(`the validation worker failed: ${e.message}`));
+    };
+    worker.postMessage({ bytes });
+  });
 }
 
 /** Mounts the view of an indexed document with its validation outcome (used by mount above). */
-export function mountModel(ctx, model, outcome) {
+export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) {
   const root = ctx.root;
-  const targets = bundleTargets(model);
   const items = new Map(); // node -> its <li>
   const pinned = new Map(); // node -> issues pinned to it
   const inside = new Map(); // node -> number of issues in its subtree

@@ -21,12 +21,15 @@ export function skipSpace(b, i) {
 
 /** The end (exclusive) of the string that starts at the quote at `i`. */
 function stringEnd(b, i) {
-  for (i++; i < b.length; i++) {
-    const c = b[i];
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
+  // indexOf finds the next quote natively; one preceded by an odd run of backslashes is escaped.
+  for (let from = i + 1; ; ) {
+    const q = b.indexOf(QUOTE, from);
+    if (q === -1) return b.length;
+    let k = q - 1;
+    while (k > i && b[k] === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return b.length;
 }
 
 /** The end (exclusive) of the value starting at `i` (no leading space). */
@@ -80,7 +83,14 @@ export class JsonModel {
 
   #node(start, parent, key, index) {
     const kind = kindOf(this.bytes[start]);
-    const end = valueEnd(this.bytes, start);
+    // The root ends where the document's last value byte is (core checked there is one value):
+    // no scan of the whole document just to open it.
+    let end;
+    if (parent) end = valueEnd(this.bytes, start);
+    else {
+      end = this.bytes.length;
+      while (end > start && isSpace(this.bytes[end - 1])) end--;
+    }
     let path;
     if (!parent) path = '';
     else if (index !== undefined) path = `${parent.path}[${index}]`;
