@@ -169,9 +169,10 @@ site: js
 
 # The site's tests: its server (ranges, MIME types, isolation, no path out of its roots), the
 # dashboard and the viewer end to end in headless Chromium; screenshots go to
-# build/site-screenshots/. The viewer runs the npm package's build (make js), served at /pkg/.
+# build/site-screenshots/. The viewer runs the npm package's build (make js), served at /pkg/;
+# its 1 GB test file is made once by the native CLI (build/viewer-1gb/, about 45 s).
 # One test file at a time: each drives its own Chromium, and the machine is small.
-test-site: js
+test-site: native js
 	QUIRE_DIST=$(abspath $(JS_DIST)) node --test --test-concurrency=1 site/test/*.test.mjs
 
 # Benchmarks: the same C++ cases natively (quire-bench), in Node and in headless Chromium (the

@@ -133,6 +133,8 @@ test('.quire: panels, find, filter builder, expression, text search, explain and
   assert.equal(opened.banner, null, opened.banner);
   assert.equal(opened.current.kind, 'quire');
   assert.equal(await page.textContent('#match-count'), `${ROWS} rows`);
+  assert.equal(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/pkg/quire.wasm')).length), 0,
+    'the page itself loads no wasm for a .quire file: the worker does');
   // The facts and storage are core's: the same figures as storage() in Node.
   const storage = people.storage();
   await waitInPage(page, () => document.querySelectorAll('#q-storage table').length === 2);
@@ -264,14 +266,16 @@ test('.quire: the grid by keyboard, and the URL hash restores the view after a r
 });
 
 test('.quire bad input: truncated, a corrupted block, the wrong kind, 2 GB of random bytes — code named, the open file kept', async () => {
-  const { page, context } = await openViewer(browser, site.url, '', { requests, errors });
-  assert.equal((await openFileInViewer(page, path.join(dir, 'people.quire'))).current.name, 'people.quire');
+  const { page, context } = await openViewer(browser, site.url, "?url=/files/people.quire#url=/files/people.quire&q=age+%3E+90", { requests, errors });
+  await waitInPage(page, () => window.quireViewer.opens > 0);
+  assert.equal(await page.evaluate(() => window.quireViewer.current?.name), 'people.quire');
   for (const [file, code] of [['truncated.quire', 'NOT_A_QUIRE_FILE'], ['corrupt.quire', 'CORRUPT_BLOCK'], ['picture.quire', 'NOT_A_QUIRE_FILE']]) {
     const r = await openFileInViewer(page, path.join(dir, file));
     assert.equal(r.code, code, `${file}: ${r.banner}`);
     assert.match(r.banner, new RegExp(`${file.replace('.', '\\.')}.*${code}`));
     assert.equal(r.current.name, 'people.quire', `${file}: the file open before stays open`);
   }
+  assert.match(await page.evaluate(() => location.hash), /q=age\+%3E\+90/, 'the open view keeps its hash');
   await page.screenshot({ path: screenshotPath('viewer-quire-bad-input-1280x800-light') });
   const t0 = Date.now();
   const random = await openBlobInViewer(page, (mib) => {

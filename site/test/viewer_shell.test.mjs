@@ -148,6 +148,60 @@ test('?url= opens a file beside the site; the hash keeps it; light and dark, 128
   await context.close();
 });
 
+test('the grid: 50 million rows behind a capped scroll height, mapped both ways; keyboard to the last row', async () => {
+  const { page, context } = await openViewer(browser, site.url, '', { requests, errors });
+  const state = await page.evaluate(async () => {
+    const { createGrid, MAX_SCROLL_PX } = await import('/viewer/grid.mjs');
+    const root = document.createElement('div');
+    document.querySelector('#views').append(root);
+    const asked = [];
+    const grid = createGrid(root, {
+      columns: [{ name: 'n', type: 'integer' }, { name: 'text', type: 'string' }],
+      rowCount: 50_000_000,
+      getRows: async (start, count) => {
+        asked.push(count);
+        return Array.from({ length: count }, (_, i) => [String(start + i), `row ${start + i}`]);
+      },
+      onSelect: (row) => (window.__selected = row),
+    });
+    window.__grid = grid;
+    const body = root.querySelector('.grid-body');
+    return { height: body.scrollHeight, cap: MAX_SCROLL_PX, maxAsked: Math.max(...asked) };
+  });
+  assert.ok(state.height <= state.cap + 28 * 2, `scroll height ${state.height} is capped at ${state.cap}`);
+  assert.ok(state.maxAsked <= 64, 'rows are asked for in blocks');
+  const shown = () => page.evaluate(() => [...document.querySelectorAll('#views .grid-rows .grid-row')].map((r) => r.children[1].textContent));
+  await page.evaluate(() => {
+    const body = document.querySelector('#views .grid-body');
+    body.scrollTop = (body.scrollHeight - body.clientHeight) / 2;
+  });
+  // The scroll is drawn on the next animation frame: wait for rows other than the first ones.
+  await waitInPage(page, () => Number(document.querySelector('#views .grid-rows .grid-row')?.dataset.row) > 0 && !document.querySelector('#views .grid-rows .loading'));
+  const middle = Number((await shown())[0]);
+  assert.ok(Math.abs(middle - 25_000_000) < 1000, `half way down shows row ${middle}`);
+  await page.focus('#views .grid');
+  await page.keyboard.press('Control+End');
+  await waitInPage(page, () => document.querySelector('#views .grid-rows .grid-row:last-child')?.dataset.row === '49999999' && !document.querySelector('#views .grid-rows .loading'));
+  assert.equal((await shown()).at(-1), '49999999');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => window.__selected), 49_999_998);
+  const domRows = await page.evaluate(() => document.querySelectorAll('#views .grid-row').length);
+  assert.ok(domRows < 60, `only the rows in sight are in the DOM (${domRows})`);
+  await context.close();
+});
+
+test('a ?url= that is not there: the HTTP status in the banner, the page still usable', async () => {
+  const { page, context } = await openViewer(browser, site.url, '?url=/files/missing.quire', { requests, errors: [] });
+  await waitInPage(page, () => window.quireViewer.opens > 0);
+  assert.equal(await page.getAttribute('#banner', 'data-code'), 'HTTP_404');
+  assert.match(await page.textContent('#banner'), /missing\.quire/);
+  const r = await openFileInViewer(page, path.join(dir, 'small.quire'));
+  assert.equal(r.current.kind, 'quire');
+  assert.equal(r.banner, null);
+  await context.close();
+});
+
 test('every request went to the site itself, and no page error', () => {
   const origin = new URL(site.url).origin;
   const foreign = requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'));

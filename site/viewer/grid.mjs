@@ -58,8 +58,14 @@ export function createGrid(root, options) {
 
   // Bounded widths: a column of 1000-character values must not make a row thousands of pixels
   // wide (a long value is cut with an ellipsis; its full text is the cell's title).
-  const width = (c) => (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 'minmax(7rem, 10rem)' : 'minmax(10rem, 22rem)');
-  const template = () => `${(String(rowCount).length * 0.62 + 1.4).toFixed(2)}rem ${columns.map(width).join(' ')}`; // rem, not ch: the header is bold
+  // Every row is its own CSS grid, so the tracks must not depend on a row's content: fixed minimums
+  // sharing the rest of the width (fr), and rows exactly as wide as the grid or the sum of the
+  // minimums. A column of 1000-character values then cannot widen a row (a long value is cut
+  // with an ellipsis; its text is the cell's title).
+  const minRem = (c) => (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 7 : 10);
+  const numRem = () => String(rowCount).length * 0.62 + 1.4; // rem, not ch: the header is bold
+  const template = () => `${numRem().toFixed(2)}rem ${columns.map((c) => `minmax(${minRem(c)}rem, ${minRem(c) / 7}fr)`).join(' ')}`;
+  const minWidth = () => `${(numRem() + columns.reduce((t, c) => t + minRem(c), 0)).toFixed(2)}rem`;
 
   function drawHead() {
     head.replaceChildren();
@@ -68,6 +74,7 @@ export function createGrid(root, options) {
     row.setAttribute('role', 'row');
     row.setAttribute('aria-rowindex', '1');
     row.style.gridTemplateColumns = template();
+    head.style.minWidth = minWidth();
     const num = document.createElement('div');
     num.className = 'grid-cell grid-num';
     num.setAttribute('role', 'columnheader');
@@ -141,6 +148,8 @@ export function createGrid(root, options) {
     const { row: first, y } = firstRow();
     const n = Math.min(rowCount - first, visibleRows() + 2);
     rowsBox.style.transform = `translateY(${y}px)`;
+    rowsBox.style.minWidth = minWidth();
+    spacer.style.width = minWidth();
     const out = [];
     const template_ = template();
     for (let r = first; r < first + n; r++) {

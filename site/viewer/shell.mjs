@@ -122,7 +122,22 @@ function clearError() {
   delete $('#banner').dataset.code;
 }
 
-let controller = new AbortController();
+// Each view's context has its own AbortController: Cancel aborts those of the open view and of
+// one being opened (and gives each a fresh one); replacing a view aborts the old one's only, so
+// work a new view starts in mount keeps running.
+const controllers = new Set();
+
+function makeController() {
+  const c = {
+    controller: new AbortController(),
+    abort() {
+      c.controller.abort(new DOMException('cancelled', 'AbortError'));
+      c.controller = new AbortController();
+    },
+  };
+  controllers.add(c);
+  return c;
+}
 
 function progress(done, total, label) {
   const box = $('#progress');
@@ -140,8 +155,7 @@ function progress(done, total, label) {
 }
 
 function cancel() {
-  controller.abort(new DOMException('cancelled', 'AbortError'));
-  controller = new AbortController();
+  for (const c of controllers) c.abort();
   progress(null);
 }
 
@@ -176,8 +190,15 @@ async function openSource(source, { fromHash = false } = {}) {
   root.className = 'view';
   root.hidden = true;
   let view = null;
+  let ctx = null;
   let kind = 'unknown';
   let reason = '';
+  const previousHash = location.hash;
+  const drop = () => {
+    if (!ctx) return;
+    ctx.control.abort();
+    controllers.delete(ctx.control);
+  };
   try {
     const first = await source.read(0, Math.min(source.size, DETECT_BYTES));
     const detected = detectKind(first);
@@ -185,19 +206,23 @@ async function openSource(source, { fromHash = false } = {}) {
     reason = detected.reason;
     $('#views').append(root);
     if (!fromHash) hash.reset({ url: source.url ? new URL(source.url).pathname + new URL(source.url).search : '' });
-    const ctx = makeContext(root, source, detected);
+    ctx = makeContext(root, source, detected);
     // A file no view reads goes to the .quire view anyway: core names what is wrong
     // (NOT_A_QUIRE_FILE...) from the header and tail alone, without reading the file.
     const mod = await kindModule(kind === 'unknown' ? 'quire' : kind);
     view = await mod.mount(ctx);
     if (ticket !== opening) {
       view.unmount();
+      drop();
       root.remove();
       return false;
     }
   } catch (err) {
+    drop();
     root.remove();
     if (ticket === opening) {
+      // The view still open keeps its state in the hash.
+      if (current) history.replaceState(null, '', previousHash || location.pathname + location.search);
       progress(null);
       // A file of no known kind: say what its first bytes look like, then core's verdict.
       showError(err, kind === 'unknown' ? `${source.name} (not a kind the viewer reads: ${reason})` : source.name);
@@ -207,10 +232,12 @@ async function openSource(source, { fromHash = false } = {}) {
   }
   progress(null);
   if (current) {
+    current.control.abort(); // the old view's long work stops with it
+    controllers.delete(current.control);
     current.view.unmount();
     current.root.remove();
   }
-  current = { source, kind, view, root };
+  current = { source, kind, view, root, control: ctx.control };
   root.hidden = false;
   document.body.dataset.kind = kind;
   $('#drop').classList.add('compact');
@@ -219,13 +246,18 @@ async function openSource(source, { fromHash = false } = {}) {
 }
 
 function makeContext(root, source, detected) {
+  const control = makeController();
   return {
+    control,
     root,
     source,
     detected,
-    pkg: pkg(),
+    // Loaded on first use: the .quire view runs the package in its worker, not on this thread.
+    get pkg() {
+      return pkg();
+    },
     get signal() {
-      return controller.signal;
+      return control.controller.signal;
     },
     progress,
     hash,
