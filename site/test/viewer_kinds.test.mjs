@@ -384,6 +384,40 @@ test('bad input: HL7 with binary junk and JSON nested 100,000 deep are named by 
   await page.context().close();
 });
 
+test('the URL hash restores each view: a line of an NDJSON file, a message of an HL7 file, a CSV row, a FHIR node', { skip }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'quire-kinds-files-'));
+  writeFileSync(path.join(dir, 'patients.ndjson'), read('bulk-ndjson-synthea', 'Patient.000.ndjson'));
+  writeFileSync(path.join(dir, 'messages.txt'), read('hl7v2', 'hapi', 'util', 'messages.txt'));
+  writeFileSync(path.join(dir, 'table.csv'), 'id,name\n1,a\n2,b\n3,c\n');
+  writeFileSync(path.join(dir, 'bundle.json'), read('fhir-r4', 'examples', 'Bundle-bundle-references.json'));
+  const files = await startSite(['--extra', dir]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const open = async (hash) => {
+    // A new document each time: a change of hash alone is not a load.
+    await page.goto('about:blank');
+    await page.goto(`${files.url}#${hash}`);
+    await page.waitForFunction((n) => window.quireViewer?.current?.name === n, new URLSearchParams(hash).get('url').split('/').pop(), { timeout: 60000 });
+  };
+  try {
+    await open('url=/files/patients.ndjson&line=7');
+    await page.waitForSelector('[data-testid=ndjson-detail] h3:text-is("Line 7")');
+    assert.equal(await page.locator('#views .grid-row.selected').getAttribute('data-row'), '6');
+    await page.locator('#views .grid-row[data-row="2"]').click();
+    await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('line') === '3');
+    await open('url=/files/messages.txt&msg=5');
+    assert.match(await page.textContent('[data-testid=hl7-header] h3'), /^Message 5:/);
+    await open('url=/files/table.csv&row=3');
+    assert.equal(await page.locator('#views .grid-row.selected').getAttribute('data-row'), '2');
+    await open(`url=/files/bundle.json&node=${encodeURIComponent('Bundle.entry[2].resource.subject')}`);
+    const selected = page.locator('#views [role=treeitem][aria-selected=true] > .kf-row > .kf-key');
+    assert.equal(await selected.textContent(), 'subject');
+  } finally {
+    await context.close();
+    await files.close();
+  }
+});
+
 test('every request of the views went to the site itself', { skip }, () => {
   assert.deepEqual(foreign, []);
 });
