@@ -253,7 +253,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
   }
 
   function visibleItems() {
-    return [...tree.querySelectorAll('[role=treeitem]')].filter((li) => !li.parentElement.closest('[role=group][hidden]') && !li.closest('[role=group][hidden]'));
+    return [...tree.querySelectorAll('[role=treeitem]')].filter((li) => !li.parentElement.closest('[role=group][hidden]'));
   }
 
   tree.addEventListener('keydown', (e) => {
@@ -337,7 +337,9 @@ function rawPane(model) {
       const from = long ? Math.max(start, at - RAW_WINDOW / 4) : start;
       const to = long ? Math.min(end, at + RAW_WINDOW) : end;
       before = (from > start ? '…' : '') + model.text(from, at);
-      const markEnd = Math.min(to, at + 1 + (model.bytes[at] === 0x22 ? 0 : 0));
+      // One character marked: a UTF-8 lead byte takes its continuation bytes with it.
+      let markEnd = Math.min(to, at + 1);
+      while (markEnd < to && (model.bytes[markEnd] & 0xc0) === 0x80) markEnd++;
       marked = model.text(at, markEnd) || ' ';
       after = model.text(markEnd, to) + (to < end ? '…' : '');
     } else {
