@@ -182,7 +182,7 @@ test('FHIR: a reference between Bundle entries followed by a click', { skip }, a
   await page.context().close();
 });
 
-test('FHIR: a 20 MB Bundle is validated in a Worker and its 12,150 entries render 200 at a time', { skip }, async () => {
+test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open file stays) and its 12,150 entries render 200 at a time', { skip }, async () => {
   const lines = read('bulk-ndjson-synthea', 'Encounter.000.ndjson').toString('utf8').split('\n').filter(Boolean);
   const entries = [];
   for (let k = 0; k < 10; k++) for (const l of lines) entries.push(`{"fullUrl":"urn:uuid:${k}-${entries.length}","resource":${l}}`);
@@ -191,6 +191,21 @@ test('FHIR: a 20 MB Bundle is validated in a Worker and its 12,150 entries rende
   const page = await viewer();
   const workers = [];
   page.on('worker', (w) => workers.push(w.url()));
+  // Cancelled while the worker validates: the worker ends, the file open before stays.
+  await openBytes(page, 'Patient-example.json', read('fhir-r4', 'examples', 'Patient-example.json'), 'fhir');
+  const dir = mkdtempSync(path.join(tmpdir(), 'quire-kinds-'));
+  writeFileSync(path.join(dir, 'big-bundle.json'), bytes);
+  await page.setInputFiles('#file', path.join(dir, 'big-bundle.json'));
+  await page.waitForFunction(() => !document.querySelector('#progress').hidden && document.querySelector('#progress-label').textContent === 'validating');
+  await page.click('#cancel');
+  await page.waitForFunction(() => !document.querySelector('#banner').hidden);
+  // The shell names a cancelled open in its banner (its code for a DOMException is the exception's).
+  assert.match(await page.textContent('#banner'), /big-bundle\.json: cancelled/);
+  assert.ok(workers.length >= 1);
+  for (let i = 0; i < 50 && page.workers().some((w) => w.url().endsWith('fhir-worker.mjs')); i++) await page.waitForTimeout(100);
+  assert.equal(page.workers().filter((w) => w.url().endsWith('fhir-worker.mjs')).length, 0, 'the worker was ended');
+  assert.equal(await page.evaluate(() => window.quireViewer.current.name), 'Patient-example.json');
+  assert.equal(await page.locator('#views [role=tree]').count(), 1);
   const t0 = Date.now();
   await openBytes(page, 'big-bundle.json', bytes, 'fhir');
   console.log(`a ${bytes.length}-byte Bundle of ${entries.length} entries opened in ${Date.now() - t0} ms`);
