@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { JsonModel, bundleTargets, resolveReference } from '../viewer/views/json-model.mjs';
+import { JsonModel, bundleTargets, containedTarget, resolveReference } from '../viewer/views/json-model.mjs';
 import { LineIndex, trimLineEnd } from '../viewer/views/ndjson-model.mjs';
 import { fieldParts, hasBinary, messageRows, rawSegments } from '../viewer/views/hl7-model.mjs';
 import { HL7_FIELDS, fieldName } from '../viewer/hl7-fields.mjs';
@@ -149,4 +149,24 @@ test('csv rows: core\'s JSON text to display strings, digits and nulls as core w
   const text = '[{"a":1,"b":"x \\"y\\", z","c":12.50,"d":null},{"a":9007199254740993,"b":"é","c":3.0,"d":{"k":[1]}}]';
   assert.deepEqual(rowsFromText(text, columns), [['1', 'x "y", z', '12.50', null], ['9007199254740993', 'é', '3.0', '{"k":[1]}']]);
   assert.deepEqual(rowsFromText('[]', columns), []);
+});
+
+test('contained references: #id names the contained resource of the enclosing resource', { skip: !haveCorpus && 'no ../shared/corpus (or QUIRE_CORPUS)' }, () => {
+  const m = new JsonModel(readFileSync(path.join(examples, 'ActivityDefinition-citalopramPrescription.json')));
+  const refs = [];
+  const walk = [m.root];
+  while (walk.length) {
+    const n = walk.pop();
+    if (n.kind === 'object' || n.kind === 'array') walk.push(...m.children(n));
+    else if (n.key === 'reference' && m.stringValue(n).startsWith('#')) refs.push(n);
+  }
+  assert.ok(refs.length >= 2);
+  for (const ref of refs) {
+    const target = containedTarget(m, ref, m.stringValue(ref));
+    assert.ok(target, m.stringValue(ref));
+    assert.equal(target.parent.key, 'contained');
+    assert.equal(`#${m.stringValue(m.member(target, 'id'))}`, m.stringValue(ref));
+  }
+  assert.equal(containedTarget(m, refs[0], '#nothing-here'), undefined);
+  assert.equal(containedTarget(m, refs[0], 'Patient/1'), undefined);
 });

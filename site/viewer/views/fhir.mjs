@@ -2,7 +2,7 @@
 // children exist in the DOM once it is expanded), each issue of the package's fhir.validate
 // pinned to its node with its line and column, references between Bundle entries followed by a
 // click, and the raw JSON beside it with line numbers (virtualised: only the lines in view exist).
-import { JsonModel, bundleTargets, resolveReference } from './json-model.mjs';
+import { JsonModel, bundleTargets, containedTarget, resolveReference } from './json-model.mjs';
 import { el, readAll, useStyle } from './kinds-common.mjs';
 import { check } from './fhir-worker.mjs';
 
@@ -143,7 +143,8 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
     const pos = model.position(node.start);
     row.title = `line ${pos.line}, column ${pos.column}`;
     if (node.kind === 'string' && node.key === 'reference') {
-      const target = resolveReference(targets, model.stringValue(node));
+      const value = model.stringValue(node);
+      const target = containedTarget(model, node, value) ?? resolveReference(targets, value);
       if (target) {
         row.append(el('button', {
           type: 'button', class: 'kf-ref', tabindex: '-1', 'data-testid': 'fhir-ref',
@@ -151,7 +152,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
             e.stopPropagation();
             reveal(target, true);
           },
-        }, `→ ${target.parent?.index !== undefined ? `entry[${target.parent.index}]` : target.path}`));
+        }, `→ ${target.parent?.key === 'contained' ? `contained[${target.index}]` : target.parent?.index !== undefined ? `entry[${target.parent.index}]` : target.path}`));
       }
     }
     const own = pinned.get(node);
@@ -227,6 +228,9 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
     selected = li;
     li.setAttribute('aria-selected', 'true');
     li.tabIndex = 0;
+    // The selected node is part of a shared link (the root is the default).
+    const path = li.kfNode && li.kfNode !== model.root ? li.kfNode.path : null;
+    if (focus && ctx.hash?.get('node') !== path) ctx.hash?.set('node', path);
     if (focus) li.focus({ preventScroll: false });
   }
 

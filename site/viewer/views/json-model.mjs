@@ -284,3 +284,19 @@ export function resolveReference(targets, reference) {
   if (m && targets.has(m[1])) return targets.get(m[1]);
   return undefined;
 }
+
+/**
+ * The contained resource a local reference (`#id`) names: the `contained` entry with that id in the
+ * nearest enclosing resource that has a `contained` list. Undefined when there is none.
+ */
+export function containedTarget(model, node, reference) {
+  if (typeof reference !== 'string' || !reference.startsWith('#') || reference.length < 2) return undefined;
+  const id = reference.slice(1);
+  for (let n = node.parent; n; n = n.parent) {
+    if (n.kind !== 'object') continue;
+    const contained = model.member(n, 'contained');
+    if (!contained || contained.kind !== 'array') continue;
+    return model.children(contained).find((c) => model.stringValue(model.member(c, 'id')) === id);
+  }
+  return undefined;
+}
