@@ -85,6 +85,9 @@ async function shootAll(page, name) {
   await page.emulateMedia({ colorScheme: 'dark' });
   await shoot(page, `${name}-1280-dark`);
   await page.setViewportSize({ width: 390, height: 844 });
+  // Readable at 390 px: wide content scrolls inside its own box, never the page sideways.
+  await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: 5000 }).catch(() => {});
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, `${name}: the page is wider than 390 px`);
   await shoot(page, `${name}-390-dark`);
   await page.emulateMedia({ colorScheme: 'light' });
   await shoot(page, `${name}-390-light`);
@@ -354,6 +357,12 @@ test('HL7 v2: a file of many messages and MLLP frames listed with an index; one 
   await page.locator('#views .grid-row[data-row="2"]').click();
   await page.waitForSelector('[data-testid=hl7-header] h3:text-matches("^Message 3:")');
   assert.match(await page.textContent('[data-testid=hl7-header]'), new RegExp(`control ID ${batch.messages[2].controlId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  // By keyboard: the list's last message, opened with Enter.
+  await page.focus('#views [role=grid]');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`[data-testid=hl7-header] h3:text-matches("^Message ${batch.messages.length}:")`);
+  await page.locator('#views .grid-row[data-row="2"]').click();
   await shootAll(page, 'viewer-hl7-many');
   for (const msg of batch.messages) msg.close();
   const files = ['ADT-A01-01.hl7', 'ORU-R01-01.hl7', 'ADT-A08-01.hl7'].map((f) => read('hl7v2', 'converter', f));
