@@ -1,12 +1,273 @@
-// Placeholder for the ndjson view (viewer-kinds replaces this file): shows the kind and the size, so
-// the shell's detection and routing can be tested before the real view exists.
-export async function mount(ctx) {
-  const h = document.createElement('h2');
-  h.textContent = `${ctx.source.name}: ndjson`;
-  const p = document.createElement('p');
-  p.className = 'muted';
-  p.dataset.placeholder = 'ndjson';
-  p.textContent = `${ctx.detected?.reason ?? 'ndjson'}; ${ctx.source.size} bytes. The ndjson view is coming.`;
-  ctx.root.append(h, p);
-  return { unmount() {} };
+// The NDJSON view: one pass over the file in slices, in the background, with progress and
+// cancel, that builds the line index and feeds the package's ndjson.stream (core parses and
+// validates every line: counts by resourceType, per-line parse errors and validation issues);
+// a grid of the lines; jump to a line; one line opened in the FHIR view (inline, or on its own);
+// convert to .quire with the package's NDJSON writer (the plain flattening) and download.
+import { createGrid } from '../grid.mjs';
+import { mount as mountFhir } from './fhir.mjs';
+import { LineIndex, trimLineEnd } from './ndjson-model.mjs';
+import { el, errorLine, quireName, slices, useStyle } from './kinds-common.mjs';
+
+/** Issues kept for the list (each line's count is kept whatever this is). */
+const MAX_LISTED_ISSUES = 2000;
+
+export async function mount(shellCtx) {
+  useStyle('./kinds.css');
+  // Unmounting stops this view's background pass too, not only the shell's Cancel.
+  const stop = new AbortController();
+  const ctx = {
+    ...shellCtx,
+    get signal() {
+      return AbortSignal.any ? AbortSignal.any([shellCtx.signal, stop.signal]) : shellCtx.signal;
+    },
+  };
+  const pkg = await ctx.pkg;
+  const source = ctx.source;
+  let index = new LineIndex();
+  const typeNames = [];
+  const typeIds = new Map();
+  let lineType = new Int32Array(1024).fill(-1); // line -> index in typeNames, -1 none
+  const lineId = []; // line -> id
+  const lineIssues = new Map(); // line -> number of issues and errors
+  const listed = []; // { line, severity, code, text }
+  let stats = null;
+  let state = 'indexing';
+  let child = null; // the inline FHIR view
+
+  const status = el('p', { class: 'kn-status', role: 'status', 'data-testid': 'ndjson-status' }, 'Indexing…');
+  const counts = el('table', { class: 'kn-counts', 'data-testid': 'ndjson-counts' });
+  const issuesBox = el('ul', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
+  const jumpInput = el('input', { type: 'number', min: '1', inputmode: 'numeric', 'aria-label': 'Line number', class: 'kn-jump', 'data-testid': 'ndjson-jump' });
+  const convertButton = el('button', { type: 'button', 'data-testid': 'ndjson-convert', disabled: true }, 'Convert to .quire');
+  // ViewDefinitions (SQL on FHIR) once the package has its `view` module: a definition pasted or
+  // opened here shapes the table; left empty, the plain flattening.
+  const viewText = el('textarea', { rows: '4', class: 'kn-viewdef', 'aria-label': 'ViewDefinition (JSON)', placeholder: '{"resource": "Patient", "select": [{"column": [{"name": "id", "path": "id"}]}]}', 'data-testid': 'ndjson-viewdef' });
+  const viewFile = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Open a ViewDefinition file' });
+  viewFile.addEventListener('change', async () => {
+    const f = viewFile.files?.[0];
+    if (f) viewText.value = await f.text();
+    viewFile.value = '';
+  });
+  const viewBox = el('details', { class: 'kn-view-def', hidden: !(pkg.view && typeof pkg.view.streamText === 'function') },
+    el('summary', {}, 'Convert through a ViewDefinition'), viewText, el('label', {}, 'or open one: ', viewFile));
+  const resumeButton = el('button', { type: 'button', hidden: true, 'data-testid': 'ndjson-resume' }, 'Index again');
+  const detail = el('section', { class: 'kn-detail', 'aria-label': 'Selected line', 'data-testid': 'ndjson-detail' });
+  const gridBox = el('div', { class: 'kn-grid' });
+  ctx.root.replaceChildren(el('div', { class: 'kn-view' },
+    el('header', { class: 'kn-head' }, status,
+      el('div', { class: 'kn-actions' },
+        el('form', { class: 'kn-jump-form', onsubmit: (e) => { e.preventDefault(); jumpTo(Number(jumpInput.value)); } },
+          el('label', {}, 'Line ', jumpInput), el('button', { type: 'submit' }, 'Go')),
+        convertButton, resumeButton), viewBox),
+    el('div', { class: 'kn-side' }, el('section', { 'aria-label': 'Resources by type' }, el('h3', {}, 'By resourceType'), counts),
+      el('section', { 'aria-label': 'Issues' }, el('h3', {}, 'Issues'), issuesBox)),
+    gridBox, detail));
+
+  const grid = createGrid(gridBox, {
+    label: `${source.name}: lines`,
+    // The long id last, so the short columns stay in sight on a narrow grid.
+    columns: [{ name: 'resourceType', type: 'string' }, { name: 'issues', type: 'integer' }, { name: 'bytes', type: 'integer' }, { name: 'id', type: 'string' }],
+    rowCount: 0,
+    getRows: async (start, count) => {
+      const rows = [];
+      for (let i = start; i < Math.min(start + count, index.count); i++) {
+        const n = i + 1;
+        const t = n < lineType.length ? lineType[n] : -1;
+        const r = index.range(n, source.size);
+        rows.push([t >= 0 ? typeNames[t] : '', lineIssues.has(n) ? String(lineIssues.get(n)) : '', String(r[1] - r[0]), lineId[n] ?? '']);
+      }
+      return rows;
+    },
+    onSelect: (row) => showLine(row + 1),
+  });
+
+  function typeIndex(name) {
+    let t = typeIds.get(name);
+    if (t === undefined) {
+      t = typeNames.length;
+      typeNames.push(name);
+      typeIds.set(name, t);
+    }
+    return t;
+  }
+
+  function setType(line, name) {
+    if (line >= lineType.length) {
+      let size = lineType.length;
+      while (size <= line) size *= 2;
+      const grown = new Int32Array(size).fill(-1);
+      grown.set(lineType);
+      lineType = grown;
+    }
+    lineType[line] = typeIndex(name);
+  }
+
+  function note(line, severity, code, text) {
+    lineIssues.set(line, (lineIssues.get(line) ?? 0) + 1);
+    if (listed.length >= MAX_LISTED_ISSUES) return;
+    listed.push({ line, severity, code, text });
+    // Core's message of an unreadable line starts with its code: show the code once, in bold.
+    const rest = text.startsWith(code) ? text.slice(code.length) : ` ${text}`;
+    issuesBox.append(el('li', {}, el('button', { type: 'button', class: `kn-issue kn-${severity}`, onclick: () => jumpTo(line) },
+      `line ${line}: `, el('strong', {}, code), rest)));
+  }
+
+  function drawCounts() {
+    const byType = stats?.byType ?? {};
+    const rows = Object.entries(byType).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    counts.replaceChildren(el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'resourceType'), el('th', { scope: 'col' }, 'resources'))),
+      el('tbody', {}, rows.map(([type, n]) => el('tr', { 'data-type': type }, el('td', {}, type), el('td', { class: 'num' }, String(n))))));
+  }
+
+  function drawStatus() {
+    const s = stats;
+    const parts = [`${index.count} lines`];
+    if (s) parts.push(`${s.resources} resources`, `${s.badLines} unreadable lines`, `${s.invalidResources} invalid resources`, `${s.issues} issues`);
+    const what = state === 'indexing' ? 'Indexing… ' : state === 'cancelled' ? 'Indexing cancelled (the lines so far are usable): ' : '';
+    status.textContent = `${what}${parts.join(' · ')}`;
+    status.dataset.state = state;
+  }
+
+  async function build() {
+    // A pass starts from the top: the index, counts and issues are rebuilt, not appended to.
+    index = new LineIndex();
+    lineType.fill(-1);
+    lineId.length = 0;
+    lineIssues.clear();
+    listed.length = 0;
+    issuesBox.replaceChildren();
+    grid.setRowCount(0);
+    state = 'indexing';
+    resumeButton.hidden = true;
+    convertButton.disabled = true;
+    drawStatus();
+    // Each slice goes to the line index and on to core's stream, in file order.
+    const feed = (async function* () {
+      for await (const part of slices(ctx, `Indexing ${source.name}`)) {
+        index.push(part);
+        yield part;
+      }
+    })();
+    const stream = pkg.ndjson.stream(feed, { continueOnError: true });
+    let lastDraw = 0;
+    try {
+      for await (const item of stream) {
+        if (item.resource) {
+          if (typeof item.resource.resourceType === 'string') setType(item.line, item.resource.resourceType);
+          if (typeof item.resource.id === 'string') lineId[item.line] = item.resource.id;
+        } else if (item.issue) {
+          const i = item.issue;
+          note(item.line, i.severity, i.code, `${i.expression} (column ${i.column}): ${i.details}`);
+        } else if (item.error) {
+          note(item.line, 'error', item.error.code, errorLine(item.error));
+        }
+        const now = performance.now();
+        if (now - lastDraw > 100) {
+          lastDraw = now;
+          stats = stream.stats;
+          grid.setRowCount(index.count);
+          grid.refresh();
+          drawStatus();
+          drawCounts();
+        }
+      }
+      state = 'done';
+    } catch (err) {
+      if (err?.name === 'AbortError') state = 'cancelled';
+      else {
+        state = 'failed';
+        ctx.showError(err);
+      }
+    }
+    stats = stream.stats;
+    grid.setRowCount(index.count);
+    grid.refresh();
+    drawStatus();
+    drawCounts();
+    convertButton.disabled = false;
+    resumeButton.hidden = state === 'done';
+    const wanted = Number(ctx.hash?.get('line'));
+    if (wanted) jumpTo(wanted);
+    return state;
+  }
+
+  function jumpTo(n) {
+    if (!Number.isInteger(n) || n < 1 || n > index.count) {
+      status.textContent = `No line ${n} (${index.count} lines indexed).`;
+      return;
+    }
+    grid.scrollToRow(n - 1);
+    grid.select(n - 1);
+    showLine(n);
+  }
+
+  async function lineBytes(n) {
+    const r = index.range(n, source.size);
+    return trimLineEnd(await source.read(r[0], r[1]));
+  }
+
+  async function showLine(n) {
+    ctx.hash?.set('line', n);
+    child?.unmount();
+    child = null;
+    const bytes = await lineBytes(n);
+    const own = listed.filter((i) => i.line === n);
+    const name = `${source.name} line ${n}`;
+    const lineSource = { name, size: bytes.length, read: async (s, e) => bytes.slice(s, e) };
+    const fhirBox = el('div', { class: 'kn-fhir' });
+    detail.replaceChildren(
+      el('h3', {}, `Line ${n}`),
+      own.length ? el('ul', { class: 'kn-line-issues' }, own.map((i) => el('li', { class: `kn-${i.severity}` }, el('strong', {}, i.code), ` ${i.text}`))) : '',
+      el('div', { class: 'kn-actions' },
+        el('button', { type: 'button', 'data-testid': 'ndjson-open-inline', onclick: () => openInline(lineSource, fhirBox) }, 'Show as FHIR here'),
+        el('button', { type: 'button', 'data-testid': 'ndjson-open', onclick: () => ctx.open(lineSource) }, 'Open in the FHIR view')),
+      fhirBox);
+  }
+
+  async function openInline(lineSource, box) {
+    child?.unmount();
+    child = null;
+    try {
+      child = await mountFhir({ ...ctx, root: box, source: lineSource, hash: { get: () => null, set: () => {} } });
+    } catch (err) {
+      box.replaceChildren(el('p', { class: 'kn-error', role: 'alert' }, errorLine(err)));
+    }
+  }
+
+  convertButton.addEventListener('click', async () => {
+    convertButton.disabled = true;
+    try {
+      const feed = slices(ctx, `Converting ${source.name} to .quire`);
+      const definition = viewText.value.trim();
+      // Through a ViewDefinition: core runs the view over the lines and its NDJSON rows are the
+      // table; without one, the plain flattening of each resource.
+      const rows = viewBox.hidden || !definition ? feed : pkg.view.streamText(definition, feed);
+      const bytes = await pkg.format.writeStream(rows, { from: 'ndjson' });
+      await ctx.download(quireName(source.name), new Blob([bytes], { type: 'application/octet-stream' }));
+      status.textContent = `Converted: ${quireName(source.name)}, ${bytes.length} bytes.`;
+    } catch (err) {
+      if (err?.name === 'AbortError') status.textContent = 'Conversion cancelled.';
+      else ctx.showError(err);
+    } finally {
+      ctx.progress(null);
+      convertButton.disabled = false;
+    }
+  });
+  let done = build();
+  resumeButton.addEventListener('click', () => {
+    done = build();
+    api.indexed = done;
+  });
+
+  const api = {
+    unmount() {
+      stop.abort();
+      child?.unmount();
+      grid.destroy?.();
+      ctx.root.replaceChildren();
+    },
+    /** Resolves with 'done', 'cancelled' or 'failed' when the first pass ends (tests wait on it). */
+    indexed: done,
+  };
+  return api;
 }

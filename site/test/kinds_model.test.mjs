@@ -1,0 +1,172 @@
+// The FHIR, NDJSON, HL7 and CSV views' logic without a browser: the JSON byte index (nodes,
+// FHIRPath locations, line and column), Bundle references, the NDJSON line index over slices,
+// the HL7 table rows and the binary-byte test, and CSV rows from core's text.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { JsonModel, bundleTargets, containedTarget, resolveReference } from '../viewer/views/json-model.mjs';
+import { LineIndex, trimLineEnd } from '../viewer/views/ndjson-model.mjs';
+import { fieldParts, hasBinary, messageRows, rawSegments } from '../viewer/views/hl7-model.mjs';
+import { HL7_FIELDS, fieldName } from '../viewer/hl7-fields.mjs';
+import { corpusDir } from './kinds_helpers.mjs';
+
+const enc = new TextEncoder();
+const corpus = corpusDir();
+const examples = corpus && path.join(corpus, 'fhir-r4', 'examples');
+const haveCorpus = !!corpus;
+
+test('json model: nodes are byte ranges; scalars keep their text; paths are FHIRPath', () => {
+  const text = '{\n  "resourceType": "Observation",\n  "valueQuantity": { "value": 12.50, "unit": "mg" },\n  "code": {"coding": [{"code": "a\\"b"}, {"code": "c"}]}\n}\n';
+  const m = new JsonModel(enc.encode(text));
+  const kids = m.children(m.root);
+  assert.deepEqual(kids.map((k) => k.key), ['resourceType', 'valueQuantity', 'code']);
+  assert.equal(m.root.path, 'Observation');
+  const value = m.member(m.member(m.root, 'valueQuantity'), 'value');
+  assert.equal(m.scalarText(value), '12.50');
+  assert.equal(value.path, 'Observation.valueQuantity.value');
+  const second = m.nodeForPath('Observation.code.coding[1].code');
+  assert.equal(m.stringValue(second), 'c');
+  assert.equal(m.stringValue(m.nodeForPath('Observation.code.coding[0].code')), 'a"b');
+  // A string ending in an escaped backslash ends at the quote after it.
+  const esc = new JsonModel(enc.encode('{"a":"x\\\\","b":"\\\"","c":1}'));
+  assert.deepEqual(esc.children(esc.root).map((k) => k.key), ['a', 'b', 'c']);
+  assert.equal(esc.stringValue(esc.member(esc.root, 'a')), 'x\\');
+  assert.equal(esc.stringValue(esc.member(esc.root, 'b')), '"');
+  // A location that does not exist pins to the nearest node that does.
+  assert.equal(m.nodeForPath('Observation.code.coding[0].system'), m.nodeForPath('Observation.code.coding[0]'));
+  assert.equal(m.nodeAt(text.indexOf('12.50') + 2), value);
+  assert.deepEqual(m.position(text.indexOf('"value"')), { line: 3, column: text.indexOf('"value"') - text.indexOf('  "valueQuantity"') + 1 });
+  assert.equal(m.lineCount, 6);
+  assert.equal(m.text(...m.lineRange(2)), '  "resourceType": "Observation",');
+});
+
+test('json model: a deep document is walked without recursion', () => {
+  const depth = 50000;
+  const m = new JsonModel(enc.encode('['.repeat(depth) + ']'.repeat(depth)));
+  assert.equal(m.root.end, depth * 2);
+  let node = m.root;
+  for (let i = 0; i < 10; i++) node = m.children(node)[0];
+  assert.equal(node.path, '[0]'.repeat(10));
+});
+
+test('bundle references: fullUrl and Type/id resolve to the entry resource', () => {
+  const bundle = {
+    resourceType: 'Bundle', type: 'collection',
+    entry: [
+      { fullUrl: 'urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a', resource: { resourceType: 'Patient', id: 'p1' } },
+      { fullUrl: 'http://example.org/fhir/Observation/o1', resource: { resourceType: 'Observation', id: 'o1', subject: { reference: 'urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a' } } },
+    ],
+  };
+  const m = new JsonModel(enc.encode(JSON.stringify(bundle, null, 1)));
+  const targets = bundleTargets(m);
+  const patient = m.nodeForPath('Bundle.entry[0].resource');
+  assert.equal(resolveReference(targets, 'urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a'), patient);
+  assert.equal(resolveReference(targets, 'Patient/p1'), patient);
+  assert.equal(resolveReference(targets, 'Patient/p1/_history/2'), patient);
+  assert.equal(resolveReference(targets, 'http://example.org/fhir/Observation/o1'), m.nodeForPath('Bundle.entry[1].resource'));
+  assert.equal(resolveReference(targets, 'Patient/nobody'), undefined);
+  assert.equal(bundleTargets(new JsonModel(enc.encode('{"resourceType":"Patient","id":"x"}'))).size, 0);
+});
+
+test('json model: every example resource indexes to the end; references of the references Bundle resolve', { skip: !haveCorpus && 'no ../shared/corpus (or QUIRE_CORPUS)' }, () => {
+  const b = readFileSync(path.join(examples, 'Bundle-bundle-references.json'));
+  const m = new JsonModel(b);
+  assert.equal(m.root.kind, 'object');
+  const targets = bundleTargets(m);
+  assert.ok(targets.size >= 2, `targets: ${[...targets.keys()]}`);
+  const entries = m.children(m.member(m.root, 'entry'));
+  // Every reference string in the Bundle that names an entry resolves to a node inside entry[].
+  let resolved = 0;
+  const walk = [m.root];
+  while (walk.length) {
+    const n = walk.pop();
+    if (n.kind === 'object' || n.kind === 'array') walk.push(...m.children(n));
+    else if (n.key === 'reference' && resolveReference(targets, m.stringValue(n))) resolved++;
+  }
+  assert.ok(resolved >= 1, 'a reference resolves');
+  assert.ok(entries.length >= 2);
+});
+
+test('line index: slices of any size give the same line starts', () => {
+  const text = '{"a":1}\n{"b":2}\r\n\n{"c":3}';
+  const bytes = enc.encode(text);
+  for (const size of [1, 2, 3, 7, 8, 100]) {
+    const index = new LineIndex();
+    for (let i = 0; i < bytes.length; i += size) index.push(bytes.subarray(i, i + size));
+    assert.equal(index.count, 4, `slice ${size}`);
+    assert.deepEqual(index.range(1), [0, 8]);
+    assert.deepEqual(index.range(2), [8, 17]);
+    assert.equal(new TextDecoder().decode(trimLineEnd(bytes.subarray(...index.range(2)))), '{"b":2}');
+    assert.deepEqual(index.range(4), [18, bytes.length]);
+    assert.equal(index.range(5), undefined);
+  }
+  const ended = new LineIndex();
+  ended.push(enc.encode('x\ny\n'));
+  assert.equal(ended.count, 2);
+});
+
+test('hl7 rows: decoded parts split repetitions, components and subcomponents', () => {
+  assert.deepEqual(fieldParts('abc'), [{ path: '', text: 'abc' }]);
+  assert.deepEqual(fieldParts(null), [{ path: '', text: null }]);
+  assert.deepEqual(fieldParts([['Smith', 'John'], ['Doe', ['x', 'y']]]), [
+    { path: '[1].1', text: 'Smith' }, { path: '[1].2', text: 'John' },
+    { path: '[2].1', text: 'Doe' }, { path: '[2].2.1', text: 'x' }, { path: '[2].2.2', text: 'y' },
+  ]);
+  assert.deepEqual(fieldParts([['ADT', 'A01']]), [{ path: '.1', text: 'ADT' }, { path: '.2', text: 'A01' }]);
+  const json = { delimiters: '|^~\\&', segments: [{ id: 'MSH', fields: ['|', '^~\\&', 'APP'] }, { id: 'PID', fields: ['1', '', [['Smith', 'J']]] }] };
+  const rows = messageRows(json);
+  assert.deepEqual(rows.map((r) => `${r.segment}-${r.field} ${r.name}`), ['MSH-1 Field Separator', 'MSH-2 Encoding Characters', 'MSH-3 Sending Application', 'PID-1 Set ID - PID', 'PID-3 Patient Identifier List']);
+  const raw = messageRows(json, 'MSH|^~\\&|APP\rPID|1||Smith^J\\T\\x\r');
+  assert.equal(raw.find((r) => r.segment === 'PID' && r.field === 3).parts[0].text, 'Smith^J\\T\\x');
+  assert.deepEqual(rawSegments('MSH^~|\\&^A\nPID^1', '^~|\\&')[0].slice(1), ['^', '~|\\&', 'A']);
+});
+
+test('hl7 field names: 16 segments, MSH-9 and PID-5 as the standard names them', () => {
+  assert.deepEqual(Object.keys(HL7_FIELDS).sort(), ['AL1', 'DG1', 'ERR', 'EVN', 'IN1', 'MSA', 'MSH', 'NK1', 'NTE', 'OBR', 'OBX', 'ORC', 'PD1', 'PID', 'PV1', 'PV2']);
+  assert.equal(fieldName('MSH', 9), 'Message Type');
+  assert.equal(fieldName('MSH', 10), 'Message Control ID');
+  assert.equal(fieldName('PID', 5), 'Patient Name');
+  assert.equal(fieldName('PID', 39), 'Tribal Citizenship');
+  assert.equal(fieldName('OBX', 5), 'Observation Value');
+  assert.equal(fieldName('PV1', 52), 'Other Healthcare Provider');
+  assert.equal(fieldName('ZZZ', 1), '');
+  assert.equal(fieldName('PID', 40), '');
+  const sizes = Object.fromEntries(Object.entries(HL7_FIELDS).map(([k, v]) => [k, v.length]));
+  assert.deepEqual(sizes, { MSH: 21, EVN: 7, PID: 39, PD1: 21, NK1: 39, PV1: 52, PV2: 49, ORC: 31, OBR: 50, OBX: 25, NTE: 4, AL1: 6, DG1: 21, IN1: 53, MSA: 6, ERR: 12 });
+});
+
+test('hl7 binary bytes: controls other than TAB, CR, LF, VT and FS', () => {
+  assert.equal(hasBinary(enc.encode('MSH|^~\\&|A\r\nPID|1\t\x0b\x1c')), false);
+  assert.equal(hasBinary(Uint8Array.of(0x4d, 0x00)), true);
+  assert.equal(hasBinary(Uint8Array.of(0x4d, 0x7f)), true);
+  assert.equal(hasBinary(Uint8Array.of(0xc3, 0xa9)), false);
+});
+
+test('csv rows: core\'s JSON text to display strings, digits and nulls as core wrote them', async () => {
+  const { rowsFromText } = await import('../viewer/views/csv.mjs');
+  const columns = [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }];
+  const text = '[{"a":1,"b":"x \\"y\\", z","c":12.50,"d":null},{"a":9007199254740993,"b":"é","c":3.0,"d":{"k":[1]}}]';
+  assert.deepEqual(rowsFromText(text, columns), [['1', 'x "y", z', '12.50', null], ['9007199254740993', 'é', '3.0', '{"k":[1]}']]);
+  assert.deepEqual(rowsFromText('[]', columns), []);
+});
+
+test('contained references: #id names the contained resource of the enclosing resource', { skip: !haveCorpus && 'no ../shared/corpus (or QUIRE_CORPUS)' }, () => {
+  const m = new JsonModel(readFileSync(path.join(examples, 'ActivityDefinition-citalopramPrescription.json')));
+  const refs = [];
+  const walk = [m.root];
+  while (walk.length) {
+    const n = walk.pop();
+    if (n.kind === 'object' || n.kind === 'array') walk.push(...m.children(n));
+    else if (n.key === 'reference' && m.stringValue(n).startsWith('#')) refs.push(n);
+  }
+  assert.ok(refs.length >= 2);
+  for (const ref of refs) {
+    const target = containedTarget(m, ref, m.stringValue(ref));
+    assert.ok(target, m.stringValue(ref));
+    assert.equal(target.parent.key, 'contained');
+    assert.equal(`#${m.stringValue(m.member(target, 'id'))}`, m.stringValue(ref));
+  }
+  assert.equal(containedTarget(m, refs[0], '#nothing-here'), undefined);
+  assert.equal(containedTarget(m, refs[0], 'Patient/1'), undefined);
+});
