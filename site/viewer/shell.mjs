@@ -96,7 +96,9 @@ function pkg() {
 
 function showError(err, context) {
   const banner = $('#banner');
-  const code = err?.code ?? err?.name ?? 'ERROR';
+  // QuireError.code is core's name (CORRUPT_BLOCK); a DOMException's code is a legacy number
+  // (20 for AbortError), so those show their name.
+  const code = typeof err?.code === 'string' ? err.code : (err?.name ?? 'ERROR');
   const message = err?.message ?? String(err);
   banner.replaceChildren();
   const strong = document.createElement('strong');
