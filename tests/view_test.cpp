@@ -243,3 +243,95 @@ TEST_CASE("view: integer constants and %rowIndex compare with the resource's int
           R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
           cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
 }
+
+namespace {
+
+const char *ID_VIEW = R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]}]})";
+
+result<std::string> run_text(const std::string &text) {
+  auto v = view::compile(ID_VIEW);
+  REQUIRE(v);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  auto ok = run.run_text(text, rows);
+  if (!ok) return ok.error();
+  return view::rows_to_json(*v, rows);
+}
+
+// Feeds `text` in pieces of `size` bytes.
+result<std::string> feed_pieces(const std::string &text, size_t size, uint64_t max_line = 1 << 20) {
+  auto v = view::compile(ID_VIEW);
+  REQUIRE(v);
+  view::ndjson_feeder feeder(*v, max_line);
+  std::vector<view::row> rows;
+  for (size_t at = 0; at < text.size(); at += size) {
+    auto ok = feeder.feed(std::string_view(text).substr(at, size), rows);
+    if (!ok) return ok.error();
+  }
+  auto ok = feeder.finish(rows);
+  if (!ok) return ok.error();
+  return view::rows_to_json(*v, rows);
+}
+
+}  // namespace
+
+TEST_CASE("view: run_text reads a resource, a Bundle, an array or NDJSON", "[view]") {
+  CHECK(run_text(R"({"resourceType":"Patient","id":"a"})").value() == R"([{"id":"a"}])");
+  CHECK(run_text("{\n  \"resourceType\": \"Patient\",\n  \"id\": \"a\"\n}\n").value() == R"([{"id":"a"}])");
+  CHECK(run_text(R"([{"resourceType":"Patient","id":"a"},{"resourceType":"Observation","id":"o"},)"
+                 R"({"resourceType":"Patient","id":"b"}])")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text(R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}},)"
+                 R"({"resource":{"resourceType":"Patient","id":"b"}}]})")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text("{\"resourceType\":\"Patient\",\"id\":\"a\"}\n\n{\"resourceType\":\"Patient\",\"id\":\"b\"}\r\n")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text(" \n\t").value() == "[]");
+
+  auto e = run_text("{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":");
+  REQUIRE_FALSE(e);
+  CHECK(e.error().line == 2);
+  e = run_text("{\"resourceType\":\"Patient\",");
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == error_code::INVALID_JSON);
+  // A view over Bundle itself sees the Bundle, not its entries.
+  auto v = view::compile(R"({"resource":"Bundle","select":[{"column":[{"name":"id","path":"id"}]}]})");
+  REQUIRE(v);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  REQUIRE(run.run_text(R"({"resourceType":"Bundle","id":"bb","entry":[]})", rows));
+  CHECK(view::rows_to_json(*v, rows) == R"([{"id":"bb"}])");
+}
+
+TEST_CASE("view: the NDJSON feeder gives the same rows for any piece size", "[view]") {
+  std::string text;
+  for (int i = 0; i < 20; ++i) {
+    text += "{\"resourceType\":\"Patient\",\"id\":\"p" + std::to_string(i) + "\"}";
+    text += i % 3 ? "\n" : "\r\n\n";
+  }
+  text += "{\"resourceType\":\"Patient\",\"id\":\"last\"}";  // no line end
+  auto whole = run_text(text);
+  REQUIRE(whole);
+  for (size_t size : {1, 2, 7, 40, 1000}) CHECK(feed_pieces(text, size).value() == whole.value());
+
+  // A bad line: its line number and its offset in the whole stream, for any piece size.
+  const std::string bad = "{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":\"Patient\",\"id\":}\n";
+  for (size_t size : {1, 5, 100}) {
+    auto e = feed_pieces(bad, size);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().line == 2);
+    CHECK(e.error().offset >= 37);
+  }
+  auto e = feed_pieces(std::string(100, ' ') + "\n", 3, 64);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == error_code::LINE_TOO_LONG);
+  CHECK(e.error().line == 1);
+}
+
+TEST_CASE("view: columns_to_json lists name, type and collection", "[view]") {
+  auto v = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id","type":"id"},)"
+                         R"({"name":"given","path":"name.given","collection":true}]}]})");
+  REQUIRE(v);
+  CHECK(view::columns_to_json(*v) ==
+        R"([{"name":"id","type":"id","collection":false},{"name":"given","type":"","collection":true}])");
+}
