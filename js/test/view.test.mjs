@@ -1,0 +1,233 @@
+// SQL on FHIR v2 ViewDefinitions through the npm package: the whole suite in the corpus gives
+// the rows the C++ conformance test checked in (tests/data/view/digests.tsv, the same digest over
+// the same text), its expectError cases their codes; objects, JSON text, Bundles, arrays and NDJSON
+// give the same rows; streaming over any piece size; errors with their place in the view; close().
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import path from 'node:path';
+import { loadQuire, corpusDir, dataDir } from './helpers.mjs';
+
+const quire = await loadQuire();
+const { view, json, CompiledView, QuireError } = quire;
+
+/**
+ * tests/view_conformance_test.cpp's digest() of the UTF-8 bytes, as 16 hex digits: FNV-1a 64 with
+ * its basis as that file writes it (1469598103934665603, one digit short of FNV's), which the
+ * checked-in table is made with.
+ */
+function fnv1a(text) {
+  let h = 1469598103934665603n;
+  for (const byte of new TextEncoder().encode(text)) {
+    h ^= BigInt(byte);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/** file \t title -> digest, from the table the C++ suite checks in. */
+function checkedInDigests() {
+  const out = new Map();
+  for (const line of readFileSync(path.join(dataDir, 'view', 'digests.tsv'), 'utf8').split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const [file, title, , digest] = line.split('\t');
+    out.set(`${file}\t${title}`, digest);
+  }
+  return out;
+}
+
+const PATIENT_VIEW = {
+  resourceType: 'ViewDefinition',
+  resource: 'Patient',
+  name: 'patient_names',
+  select: [{ column: [{ name: 'id', path: 'id', type: 'id' }] }, { forEach: 'name', column: [{ name: 'family', path: 'family', type: 'string' }, { name: 'given', path: 'given', collection: true }] }],
+};
+const ID_VIEW = { resource: 'Patient', select: [{ column: [{ name: 'id', path: 'id' }] }] };
+const PATIENTS = [
+  { resourceType: 'Patient', id: 'a', name: [{ family: 'Smith', given: ['Ann', 'B'] }, { family: 'Jones' }] },
+  { resourceType: 'Observation', id: 'o1', status: 'final', code: { text: 'x' } },
+  { resourceType: 'Patient', id: 'b', name: [{ family: 'Lee' }] },
+];
+const EXPECTED = [
+  { id: 'a', family: 'Smith', given: ['Ann', 'B'] },
+  { id: 'a', family: 'Jones', given: [] },
+  { id: 'b', family: 'Lee', given: [] },
+];
+
+test('view: the SQL on FHIR suite gives the checked-in digests, case by case', async (t) => {
+  const corpus = corpusDir();
+  if (!corpus) return t.skip('../shared/corpus is absent');
+  const dir = path.join(corpus, 'sql-on-fhir', 'tests');
+  const digests = checkedInDigests();
+  let cases = 0;
+  let errors = 0;
+  let inexactFiles = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const bytes = readFileSync(path.join(dir, file));
+    const parsed = JSON.parse(bytes.toString('utf8'));
+    // The exact texts of the resources and each view, numbers as written (JSON.parse would round).
+    const doc = json.parse(bytes);
+    const resourcesText = doc.text('/resources');
+    // Objects lose a decimal's precision (`1.0` is 1), which lowBoundary() and the like read: the
+    // object forms are compared only for files that JSON.parse leaves unchanged.
+    const exactAsObjects = JSON.stringify(parsed.resources) === resourcesText;
+    if (!exactAsObjects) ++inexactFiles;
+    parsed.tests.forEach((c, i) => {
+      ++cases;
+      const want = digests.get(`${file}\t${c.title}`);
+      assert.ok(want, `${file}: ${c.title} is in digests.tsv`);
+      let got;
+      let rows;
+      try {
+        const text = view.runText(doc.text(`/tests/${i}/view`), resourcesText);
+        got = `[${text.split('\n').filter(Boolean).join(',')}]`;
+        rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      } catch (e) {
+        if (!(e instanceof QuireError)) throw e;
+        got = `error:${e.code}`;
+      }
+      assert.equal(fnv1a(got), want, `${file}: ${c.title}: ${got}`);
+      if (c.expectError) {
+        ++errors;
+        assert.match(got, /^error:(INVALID_VIEW|INVALID_FHIRPATH|UNKNOWN_FUNCTION|FHIRPATH_TYPE_ERROR)$/, `${file}: ${c.title}`);
+        assert.throws(() => view.run(c.view, parsed.resources), (e) => e instanceof QuireError && got === `error:${e.code}`);
+      } else if (exactAsObjects) {
+        // The object forms (JSON.stringify'd by the wrapper) give the rows the text gives.
+        assert.deepEqual(view.run(c.view, parsed.resources), rows, `${file}: ${c.title}`);
+      }
+    });
+    doc.close();
+  }
+  assert.equal(cases, digests.size, 'every case of digests.tsv ran');
+  assert.ok(errors >= 10, `${errors} expectError cases`);
+  assert.ok(inexactFiles <= 3, `${inexactFiles} files whose numbers JSON.parse changes`);
+});
+
+test('view: compile gives a handle with the columns, resource and name', () => {
+  const v = view.compile(PATIENT_VIEW);
+  assert.ok(v instanceof CompiledView);
+  assert.equal(v.resource, 'Patient');
+  assert.equal(v.name, 'patient_names');
+  assert.deepEqual(v.columns, [
+    { name: 'id', type: 'id', collection: false },
+    { name: 'family', type: 'string', collection: false },
+    { name: 'given', type: '', collection: true },
+  ]);
+  assert.deepEqual(v.run(PATIENTS), EXPECTED);
+  assert.deepEqual(v.run(PATIENTS[0]), EXPECTED.slice(0, 2));
+  v.close();
+  assert.equal(v.closed, true);
+  assert.throws(() => v.run(PATIENTS), /this CompiledView is closed/);
+  v.close();
+  // The JSON text of the view, as text or bytes, compiles the same.
+  const w = view.compile(new TextEncoder().encode(JSON.stringify(PATIENT_VIEW)));
+  assert.deepEqual(w.columns.map((c) => c.name), ['id', 'family', 'given']);
+  w[Symbol.dispose]();
+  assert.equal(w.closed, true);
+});
+
+test('view: one resource, an array, a Bundle, JSON text, bytes and NDJSON give the same rows', () => {
+  const ndjsonText = PATIENTS.map((p) => JSON.stringify(p)).join('\n') + '\n';
+  const bundle = { resourceType: 'Bundle', type: 'collection', entry: PATIENTS.map((resource) => ({ resource })) };
+  const v = view.compile(PATIENT_VIEW);
+  for (const input of [PATIENTS, JSON.stringify(PATIENTS), bundle, JSON.stringify(bundle, null, 2), ndjsonText, new TextEncoder().encode(ndjsonText), new TextEncoder().encode(ndjsonText).buffer, ndjsonText.replaceAll('\n', '\r\n\n')]) {
+    assert.deepEqual(v.run(input), EXPECTED);
+    assert.deepEqual(view.run(PATIENT_VIEW, input), EXPECTED);
+  }
+  assert.deepEqual(v.run(''), []);
+  assert.deepEqual(v.run([]), []);
+  v.close();
+});
+
+test('view: runText keeps every digit that the row objects round', () => {
+  const obsView = { resource: 'Observation', select: [{ column: [{ name: 'id', path: 'id' }, { name: 'value', path: 'value.ofType(Quantity).value' }] }] };
+  const text = '{"resourceType":"Observation","id":"o1","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700}}';
+  assert.equal(view.runText(obsView, text), '{"id":"o1","value":0.700}\n');
+  assert.deepEqual(view.run(obsView, text), [{ id: 'o1', value: 0.7 }]);
+});
+
+test('view: stream gives the rows of run over any piece size and source kind', async () => {
+  const lines = [];
+  for (let i = 0; i < 300; ++i) lines.push(JSON.stringify({ resourceType: 'Patient', id: `p${i}`, name: [{ family: `F${i}`, given: ['x'] }] }));
+  const text = lines.join('\n') + '\n';
+  const bytes = new TextEncoder().encode(text);
+  const want = view.run(PATIENT_VIEW, text);
+  assert.equal(want.length, 300);
+  const collect = async (it) => {
+    const out = [];
+    for await (const r of it) out.push(r);
+    return out;
+  };
+  const chunked = (size) => {
+    const parts = [];
+    for (let at = 0; at < bytes.length; at += size) parts.push(bytes.subarray(at, at + size));
+    return parts;
+  };
+  for (const source of [bytes, text, Readable.from(chunked(1)), Readable.from(chunked(97)), Readable.toWeb(Readable.from(chunked(4096))), new Blob([bytes])]) {
+    assert.deepEqual(await collect(view.stream(PATIENT_VIEW, source)), want);
+  }
+  const v = view.compile(PATIENT_VIEW);
+  assert.deepEqual(await collect(v.stream(Readable.from(chunked(13)))), want);
+  const texts = await collect(v.streamText(Readable.from(chunked(500))));
+  assert.equal(texts.join(''), view.runText(v, text));
+  v.close();
+});
+
+test('view: a bad NDJSON line while streaming throws with its line number, after the rows before it', async () => {
+  const text = '{"resourceType":"Patient","id":"a"}\n\n{"resourceType":"Patient","id":}\n{"resourceType":"Patient","id":"c"}\n';
+  for (const size of [1, 7, 1000]) {
+    const bytes = new TextEncoder().encode(text);
+    const parts = [];
+    for (let at = 0; at < bytes.length; at += size) parts.push(bytes.subarray(at, at + size));
+    const ids = [];
+    await assert.rejects(
+      (async () => {
+        for await (const row of view.stream(ID_VIEW, Readable.from(parts))) ids.push(row.id);
+      })(),
+      (e) => e instanceof QuireError && e.code === 'INVALID_JSON' && e.line === 3 && e.offset >= 37,
+    );
+    assert.deepEqual(ids, ['a']);
+  }
+  await assert.rejects(
+    (async () => {
+      for await (const row of view.stream(PATIENT_VIEW, '{"resourceType":"Patient","id":"' + 'x'.repeat(2000) + '"}\n', { maxLineBytes: 1000 })) assert.fail(row);
+    })(),
+    (e) => e instanceof QuireError && e.code === 'LINE_TOO_LONG' && e.line === 1,
+  );
+});
+
+test('view: errors are QuireErrors with the code and the place in the view', () => {
+  const cases = [
+    [{ select: [{ column: [{ name: 'id', path: 'id' }] }] }, 'INVALID_VIEW', 'resource'],
+    [{ resource: 'Patient', select: [{ column: [{ name: 'id', path: 'id' }, { name: '1bad', path: 'id' }] }] }, 'INVALID_VIEW', 'select[0].column[1].name'],
+    [{ resource: 'Patient', select: [{ forEach: 'name.nosuch()', column: [{ name: 'a', path: 'id' }] }] }, 'UNKNOWN_FUNCTION', 'select[0].forEach'],
+    [{ resource: 'Patient', select: [{ column: [{ name: 'a', path: 'name.(' }] }] }, 'INVALID_FHIRPATH', 'select[0].column[0].path'],
+  ];
+  for (const [definition, code, where] of cases) {
+    assert.throws(() => view.compile(definition), (e) => e instanceof QuireError && e.code === code && e.path === where && e.message.includes(code), `${code} ${where}`);
+  }
+  assert.throws(() => view.compile('{"resource":'), (e) => e instanceof QuireError && e.code === 'INVALID_JSON');
+  // While running: a column that is not a collection gets several values.
+  const many = { resource: 'Patient', select: [{ column: [{ name: 'family', path: 'name.family' }] }] };
+  assert.throws(() => view.run(many, PATIENTS), (e) => e instanceof QuireError && e.code === 'FHIRPATH_TYPE_ERROR' && e.path === 'select[0].column[0].path');
+  assert.throws(() => view.run(PATIENT_VIEW, '{"resourceType":"Patient",'), (e) => e instanceof QuireError && e.code === 'INVALID_JSON');
+  assert.throws(() => view.run(PATIENT_VIEW, 42), TypeError);
+  assert.throws(() => view.compile(42), TypeError);
+});
+
+test('view: close() and the finalizer free the compiled view', async () => {
+  const before = quire.memory().heapBytes;
+  for (let i = 0; i < 2000; ++i) {
+    const v = view.compile(PATIENT_VIEW);
+    v.run(PATIENTS);
+    v.close();
+  }
+  assert.ok(quire.memory().heapBytes - before < 1 << 20, 'close() frees');
+  for (let i = 0; i < 2000; ++i) view.compile(PATIENT_VIEW);
+  for (let i = 0; i < 10 && quire.memory().heapBytes - before >= 1 << 20; ++i) {
+    globalThis.gc?.();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  if (globalThis.gc) assert.ok(quire.memory().heapBytes - before < 1 << 20, 'the finalizer frees');
+});
