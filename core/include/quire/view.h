@@ -22,18 +22,61 @@
 // several values), DOCUMENT_TOO_LARGE (more rows than limits.max_rows_per_resource) and
 // MAX_DEPTH_EXCEEDED (a repeat deeper than limits.max_repeat_depth).
 //
+// Output: a table_writer streams a view's rows into NDJSON, CSV or an indexed .quire table, from
+// resources, Bundles or NDJSON text fed in pieces of any size:
+//
+//   quire::format::vector_sink out;
+//   auto w = quire::view::table_writer::create(*v, quire::view::output_kind::quire, options, out);
+//   while (more) if (auto ok = w.value()->feed_ndjson(next_piece()); !ok) return ok.error();
+//   auto rows = w.value()->finish();             // rows written; out.bytes is the .quire file
+//
+// Column types (table_schema; the same checks run for every output kind, so a view and its input
+// succeed or fail alike whatever is written). The schema is fixed from the view alone, before any
+// row is seen, so each rule must hold for every value FHIR allows:
+//   boolean                                        -> boolean
+//   integer, positiveInt, unsignedInt, integer64    -> integer (integer64 also from its JSON string form)
+//   decimal                                        -> decimal (exact text: `0.700` stays `0.700`)
+//   a complex type (first letter upper case: HumanName, Coding, Reference...), or collection: true
+//                                                  -> json (compact JSON text; a collection is an array)
+//   everything else, undeclared included (string, code, id, uri, date, dateTime, instant, time...)
+//                                                  -> string
+// date, dateTime and instant stay strings: FHIR allows partial dates (`2012`, `2012-03`), dateTimes
+// without a time zone, and instants with any number of fraction digits and their own offset; the
+// .quire date/timestamp types would drop or refuse some of them, and a string loses nothing (ISO
+// text of one precision and zone sorts in time order). A string column takes a string value as
+// its text and a number or boolean as its JSON text (`12`, `true`); an object or array there is a
+// SCHEMA_MISMATCH (declare a complex type or collection: true to keep it as json). A value a
+// column cannot hold (a decimal or string in an integer column, a string in a boolean one...) is
+// SCHEMA_MISMATCH with `path` = the column name, the message naming the value and the resource
+// (its number in the input, resourceType/id, and the Bundle entry), `line` = its NDJSON line.
+// Never a silent null: null goes in only where the view gives no value.
+//
+// Output bytes: NDJSON is append_row_json() per row, each ending in \n. CSV is RFC 4180 with LF
+// line ends: a header row of the column names, then one record per row; null is an empty field,
+// an empty string is `""`; a field is quoted (quotes doubled) only when it holds `,` `"` CR or LF or
+// is the empty string; strings are their text, numbers and booleans their JSON text, arrays and
+// objects their compact JSON text. .quire is format::writer's file with table_schema() and the
+// write_options given (indexes, chunk_rows, sort memory, spill).
+//
+// Memory: a table_writer holds one incomplete NDJSON line (at most table_writer::MAX_LINE_BYTES),
+// the rows of one resource, and the output being built: up to OUTPUT_FLUSH_BYTES of text for
+// NDJSON/CSV, one chunk plus the writer's sort memory for .quire. It never holds the input.
+//
 // IMPORTANT: lifetimes. A compiled view owns everything it needs (its own parsed copy of the
-// view). Rows own their cells' text: they stay valid after the resource's document is gone.
+// view). Rows own their cells' text: they stay valid after the resource's document is gone. A
+// table_writer borrows its view and sink: both must outlive it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "quire/fhirpath.h"
+#include "quire/format.h"
 #include "quire/json.h"
 #include "quire/result.h"
 
@@ -171,5 +214,68 @@ std::string columns_to_json(const compiled_view &v);
 void append_row_json(std::string &out, const compiled_view &v, const row &r);
 /// All rows as a JSON array of such objects.
 std::string rows_to_json(const compiled_view &v, const std::vector<row> &rows);
+
+// --- output: NDJSON, CSV, .quire ------------------------------------------------------------------
+
+/// What a table_writer writes.
+enum class output_kind : uint8_t { ndjson, csv, quire };
+
+/// "ndjson", "csv", "quire".
+std::string_view output_kind_name(output_kind kind) noexcept;
+/// The kind a file name asks for by its extension: `.ndjson` or `.jsonl` -> ndjson, `.csv` -> csv,
+/// `.quire` -> quire (case-insensitive); nullopt for anything else.
+std::optional<output_kind> output_kind_for_path(std::string_view path) noexcept;
+
+/// The .quire schema of a view: one column per view column, in order, typed by the rules in this
+/// header's comment. Errors: INVALID_ARGUMENT (more than format::MAX_COLUMNS columns).
+result<format::schema> table_schema(const compiled_view &v);
+
+/// Streams a view's rows into NDJSON, CSV or .quire bytes. Not thread-safe. The view and the sink
+/// must outlive it. After an error it is unusable: every later call returns that error again.
+class table_writer {
+ public:
+  /// Longest NDJSON line feed_ndjson() holds (LINE_TOO_LONG beyond, with its line number).
+  static constexpr size_t MAX_LINE_BYTES = format::DEFAULT_MAX_LINE_BYTES;
+  /// NDJSON and CSV text is handed to the sink in pieces of about this size.
+  static constexpr size_t OUTPUT_FLUSH_BYTES = size_t{1} << 20;
+
+  /// `options` is used for .quire (indexes, sorted_by, chunk_rows...); NDJSON and CSV cannot hold
+  /// indexes or an order, so options with indexes or sorted_by are INVALID_ARGUMENT for them.
+  /// Errors: INVALID_ARGUMENT, NO_SUCH_COLUMN (an index on a column the view does not have) and the
+  /// other errors of format::writer::create (an index kind the column's type cannot have).
+  static result<std::unique_ptr<table_writer>> create(const compiled_view &v, output_kind kind,
+                                                      const format::write_options &options, format::byte_sink &sink);
+  ~table_writer();
+  table_writer(const table_writer &) = delete;
+  table_writer &operator=(const table_writer &) = delete;
+
+  /// Writes the rows of one resource, or of every entry.resource of a Bundle (unless the view's
+  /// resource is Bundle itself). Errors: those of runner::run, SCHEMA_MISMATCH (see above), the
+  /// sink's and the .quire writer's.
+  result<void> add_resource(const json::value &resource_or_bundle);
+  /// Reads NDJSON (one resource or Bundle a line; blank lines and \r\n line ends allowed) in
+  /// pieces of any size, split anywhere; each complete line is run and written at once, then
+  /// dropped. Errors carry the line number (`line`) and the stream offset: a line that is not JSON
+  /// keeps the JSON layer's code, LINE_TOO_LONG beyond MAX_LINE_BYTES, and add_resource's errors.
+  result<void> feed_ndjson(std::string_view piece);
+  /// Ends one NDJSON stream: runs its last line if it has no line end; line numbers and offsets
+  /// of the next feed_ndjson() count from 1 and 0 again (several input files into one table).
+  result<void> end_ndjson();
+  /// Ends the NDJSON stream as end_ndjson() does, writes what is held and the file's end (the
+  /// .quire footer). Returns the number of rows written. Calling anything after it is INVALID_ARGUMENT.
+  result<uint64_t> finish();
+
+  /// Resources run so far: each Bundle entry's resource counts, the Bundle itself does not; those
+  /// of other types and those the view's `where` rejects count too.
+  uint64_t resources() const noexcept;
+  /// Rows written so far.
+  uint64_t rows() const noexcept;
+
+  struct impl;
+
+ private:
+  explicit table_writer(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
 
 }  // namespace quire::view

@@ -1,0 +1,627 @@
+// A view's rows written out: NDJSON, CSV or a .quire table, streamed (quire/view.h describes the
+// column types and the bytes of each kind).
+#include <charconv>
+#include <cstring>
+
+#include "quire/view.h"
+
+namespace quire::view {
+
+namespace {
+
+// What a column's cells must be, decided from the view alone (table_schema).
+enum class target : uint8_t { boolean, integer, integer64, decimal, json, string };
+
+// FHIRPath's System types as some views write them (`System.Integer`, or its URL form).
+std::string_view without_system_prefix(std::string_view t) {
+  for (std::string_view p : {std::string_view("http://hl7.org/fhirpath/System."), std::string_view("System.")}) {
+    if (t.substr(0, p.size()) == p) return t.substr(p.size());
+  }
+  return t;
+}
+
+target target_of(const column_info &c) {
+  if (c.collection) return target::json;
+  std::string_view t = without_system_prefix(c.type);
+  if (t == "boolean" || t == "Boolean") return target::boolean;
+  if (t == "integer" || t == "positiveInt" || t == "unsignedInt" || t == "Integer") return target::integer;
+  // FHIR R5's integer64 is a JSON string in resources: it is read from that form too.
+  if (t == "integer64" || t == "Long") return target::integer64;
+  if (t == "decimal" || t == "Decimal") return target::decimal;
+  // System.String, Date, DateTime and Time are primitives spelled upper case; every other upper
+  // case FHIR type name is a complex type (HumanName, Coding...), an object.
+  if (t == "String" || t == "Date" || t == "DateTime" || t == "Time" || t == "Quantity") {
+    return t == "Quantity" ? target::json : target::string;
+  }
+  if (!t.empty() && t.find_first_of(".:/") == std::string_view::npos && t[0] >= 'A' && t[0] <= 'Z') return target::json;
+  return target::string;
+}
+
+format::column_type column_type_of(target t) {
+  switch (t) {
+    case target::boolean: return format::column_type::boolean;
+    case target::integer:
+    case target::integer64: return format::column_type::integer;
+    case target::decimal: return format::column_type::decimal;
+    case target::json: return format::column_type::json;
+    case target::string: return format::column_type::string;
+  }
+  return format::column_type::string;
+}
+
+std::string_view target_name(target t) {
+  switch (t) {
+    case target::boolean: return "boolean";
+    case target::integer: return "integer";
+    case target::integer64: return "integer64";
+    case target::decimal: return "decimal";
+    case target::json: return "json";
+    case target::string: return "string";
+  }
+  return "string";
+}
+
+std::string_view cell_kind_name(cell_kind k) {
+  switch (k) {
+    case cell_kind::null_value: return "null";
+    case cell_kind::boolean: return "a boolean";
+    case cell_kind::integer: return "an integer";
+    case cell_kind::decimal: return "a decimal";
+    case cell_kind::string: return "a string";
+    case cell_kind::array: return "an array";
+    case cell_kind::object: return "an object";
+  }
+  return "a value";
+}
+
+void append_utf8(std::string &out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool hex4(std::string_view s, size_t at, uint32_t &out) {
+  if (at + 4 > s.size()) return false;
+  uint32_t v = 0;
+  for (size_t i = at; i < at + 4; ++i) {
+    char c = s[i];
+    uint32_t d = c >= '0' && c <= '9'   ? static_cast<uint32_t>(c - '0')
+                 : c >= 'a' && c <= 'f' ? static_cast<uint32_t>(c - 'a' + 10)
+                 : c >= 'A' && c <= 'F' ? static_cast<uint32_t>(c - 'A' + 10)
+                                        : 16;
+    if (d == 16) return false;
+    v = v * 16 + d;
+  }
+  out = v;
+  return true;
+}
+
+// A cell's JSON string literal back to its text. The runner wrote it (json::append_quoted), so it
+// is well formed; a malformed escape is still handled (kept as written) rather than trusted.
+void unquote(std::string_view quoted, std::string &out) {
+  out.clear();
+  std::string_view s = quoted.size() >= 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t bs = s.find('\\', i);
+    if (bs == std::string_view::npos) {
+      out.append(s.substr(i));
+      break;
+    }
+    out.append(s.substr(i, bs - i));
+    if (bs + 1 >= s.size()) {
+      out += '\\';
+      break;
+    }
+    char e = s[bs + 1];
+    i = bs + 2;
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        uint32_t cp;
+        if (!hex4(s, i, cp)) {
+          out.append(s.substr(bs, 2));
+          break;
+        }
+        i += 4;
+        uint32_t low;
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= s.size() && s[i] == '\\' && s[i + 1] == 'u' &&
+            hex4(s, i + 2, low) && low >= 0xDC00 && low < 0xE000) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          i += 6;
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default: out.append(s.substr(bs, 2));
+    }
+  }
+}
+
+std::optional<int64_t> parse_int64(std::string_view t) {
+  int64_t v = 0;
+  if (t.empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+bool csv_needs_quotes(std::string_view t) { return t.empty() || t.find_first_of(",\"\r\n") != std::string_view::npos; }
+
+void append_csv_field(std::string &out, std::string_view t) {
+  if (!csv_needs_quotes(t)) {
+    out += t;
+    return;
+  }
+  out += '"';
+  size_t i = 0;
+  while (true) {
+    size_t q = t.find('"', i);
+    if (q == std::string_view::npos) {
+      out += t.substr(i);
+      break;
+    }
+    out += t.substr(i, q + 1 - i);
+    out += '"';
+    i = q + 1;
+  }
+  out += '"';
+}
+
+bool ends_with_ci(std::string_view s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  s = s.substr(s.size() - suffix.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view output_kind_name(output_kind kind) noexcept {
+  switch (kind) {
+    case output_kind::ndjson: return "ndjson";
+    case output_kind::csv: return "csv";
+    case output_kind::quire: return "quire";
+  }
+  return "ndjson";
+}
+
+std::optional<output_kind> output_kind_for_path(std::string_view path) noexcept {
+  if (ends_with_ci(path, ".ndjson") || ends_with_ci(path, ".jsonl")) return output_kind::ndjson;
+  if (ends_with_ci(path, ".csv")) return output_kind::csv;
+  if (ends_with_ci(path, ".quire")) return output_kind::quire;
+  return std::nullopt;
+}
+
+result<format::schema> table_schema(const compiled_view &v) {
+  const auto &cols = v.columns();
+  if (cols.size() > format::MAX_COLUMNS) {
+    std::string m = "the view has ";
+    m += std::to_string(cols.size());
+    m += " columns; a table holds at most ";
+    m += std::to_string(format::MAX_COLUMNS);
+    return error(error_code::INVALID_ARGUMENT, std::move(m));
+  }
+  format::schema s;
+  s.columns.reserve(cols.size());
+  for (const auto &c : cols) s.columns.push_back({c.name, column_type_of(target_of(c))});
+  return s;
+}
+
+struct table_writer::impl {
+  const compiled_view *view = nullptr;
+  output_kind kind = output_kind::ndjson;
+  format::byte_sink *sink = nullptr;
+  view::runner run;
+  std::vector<target> targets;
+  std::unique_ptr<format::writer> table;  // .quire only
+
+  std::vector<row> rows;                 // one resource's rows, dropped once written
+  std::vector<format::cell> cells;       // one row for the .quire writer
+  std::vector<std::string> texts;        // per column: a string cell's unquoted text
+  std::vector<std::string_view> fields;  // per column: the CSV field's text (unquoted)
+  std::vector<bool> present;             // per column: not null
+  std::string text;                      // NDJSON/CSV output not yet handed to the sink
+
+  std::string pending;      // the incomplete NDJSON line carried over from earlier pieces
+  uint64_t line = 1;        // number of the line pending belongs to
+  uint64_t line_start = 0;  // stream offset of its first byte
+  uint64_t position = 0;    // stream offset of the next byte fed
+  uint64_t resource_count = 0;
+  uint64_t row_count = 0;
+  error failed;  // set on the first error; returned by every later call
+  bool finished = false;
+
+  explicit impl(const compiled_view &v) : view(&v), run(v) {}
+
+  // Where a value came from, for error messages.
+  struct origin {
+    uint64_t line = 0;        // NDJSON line; 0 for add_resource
+    uint64_t line_start = 0;  // its stream offset
+    std::string entry;        // `Bundle.entry[3].resource`, or ""
+    json::value resource;
+  };
+
+  static std::string_view member_text(const json::object &obj, std::string_view key) {
+    auto v = obj.find(key);
+    if (!v) return {};
+    auto t = v->get_string();
+    return t ? t.value() : std::string_view();
+  }
+
+  static std::string describe_resource(uint64_t number, const origin &o) {
+    std::string d = "resource ";
+    d += std::to_string(number);
+    if (auto obj = o.resource.get_object()) {
+      std::string_view rt = member_text(*obj, "resourceType"), id = member_text(*obj, "id");
+      if (!rt.empty()) {
+        d += " (";
+        d += rt;
+        if (!id.empty()) {
+          d += '/';
+          d += id;
+        }
+        d += ')';
+      }
+    }
+    if (!o.entry.empty()) {
+      d += " at ";
+      d += o.entry;
+    }
+    return d;
+  }
+
+  error mismatch(size_t col, const cell &c, const origin &o, std::string_view why) const {
+    const column_info &info = view->columns()[col];
+    std::string m = "column ";
+    m += info.name;
+    m += " (";
+    m += target_name(targets[col]);
+    if (!info.type.empty()) {
+      m += ", declared ";
+      m += info.type;
+    }
+    m += ") cannot hold ";
+    m += cell_kind_name(c.kind);
+    m += ' ';
+    // A long value is cut: the message names it, it need not carry it.
+    if (c.json.size() > 64) {
+      m.append(c.json, 0, 64);
+      m += "...";
+    } else {
+      m += c.json;
+    }
+    if (!why.empty()) {
+      m += " (";
+      m += why;
+      m += ')';
+    }
+    m += " in ";
+    m += describe_resource(resource_count, o);
+    error e(error_code::SCHEMA_MISMATCH, std::move(m));
+    e.path = info.name;
+    return e;
+  }
+
+  // Checks one cell against its column and prepares what each kind writes: cells[col] for
+  // .quire, fields[col] for CSV.
+  result<void> convert(size_t col, const cell &c, const origin &o) {
+    present[col] = c.kind != cell_kind::null_value;
+    cells[col] = format::cell::null();
+    if (!present[col]) return {};
+    std::string_view field = c.json;
+    switch (targets[col]) {
+      case target::boolean:
+        if (c.kind != cell_kind::boolean) return mismatch(col, c, o, "");
+        cells[col] = format::cell::of(c.json == "true");
+        break;
+      case target::integer64:
+        if (c.kind == cell_kind::string) {
+          unquote(c.json, texts[col]);
+          auto v = parse_int64(texts[col]);
+          if (!v) return mismatch(col, c, o, "not a 64-bit integer");
+          cells[col] = format::cell::of(*v);
+          field = texts[col];
+          break;
+        }
+        [[fallthrough]];
+      case target::integer: {
+        if (c.kind != cell_kind::integer) return mismatch(col, c, o, "");
+        auto v = parse_int64(c.json);
+        if (!v) return mismatch(col, c, o, "not a 64-bit integer");
+        cells[col] = format::cell::of(*v);
+        break;
+      }
+      case target::decimal:
+        if (c.kind != cell_kind::decimal && c.kind != cell_kind::integer) return mismatch(col, c, o, "");
+        cells[col] = format::cell::text(c.json);
+        break;
+      case target::json:
+        if (c.kind != cell_kind::array && c.kind != cell_kind::object) return mismatch(col, c, o, "");
+        cells[col] = format::cell::text(c.json);
+        break;
+      case target::string:
+        if (c.kind == cell_kind::array || c.kind == cell_kind::object) {
+          return mismatch(col, c, o, "declare a complex type or collection: true to keep it as json");
+        }
+        if (c.kind == cell_kind::string) {
+          unquote(c.json, texts[col]);
+          field = texts[col];
+        }
+        cells[col] = format::cell::text(field);
+        break;
+    }
+    fields[col] = field;
+    return {};
+  }
+
+  result<void> flush_text(bool all) {
+    if (text.empty() || (!all && text.size() < OUTPUT_FLUSH_BYTES)) return {};
+    auto w = sink->write(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+    if (!w) return w.error();
+    text.clear();
+    return {};
+  }
+
+  result<void> write_rows(const origin &o) {
+    const size_t width = view->columns().size();
+    for (const row &r : rows) {
+      for (size_t col = 0; col < width; ++col) {
+        static const cell NULL_CELL;
+        auto ok = convert(col, col < r.cells.size() ? r.cells[col] : NULL_CELL, o);
+        if (!ok) return ok.error();
+      }
+      switch (kind) {
+        case output_kind::ndjson:
+          append_row_json(text, *view, r);
+          text += '\n';
+          break;
+        case output_kind::csv:
+          for (size_t col = 0; col < width; ++col) {
+            if (col) text += ',';
+            if (present[col]) append_csv_field(text, fields[col]);
+          }
+          text += '\n';
+          break;
+        case output_kind::quire: {
+          auto ok = table->append_row(cells);
+          if (!ok) return ok.error();
+          break;
+        }
+      }
+      ++row_count;
+      if (kind != output_kind::quire) {
+        auto ok = flush_text(false);
+        if (!ok) return ok.error();
+      }
+    }
+    rows.clear();
+    return {};
+  }
+
+  result<void> run_one(const json::value &resource, const origin &o) {
+    ++resource_count;
+    rows.clear();
+    auto r = run.run(resource, rows);
+    if (!r) {
+      error e = r.error();
+      e.message += " in ";
+      e.message += describe_resource(resource_count, o);
+      return e;
+    }
+    return write_rows(o);
+  }
+
+  result<void> add(const json::value &resource, origin &o) {
+    o.resource = resource;
+    auto obj = resource.get_object();
+    bool bundle = false;
+    if (obj && view->resource() != "Bundle") {
+      auto rt = obj->find("resourceType");
+      bundle = rt && rt->get_string().ok() && rt->get_string().value() == "Bundle";
+    }
+    if (!bundle) return run_one(resource, o);
+    auto entries = obj->find("entry");
+    if (!entries) return {};
+    auto arr = entries->get_array();
+    if (!arr) return error(error_code::WRONG_TYPE, "Bundle.entry must be an array", entries->offset());
+    size_t i = 0;
+    for (json::value e : *arr) {
+      if (auto eo = e.get_object()) {
+        if (auto res = eo->find("resource")) {
+          o.entry = "Bundle.entry[";
+          o.entry += std::to_string(i);
+          o.entry += "].resource";
+          o.resource = *res;
+          auto ok = run_one(*res, o);
+          if (!ok) return ok;
+        }
+      }
+      ++i;
+    }
+    return {};
+  }
+
+  result<void> run_line(std::string_view l) {
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
+    auto doc = json::parse(l);
+    error e;
+    if (doc) {
+      origin o;
+      o.line = line;
+      o.line_start = line_start;
+      auto ok = add(doc->root(), o);
+      if (ok) return {};
+      e = ok.error();
+    } else {
+      e = std::move(doc).error();
+    }
+    if (e.offset != error::NO_OFFSET) e.offset += line_start;
+    e.line = static_cast<uint32_t>(line);
+    return e;
+  }
+
+  result<void> fail(error e) {
+    failed = e;
+    return e;
+  }
+
+  result<void> usable() const {
+    if (failed.code != error_code::OK) return failed;
+    if (finished) return error(error_code::INVALID_ARGUMENT, "the table_writer is finished");
+    return {};
+  }
+};
+
+table_writer::table_writer(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+table_writer::~table_writer() = default;
+
+result<std::unique_ptr<table_writer>> table_writer::create(const compiled_view &v, output_kind kind,
+                                                           const format::write_options &options,
+                                                           format::byte_sink &sink) {
+  auto schema = table_schema(v);
+  if (!schema) return schema.error();
+  auto p = std::make_unique<impl>(v);
+  p->kind = kind;
+  p->sink = &sink;
+  const size_t width = v.columns().size();
+  for (const auto &c : v.columns()) p->targets.push_back(target_of(c));
+  p->cells.resize(width);
+  p->texts.resize(width);
+  p->fields.resize(width);
+  p->present.resize(width);
+  switch (kind) {
+    case output_kind::quire: {
+      auto w = format::writer::create(*schema, options, sink);
+      if (!w) return w.error();
+      p->table = std::move(w).value();
+      break;
+    }
+    case output_kind::ndjson:
+    case output_kind::csv:
+      if (!options.indexes.empty() || !options.sorted_by.empty()) {
+        std::string m = "indexes and sorted_by need a .quire output; ";
+        m += output_kind_name(kind);
+        m += " cannot hold them";
+        return error(error_code::INVALID_ARGUMENT, std::move(m));
+      }
+      if (kind == output_kind::csv) {
+        for (size_t i = 0; i < width; ++i) {
+          if (i) p->text += ',';
+          append_csv_field(p->text, v.columns()[i].name);
+        }
+        p->text += '\n';
+      }
+      break;
+    default: return error(error_code::INVALID_ARGUMENT, "unknown output kind");
+  }
+  return std::unique_ptr<table_writer>(new table_writer(std::move(p)));
+}
+
+result<void> table_writer::add_resource(const json::value &resource_or_bundle) {
+  impl &s = *impl_;
+  if (auto ok = s.usable(); !ok) return ok;
+  impl::origin o;
+  auto ok = s.add(resource_or_bundle, o);
+  if (!ok) return s.fail(ok.error());
+  return {};
+}
+
+result<void> table_writer::feed_ndjson(std::string_view piece) {
+  impl &s = *impl_;
+  if (auto ok = s.usable(); !ok) return ok;
+  size_t pos = 0;
+  while (pos < piece.size()) {
+    size_t nl = piece.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? piece.size() : nl;
+    std::string_view seg = piece.substr(pos, end - pos);
+    if (s.pending.size() + seg.size() > MAX_LINE_BYTES) {
+      std::string m = "line ";
+      m += std::to_string(s.line);
+      m += " is longer than ";
+      m += std::to_string(MAX_LINE_BYTES);
+      m += " bytes";
+      error e(error_code::LINE_TOO_LONG, std::move(m), s.line_start);
+      e.line = static_cast<uint32_t>(s.line);
+      return s.fail(std::move(e));
+    }
+    s.position += seg.size();
+    if (nl == std::string_view::npos) {
+      // Only the incomplete end of a piece is copied; whole lines are read in place.
+      s.pending.append(seg);
+      break;
+    }
+    std::string_view l = seg;
+    if (!s.pending.empty()) {
+      s.pending.append(seg);
+      l = s.pending;
+    }
+    auto ok = s.run_line(l);
+    if (!ok) return s.fail(ok.error());
+    s.pending.clear();
+    s.position += 1;
+    s.line += 1;
+    s.line_start = s.position;
+    pos = nl + 1;
+  }
+  return {};
+}
+
+result<void> table_writer::end_ndjson() {
+  impl &s = *impl_;
+  if (auto ok = s.usable(); !ok) return ok;
+  if (!s.pending.empty()) {
+    auto ok = s.run_line(s.pending);
+    if (!ok) return s.fail(ok.error());
+    s.pending.clear();
+    // A writer that held one long last line gives it back now.
+    s.pending.shrink_to_fit();
+  }
+  s.line = 1;
+  s.line_start = 0;
+  s.position = 0;
+  return {};
+}
+
+result<uint64_t> table_writer::finish() {
+  impl &s = *impl_;
+  if (auto ok = end_ndjson(); !ok) return ok.error();
+  if (s.kind == output_kind::quire) {
+    auto ok = s.table->finish();
+    if (!ok) return s.fail(ok.error()).error();
+  } else {
+    auto ok = s.flush_text(true);
+    if (!ok) return s.fail(ok.error()).error();
+  }
+  s.finished = true;
+  return s.row_count;
+}
+
+uint64_t table_writer::resources() const noexcept { return impl_->resource_count; }
+uint64_t table_writer::rows() const noexcept { return impl_->row_count; }
+
+}  // namespace quire::view
