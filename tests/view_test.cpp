@@ -2,9 +2,12 @@
 // running over Bundles and NDJSON.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 
+#include "quire/format.h"
 #include "quire/view.h"
+#include "test_support.h"
 
 using namespace quire;
 
@@ -334,4 +337,32 @@ TEST_CASE("view: columns_to_json lists name, type and collection", "[view]") {
   REQUIRE(v);
   CHECK(view::columns_to_json(*v) ==
         R"([{"name":"id","type":"id","collection":false},{"name":"given","type":"","collection":true}])");
+}
+
+// The npm package's view.toQuire() must write these very bytes (js/test/view.test.mjs reads the same
+// table): the digest pins them on every target, so native, wasm and JS cannot drift apart.
+TEST_CASE("view: the .quire bytes of the golden view are pinned in tests/data/view/quire_bytes.tsv", "[view]") {
+  const auto dir = quire_test::data_dir() / "view_output";
+  auto v = view::compile(quire_test::read_text(dir / "patient_view.json"));
+  REQUIRE(v);
+  const std::string input = quire_test::read_text(dir / "patients.ndjson");
+  format::write_options options;
+  options.indexes = {{"id", format::index_kind::hash}, {"family", format::index_kind::sorted}};
+  options.chunk_rows = 2;
+  format::vector_sink out;
+  auto w = view::table_writer::create(*v, view::output_kind::quire, options, out);
+  REQUIRE(w);
+  REQUIRE(w.value()->feed_ndjson(input));
+  REQUIRE(w.value()->finish());
+  uint64_t h = 14695981039346656037ULL;  // FNV-1a 64
+  for (uint8_t b : out.bytes) {
+    h ^= b;
+    h *= 1099511628211ULL;
+  }
+  char line[64];
+  std::snprintf(line, sizeof line, "%zu\t%016llx", out.bytes.size(), static_cast<unsigned long long>(h));
+  // The table's one line after its comment: size \t digest.
+  const std::string table = quire_test::read_text(quire_test::data_dir() / "view" / "quire_bytes.tsv");
+  const size_t start = table.find("\n") + 1;
+  CHECK(table.substr(start, table.find('\n', start) - start) == line);
 }
