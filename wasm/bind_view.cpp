@@ -11,6 +11,7 @@
 #include "../core/src/common/alloc.h"
 #include "bind_support.h"
 #include "quire/fhirpath.h"
+#include "quire/format.h"
 #include "quire/json.h"
 #include "quire/view.h"
 
@@ -118,6 +119,56 @@ class view_stream {
   }
 };
 
+/// A view's rows written as NDJSON, CSV or a .quire table (core's table_writer), fed NDJSON piece
+/// by piece. The output collects in the heap only until the wrapper copies it out after each call
+/// (outputPointer, outputSize, then clearOutput), as format's stream writer does.
+class view_writer {
+ public:
+  view_writer(const view_handle &v, const std::string &kind, const std::string &options_json) : view_(v.shared()) {
+    quire::format::write_options options;
+    quire::format::input_options input;  // the view fixes the schema: nothing to read here
+    auto parsed = quire::format::parse_write_options_json(options_json, options, input);
+    if (!parsed) {
+      error_ = quire::wasm::to_record(parsed.error());
+      return;
+    }
+    const auto k = kind == "csv"      ? quire::view::output_kind::csv
+                   : kind == "ndjson" ? quire::view::output_kind::ndjson
+                                      : quire::view::output_kind::quire;
+    auto w = quire::view::table_writer::create(*view_, k, options, sink_);
+    if (!w) error_ = quire::wasm::to_record(w.error());
+    else writer_ = std::move(w).value();
+  }
+
+  error_record error() const { return error_; }
+
+  error_record feed(uintptr_t pointer, size_t length) {
+    if (!writer_) return error_;
+    auto r = writer_->feed_ndjson(heap_text(pointer, length));
+    return r ? error_record() : quire::wasm::to_record(r.error());
+  }
+
+  error_record finish() {
+    if (!writer_) return error_;
+    auto r = writer_->finish();
+    if (!r) return quire::wasm::to_record(r.error());
+    rows_ = static_cast<double>(*r);
+    return {};
+  }
+
+  double rows() const { return rows_; }
+  double output_pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
+  double output_size() const { return static_cast<double>(sink_.bytes.size()); }
+  void clear_output() { sink_.bytes.clear(); }
+
+ private:
+  std::shared_ptr<quire::view::compiled_view> view_;  // the writer points into it
+  quire::format::vector_sink sink_;                   // before writer_: written into until it is destroyed
+  std::unique_ptr<quire::view::table_writer> writer_;
+  error_record error_;
+  double rows_ = 0;
+};
+
 /// A compiled FHIRPath expression with its evaluator.
 class fhirpath_handle {
  public:
@@ -162,6 +213,15 @@ EMSCRIPTEN_BINDINGS(quire_view) {
       .constructor<const view_handle &, double>()
       .function("feed", &view_stream::feed)
       .function("finish", &view_stream::finish);
+  class_<view_writer>("ViewWriter")
+      .constructor<const view_handle &, std::string, std::string>()
+      .function("error", &view_writer::error)
+      .function("feed", &view_writer::feed)
+      .function("finish", &view_writer::finish)
+      .function("rows", &view_writer::rows)
+      .function("outputPointer", &view_writer::output_pointer)
+      .function("outputSize", &view_writer::output_size)
+      .function("clearOutput", &view_writer::clear_output);
   class_<fhirpath_handle>("FhirpathExpression")
       .constructor<uintptr_t, size_t>()
       .function("error", &fhirpath_handle::error)

@@ -8,6 +8,7 @@ import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import type { FhirResource } from './fhir.js';
 import type { NdjsonSource } from './ndjson.js';
+import { nodeFs, writeOptionsJson, type WriteOptions } from './format.js';
 
 /** A column of a select: `name` and the FHIRPath `path` that gives its value. */
 export interface ViewColumn {
@@ -70,6 +71,21 @@ export type ViewResources = FhirResource | readonly FhirResource[] | Input;
 /** What view.stream() reads: what ndjson.stream() reads (bytes or text whole, a Node Readable or any async iterable of chunks, a ReadableStream), or a Blob / File. */
 export type ViewSource = NdjsonSource | Blob;
 
+/** What view.toQuire(), toCsv() and toNdjson() read: NDJSON as view.stream() reads it, or resource objects (one, or an array). */
+export type ViewWriteSource = ViewSource | FhirResource | readonly FhirResource[];
+
+/** Options of view.toQuire(): the .quire writer's (see format.write()); the column types come from the view (docs/views.md). */
+export interface ViewWriteOptions extends Pick<WriteOptions, 'sortedBy' | 'indexes' | 'chunkRows' | 'pageBytes' | 'compressionLevel' | 'sortMemoryBytes'> {
+  /** Node: write the file here (through a temporary name renamed at the end) instead of returning its bytes. */
+  out?: string;
+}
+
+/** What a table written to a file gives back. */
+export interface ViewWriteResult {
+  /** Rows written. */
+  rows: number;
+}
+
 /** Options of view.stream() and the other streaming calls. */
 export interface ViewStreamOptions {
   /** Longest NDJSON line in bytes (default 16 MiB); a longer one is a LINE_TOO_LONG error. */
@@ -94,9 +110,23 @@ interface ViewStreamHandle extends EmbindHandle {
   finish(): ViewTextRecord;
 }
 
+interface ViewWriterHandle extends EmbindHandle {
+  error(): ErrorRecord;
+  feed(pointer: number, length: number): ErrorRecord;
+  finish(): ErrorRecord;
+  rows(): number;
+  outputPointer(): number;
+  outputSize(): number;
+  clearOutput(): void;
+}
+
+type OutputKind = 'quire' | 'csv' | 'ndjson';
+
 interface ViewBindings {
+  HEAPU8: Uint8Array;
   CompiledView: new (pointer: number, length: number) => CompiledViewHandle;
   ViewStream: new (view: CompiledViewHandle, maxLineBytes: number) => ViewStreamHandle;
+  ViewWriter: new (view: CompiledViewHandle, kind: OutputKind, optionsJson: string) => ViewWriterHandle;
 }
 
 function bindings(): ViewBindings {
@@ -199,11 +229,110 @@ export class CompiledView extends Handle<CompiledViewHandle> {
     }
   }
 
+  /**
+   * The rows as a .quire table (core's table_writer: column types from the view, indexes and
+   * chunking from the options), read from NDJSON or resource objects piece by piece: the heap
+   * holds one piece, the writer's state and the output since the last piece, never the input.
+   * Throws QuireError: SCHEMA_MISMATCH (a value its column cannot hold, `path` the column),
+   * NO_SUCH_COLUMN (an index on a column the view lacks), a bad line's error with its `line`.
+   */
+  async toQuire(source: ViewWriteSource, options: ViewWriteOptions = {}): Promise<Uint8Array> {
+    return concat(await this.#collect('quire', source, options));
+  }
+
+  /** Node: writes the .quire table to `path` (a temporary name renamed at the end); the file is never whole in memory. */
+  async writeFile(path: string, source: ViewWriteSource, options: ViewWriteOptions = {}): Promise<ViewWriteResult> {
+    const fs = nodeFs();
+    const temp = `${path}.tmp-${process.pid}`;
+    const fd = fs.openSync(temp, 'w');
+    let open = true;
+    try {
+      const rows = await this.#write('quire', source, options, (bytes) => {
+        for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      });
+      fs.closeSync(fd);
+      open = false;
+      fs.renameSync(temp, path);
+      return { rows };
+    } catch (e) {
+      if (open) fs.closeSync(fd);
+      fs.rmSync(temp, { force: true });
+      throw e;
+    }
+  }
+
+  /** The rows as CSV (RFC 4180, LF line ends, a header of the column names; null an empty field), as core writes it. */
+  async toCsv(source: ViewWriteSource): Promise<string> {
+    return decoder.decode(concat(await this.#collect('csv', source, {})));
+  }
+
+  /** The rows as NDJSON text, one row object a line, as core writes it (the bytes of runText()). */
+  async toNdjson(source: ViewWriteSource): Promise<string> {
+    return decoder.decode(concat(await this.#collect('ndjson', source, {})));
+  }
+
+  async #collect(kind: OutputKind, source: ViewWriteSource, options: ViewWriteOptions): Promise<Uint8Array[]> {
+    const parts: Uint8Array[] = [];
+    await this.#write(kind, source, options, (bytes) => parts.push(bytes));
+    return parts;
+  }
+
+  /** Feeds the source to core's table_writer; each piece of output goes to `emit` as soon as it is written (copied out of the heap at once). */
+  async #write(kind: OutputKind, source: ViewWriteSource, options: ViewWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
+    const { out: _out, ...writeOptions } = options;
+    const handle = new (bindings().ViewWriter)(this.handle, kind, writeOptionsJson(writeOptions));
+    const drain = () => {
+      const size = handle.outputSize();
+      if (size === 0) return;
+      const pointer = handle.outputPointer();
+      // HEAPU8 is taken after the call that wrote: memory may have grown.
+      emit(bindings().HEAPU8.slice(pointer, pointer + size));
+      handle.clearOutput();
+    };
+    const check = (e: ErrorRecord) => {
+      if (e.code) throw QuireError.fromRecord(e);
+    };
+    try {
+      check(handle.error());
+      for await (const piece of pieces(writeSource(source))) {
+        if (piece.length === 0) continue;
+        const err = withInput(piece, (pointer, length) => handle.feed(pointer, length));
+        drain();
+        check(err);
+      }
+      const err = handle.finish();
+      drain();
+      check(err);
+      return handle.rows();
+    } finally {
+      handle.delete();
+    }
+  }
+
   /** Same as close(), for `using v = view.compile(...)`. */
   [Symbol.dispose](): void {
     this.close();
   }
+}
 
+const decoder = new TextDecoder();
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Resource objects become NDJSON (JSON.stringify writes no raw line end), one line each. */
+function writeSource(source: ViewWriteSource): ViewSource {
+  if (Array.isArray(source)) return source.map((r) => JSON.stringify(r) + '\n').join('');
+  if (source !== null && typeof source === 'object' && 'resourceType' in source && !(source instanceof Uint8Array)) return JSON.stringify(source) + '\n';
+  return source as ViewSource;
 }
 
 /** Bytes fed to the wasm side at once when the source is one big buffer. */
@@ -266,6 +395,16 @@ function withView<T>(v: ViewInput, fn: (compiled: CompiledView) => T): T {
   }
 }
 
+async function withViewAsync<T>(v: ViewInput, fn: (compiled: CompiledView) => Promise<T>): Promise<T> {
+  if (v instanceof CompiledView) return fn(v);
+  const compiled = compileView(v);
+  try {
+    return await fn(compiled);
+  } finally {
+    compiled.close();
+  }
+}
+
 async function* streamWith<T>(v: ViewInput, fn: (compiled: CompiledView) => AsyncGenerator<T>): AsyncGenerator<T> {
   if (v instanceof CompiledView) {
     yield* fn(v);
@@ -318,5 +457,28 @@ export const view = {
   /** As stream(), yielding core's NDJSON text of the rows of each piece of the source (possibly ""). */
   streamText(definition: ViewInput, source: ViewSource, options?: ViewStreamOptions): AsyncGenerator<string> {
     return streamWith(definition, (v) => v.streamText(source, options));
+  },
+
+  /**
+   * The rows as a .quire table's bytes (see CompiledView.toQuire()): `format.open()` reads them.
+   * With `out` (Node), writes the file there instead and resolves to an empty Uint8Array; use
+   * CompiledView.writeFile() for the row count.
+   */
+  async toQuire(definition: ViewInput, source: ViewWriteSource, options: ViewWriteOptions = {}): Promise<Uint8Array> {
+    return withViewAsync(definition, async (v) => {
+      if (options.out === undefined) return v.toQuire(source, options);
+      await v.writeFile(options.out, source, options);
+      return new Uint8Array(0);
+    });
+  },
+
+  /** The rows as CSV text, as core writes it (see CompiledView.toCsv()). */
+  toCsv(definition: ViewInput, source: ViewWriteSource): Promise<string> {
+    return withViewAsync(definition, (v) => v.toCsv(source));
+  },
+
+  /** The rows as NDJSON text, as core writes it (see CompiledView.toNdjson()). */
+  toNdjson(definition: ViewInput, source: ViewWriteSource): Promise<string> {
+    return withViewAsync(definition, (v) => v.toNdjson(source));
   },
 };

@@ -231,3 +231,82 @@ test('view: close() and the finalizer free the compiled view', async () => {
   }
   if (globalThis.gc) assert.ok(quire.memory().heapBytes - before < 1 << 20, 'the finalizer frees');
 });
+
+// --- writing tables (core's table_writer) ----------------------------------------------------------
+
+const goldenDir = path.join(dataDir, 'view_output');
+const goldenView = readFileSync(path.join(goldenDir, 'patient_view.json'), 'utf8');
+const goldenInput = readFileSync(path.join(goldenDir, 'patients.ndjson'));
+
+/** FNV-1a 64 of bytes, as 16 hex digits (tests/view_test.cpp's digest of the pinned .quire bytes). */
+function fnv1a64(bytes) {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of bytes) {
+    h ^= BigInt(byte);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+const PINNED_OPTIONS = { indexes: [{ column: 'id', kind: 'hash' }, { column: 'family', kind: 'sorted' }], chunkRows: 2 };
+
+test('view: toQuire writes the bytes tests/data/view/quire_bytes.tsv pins natively, from any piece size', async () => {
+  const [, pinned] = readFileSync(path.join(dataDir, 'view', 'quire_bytes.tsv'), 'utf8').split('\n');
+  const [size, digest] = pinned.split('\t');
+  const bytes = await view.toQuire(goldenView, goldenInput, PINNED_OPTIONS);
+  assert.equal(`${bytes.length}\t${fnv1a64(bytes)}`, `${size}\t${digest}`);
+  const parts = [];
+  for (let at = 0; at < goldenInput.length; at += 5) parts.push(goldenInput.subarray(at, at + 5));
+  assert.deepEqual(await view.toQuire(goldenView, Readable.from(parts), PINNED_OPTIONS), bytes);
+  assert.deepEqual(await view.toQuire(goldenView, new Blob([goldenInput]), PINNED_OPTIONS), bytes);
+});
+
+test('view: toQuire bytes open with format.open and give the rows of run', async () => {
+  const v = view.compile(goldenView);
+  const bytes = await v.toQuire(goldenInput, PINNED_OPTIONS);
+  const f = quire.format.open(bytes);
+  assert.equal(f.queryText({}, { ndjson: true }), v.runText(goldenInput));
+  assert.equal(f.queryText({}, { ndjson: true }), readFileSync(path.join(goldenDir, 'rows.ndjson'), 'utf8'));
+  assert.deepEqual(f.info.columns.map((c) => c.name), v.columns.map((c) => c.name));
+  assert.deepEqual(f.info.indexes, PINNED_OPTIONS.indexes);
+  const first = v.run(goldenInput)[0];
+  assert.deepEqual(f.find('id', first.id), first);
+  f.close();
+  // Resource objects are NDJSON to the writer: one, or an array.
+  const objects = goldenInput.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  assert.deepEqual(await v.toNdjson(objects), v.runText(objects));
+  assert.equal(await v.toNdjson(objects[0]), v.runText(objects[0]));
+  v.close();
+});
+
+test('view: toCsv and toNdjson give the golden files core writes', async () => {
+  assert.equal(await view.toCsv(goldenView, goldenInput), readFileSync(path.join(goldenDir, 'rows.csv'), 'utf8'));
+  assert.equal(await view.toNdjson(goldenView, goldenInput), readFileSync(path.join(goldenDir, 'rows.ndjson'), 'utf8'));
+});
+
+test('view: toQuire with out writes the file in Node; errors from the writer are QuireErrors', async () => {
+  const { mkdtempSync, rmSync, existsSync, readdirSync: ls } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'quire-view-'));
+  try {
+    const file = path.join(dir, 'patients.quire');
+    const v = view.compile(goldenView);
+    assert.deepEqual(await v.writeFile(file, goldenInput, PINNED_OPTIONS), { rows: v.run(goldenInput).length });
+    assert.deepEqual(readFileSync(file), Buffer.from(await v.toQuire(goldenInput, PINNED_OPTIONS)));
+    const again = path.join(dir, 'again.quire');
+    assert.equal((await view.toQuire(v, goldenInput, { ...PINNED_OPTIONS, out: again })).length, 0);
+    assert.deepEqual(readFileSync(again), readFileSync(file));
+    // An index on a column the view does not have; a value its column cannot hold: no file left behind.
+    await assert.rejects(v.writeFile(path.join(dir, 'bad.quire'), goldenInput, { indexes: { nosuch: 'hash' } }), (e) => e instanceof QuireError && e.code === 'NO_SUCH_COLUMN');
+    await assert.rejects(
+      view.toQuire({ resource: 'Patient', select: [{ column: [{ name: 'b', path: 'id', type: 'boolean' }] }] }, '{"resourceType":"Patient","id":"x"}\n'),
+      (e) => e instanceof QuireError && e.code === 'SCHEMA_MISMATCH' && e.path === 'b',
+    );
+    await assert.rejects(view.toNdjson(ID_VIEW, '{"resourceType":"Patient","id":"a"}\n{"resourceType":\n'), (e) => e instanceof QuireError && e.line === 2);
+    assert.equal(existsSync(path.join(dir, 'bad.quire')), false);
+    assert.deepEqual(ls(dir).sort(), ['again.quire', 'patients.quire']);
+    v.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
