@@ -1,6 +1,6 @@
 // Views and FHIRPath in headless Chromium: a page runs a view over a Bundle, streams it over a
-// Blob's NDJSON, evaluates FHIRPath and gets a view's error, with the same answers (rows, exact
-// text, codes) as Node gives for the same calls.
+// Blob's NDJSON, writes it to .quire bytes and CSV, evaluates FHIRPath and gets a view's error,
+// with the same answers (rows, exact text, table bytes, codes) as Node gives for the same calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,15 @@ export async function calls(quire, blob) {
   for await (const row of quire.view.stream(VIEW, blob)) streamed.push(row);
   let error = null;
   try { quire.view.compile({ resource: 'Patient', select: [{ column: [{ name: '1bad', path: 'id' }] }] }); } catch (e) { error = { isQuireError: e instanceof quire.QuireError, code: e.code, path: e.path, message: e.message }; }
+  const table = await quire.view.toQuire(VIEW, blob, { indexes: { id: 'hash' }, chunkRows: 64 });
+  const file = quire.format.open(table);
+  const found = file.find('id', 'o42');
+  file.close();
+  let digest = 0x811c9dc5;
+  for (let i = 0; i < table.length; i++) digest = Math.imul(digest ^ table[i], 0x01000193) >>> 0;
   return {
+    table: { size: table.length, digest, found },
+    csv: await quire.view.toCsv(VIEW, text.slice(0, 2000).slice(0, text.slice(0, 2000).lastIndexOf('\\n') + 1)),
     bundle: quire.view.run(VIEW, bundle),
     text: quire.view.runText(VIEW, text),
     streamed,
@@ -66,6 +74,9 @@ test('views in Chromium: the same rows, text, FHIRPath results and errors as Nod
   assert.ok(expected.text.startsWith('{"id":"o0","value":0.000,"codes":["c0","x"]}\n'), expected.text.slice(0, 80));
   assert.equal(expected.fhirpath, '["c3",3.003]');
   assert.equal(expected.viewError.code, 'INVALID_VIEW');
+  // value declares no type: a string column, holding the number's JSON text (quire/view.h's rules).
+  assert.deepEqual(expected.table.found, { id: 'o42', value: '42.042', codes: ['c0', 'x'] });
+  assert.ok(expected.csv.startsWith('id,value,codes\n'), expected.csv.slice(0, 40));
 
   const server = await serve(work);
   const browser = await launchChromium();
