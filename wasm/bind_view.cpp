@@ -74,6 +74,7 @@ class view_handle {
 
   /// The rows of a resource, a Bundle, a JSON array of resources or NDJSON, as NDJSON lines.
   text_record run(uintptr_t pointer, size_t length) {
+    if (!view_) return text_record{error_, {}};  // the wrapper never runs a view that did not compile
     if (!runner_) runner_ = std::make_unique<quire::view::runner>(*view_);
     std::vector<quire::view::row> rows;
     auto ok = runner_->run_text(heap_text(pointer, length), rows);
@@ -183,6 +184,7 @@ class fhirpath_handle {
 
   /// The result collection over one resource (JSON text), as a JSON array.
   text_record evaluate(uintptr_t pointer, size_t length) {
+    if (!expr_) return text_record{error_, {}};  // the wrapper never evaluates one that did not compile
     auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
     auto doc = quire::json::parse(*source);
     if (!doc) return error_result(doc.error());
