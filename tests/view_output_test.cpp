@@ -243,7 +243,7 @@ TEST_CASE("view output: a value its column cannot hold names the column and the 
     CHECK(e.path == "births");
     CHECK(e.line == 3);
     CHECK(e.message.find("column births (integer, declared integer) cannot hold a boolean true") != std::string::npos);
-    CHECK(e.message.find("resource 2 (Patient/bad)") != std::string::npos);
+    CHECK(e.message.find("in resource 2 (Patient/bad), line 3") != std::string::npos);
   }
 
   // An object in a string column (undeclared type) is refused, not flattened or dropped.
@@ -371,4 +371,18 @@ TEST_CASE("view output: the golden rows of tests/data/view_output", "[view][view
   auto all = f->query({});
   REQUIRE(all);
   CHECK(all->json == rows);
+}
+
+TEST_CASE("view output: an error while running a line names the line, not an offset in the view",
+          "[view][view_output]") {
+  auto v = compile(R"j({"resource":"Patient","select":[{"column":[{"name":"family","path":"name.family"}]}]})j");
+  error e =
+      write_error(v, view::output_kind::quire,
+                  "{\"resourceType\":\"Patient\",\"id\":\"one\",\"name\":[{\"family\":\"A\"}]}\n"
+                  "{\"resourceType\":\"Patient\",\"id\":\"two\",\"name\":[{\"family\":\"A\"},{\"family\":\"B\"}]}\n");
+  CHECK(e.code == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(e.line == 2);
+  CHECK(e.offset == error::NO_OFFSET);
+  CHECK(e.path == "select[0].column[0].path");
+  CHECK(e.message.find("in resource 2 (Patient/two), line 2") != std::string::npos);
 }

@@ -6,6 +6,8 @@
 //   run_check};
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "quire/error.h"
+#include "quire/format.h"
 
 namespace quire::cli {
 
@@ -75,5 +78,43 @@ int fail(std::string_view file, const quire::error &e);
 
 /// Prints a usage error and returns EXIT_USAGE.
 int usage_error(std::string_view command, std::string_view message);
+
+/// Writes to OUTPUT.tmp-<pid>, renamed to OUTPUT only when everything was written: a crash or an
+/// error never leaves a half file under the real name.
+class temp_file_sink final : public format::byte_sink {
+ public:
+  explicit temp_file_sink(std::string final_path)
+      : final_(std::move(final_path)),
+        temp_(final_ + ".tmp-" + std::to_string(::getpid())),
+        f_(std::fopen(temp_.c_str(), "wb")) {}
+  ~temp_file_sink() override {
+    if (f_) std::fclose(f_);
+    if (!committed_) std::remove(temp_.c_str());
+  }
+  temp_file_sink(const temp_file_sink &) = delete;
+  temp_file_sink &operator=(const temp_file_sink &) = delete;
+  bool opened() const { return f_ != nullptr; }
+  const std::string &temp_path() const { return temp_; }
+  result<void> write(std::span<const uint8_t> bytes) override {
+    if (bytes.empty()) return {};
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
+      return quire::error(error_code::IO_ERROR, "cannot write " + temp_);
+    return {};
+  }
+  result<void> commit() {
+    int closed = std::fclose(f_);
+    f_ = nullptr;
+    if (closed != 0) return quire::error(error_code::IO_ERROR, "cannot finish writing " + temp_);
+    if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+      return quire::error(error_code::IO_ERROR, "cannot rename " + temp_ + " to " + final_);
+    committed_ = true;
+    return {};
+  }
+
+ private:
+  std::string final_, temp_;
+  FILE *f_;
+  bool committed_ = false;
+};
 
 }  // namespace quire::cli

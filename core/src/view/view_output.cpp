@@ -1,7 +1,6 @@
 // A view's rows written out: NDJSON, CSV or a .quire table, streamed (quire/view.h describes the
 // column types and the bytes of each kind).
 #include <charconv>
-#include <cstring>
 
 #include "quire/view.h"
 
@@ -30,9 +29,7 @@ target target_of(const column_info &c) {
   if (t == "decimal" || t == "Decimal") return target::decimal;
   // System.String, Date, DateTime and Time are primitives spelled upper case; every other upper
   // case FHIR type name is a complex type (HumanName, Coding...), an object.
-  if (t == "String" || t == "Date" || t == "DateTime" || t == "Time" || t == "Quantity") {
-    return t == "Quantity" ? target::json : target::string;
-  }
+  if (t == "String" || t == "Date" || t == "DateTime" || t == "Time") return target::string;
   if (!t.empty() && t.find_first_of(".:/") == std::string_view::npos && t[0] >= 'A' && t[0] <= 'Z') return target::json;
   return target::string;
 }
@@ -291,6 +288,11 @@ struct table_writer::impl {
       d += " at ";
       d += o.entry;
     }
+    // describe() prints `line` only beside an offset, and these errors have none in the input.
+    if (o.line) {
+      d += ", line ";
+      d += std::to_string(o.line);
+    }
     return d;
   }
 
@@ -430,6 +432,8 @@ struct table_writer::impl {
       error e = r.error();
       e.message += " in ";
       e.message += describe_resource(resource_count, o);
+      // An offset here is into the view's expression (the path names it), not into the input.
+      e.offset = error::NO_OFFSET;
       return e;
     }
     return write_rows(o);

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# `quire view run` and `quire fhirpath` (ctest cli_view, native only): each output kind gives the
+# bytes core gives (the golden files in tests/data/view_output/, which view_output_test.cpp pins
+# core to), an index on a view column answers `quire query --find`, standard input works, and a
+# bad view, a bad line and a failed run end with the right code, line and no half-written file.
+#   tests/cli_view.sh path/to/quire
+set -uo pipefail
+quire=$(realpath "${1:?usage: cli_view.sh path/to/quire}") || exit 1
+data=$(cd "$(dirname "$0")/data/view_output" && pwd) || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# run WANT DESCRIPTION -- ARGS...: runs quire, keeps stdout in out.txt and stderr in $err.
+run() {
+  local want=$1 what=$2
+  shift 3
+  "$quire" "$@" >out.txt 2>err.txt
+  local got=$?
+  err=$(cat err.txt)
+  if [[ $got != "$want" ]]; then
+    fail "$what: quire $* exited $got, expected $want"
+    sed 's/^/  stderr: /' err.txt
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
+# same FILE GOLDEN DESCRIPTION: byte-for-byte equal.
+same() {
+  if ! cmp -s "$1" "$2"; then
+    fail "$3: $1 differs from $2"
+    diff <(cat -A "$2") <(cat -A "$1") | head -20 | sed 's/^/  /'
+  fi
+}
+# has TEXT DESCRIPTION: the last command's stderr contains TEXT.
+has() {
+  if ! grep -qF -- "$1" <<<"$err"; then
+    fail "$2: stderr lacks '$1':"
+    echo "$err" | sed 's/^/  stderr: /'
+  fi
+}
+
+view="$data/patient_view.json"
+input="$data/patients.ndjson"
+
+run 0 "rows to standard output" -- view run "$view" "$input"
+same out.txt "$data/rows.ndjson" "NDJSON on standard output"
+has "-: 5 resources, 4 rows" "the summary line counts resources and rows"
+
+run 0 "rows to an NDJSON file" -- view run "$view" "$input" --out rows.ndjson --quiet
+same rows.ndjson "$data/rows.ndjson" "--out rows.ndjson"
+[[ -s out.txt || -s err.txt ]] && fail "--quiet with --out prints nothing"
+
+run 0 "rows to a CSV file" -- view run "$view" "$input" --out rows.csv
+same rows.csv "$data/rows.csv" "--out rows.csv"
+has "rows.csv: 5 resources, 4 rows, $(wc -c <"$data/rows.csv" | tr -d ' ') bytes (csv" "the summary names the bytes written"
+
+run 0 "rows to an indexed table" -- view run "$view" "$input" --out table.quire --index id:hash --index family:sorted --chunk-rows 2
+run 0 "the table's rows" -- query table.quire
+same out.txt "$data/rows.ndjson" "the .quire table's rows are the view's rows"
+run 0 "a lookup by the hash index" -- query table.quire --find id=pt3 --columns id,family,given
+printf '{"id":"pt3","family":"O\\"Neil","given":["Zo\xc3\xab"]}\n' >want.txt
+same out.txt want.txt "--find on the indexed id"
+run 0 "the index is used" -- query table.quire --where "id = 'pt4'" --explain
+grep -q '"kind":"hash"' out.txt || fail "the plan of id = 'pt4' uses the hash index: $(cat out.txt)"
+run 0 "the table verifies" -- inspect table.quire --verify
+ls table.quire.tmp-* >/dev/null 2>&1 && fail "a temporary file is left beside the table"
+
+run 0 "standard input" -- view run "$view" - <"$input"
+same out.txt "$data/rows.ndjson" "NDJSON from standard input"
+"$quire" view run "$view" - <"$input" --out stdin.csv 2>/dev/null || fail "- with --out"
+same stdin.csv "$data/rows.csv" "standard input into CSV"
+
+# A pretty-printed Bundle (one document, not NDJSON), and several inputs into one output.
+{
+  printf '{\n  "resourceType": "Bundle",\n  "type": "collection",\n  "entry": [\n'
+  printf '    {"resource": {"resourceType": "Patient", "id": "b1", "gender": "other"}},\n'
+  printf '    {"resource": {"resourceType": "Patient", "id": "b2"}}\n  ]\n}\n'
+} >bundle.json
+run 0 "a Bundle file and NDJSON together" -- view run "$view" bundle.json "$input" --out both.ndjson
+{
+  printf '{"id":"b1","active":null,"gender":"other","birth_date":null,"births":null,"phone":null,"family":null,"given":[]}\n'
+  printf '{"id":"b2","active":null,"gender":null,"birth_date":null,"births":null,"phone":null,"family":null,"given":[]}\n'
+  cat "$data/rows.ndjson"
+} >want.txt
+same both.ndjson want.txt "a Bundle's entries, then the NDJSON's rows"
+run 0 "a Bundle from standard input" -- view run "$view" - <bundle.json
+head -2 want.txt >want2.txt
+same out.txt want2.txt "a pretty-printed Bundle on standard input"
+
+# A bad view: usage (2), the error names the place in the view.
+printf '{"resource":"Patient","select":[{"column":[{"name":"id","path":"id"},{"name":"x","path":"name.nosuch()"}]}]}' >bad_view.json
+run 2 "a view calling an unknown function" -- view run bad_view.json "$input"
+has "bad_view.json: UNKNOWN_FUNCTION" "the error line starts with the view file and the code"
+has "select[0].column[1].path" "the error names the path in the view"
+printf '{"select":[]}' >no_resource.json
+run 2 "a view without a resource" -- view run no_resource.json "$input"
+has "INVALID_VIEW" "a view breaking a rule is INVALID_VIEW"
+
+# A line that is not JSON: bad input (1), with its line number; no half-written output.
+{ head -3 "$input"; printf '{"resourceType": nope}\n'; tail -1 "$input"; } >bad.ndjson
+run 1 "a line that is not JSON" -- view run "$view" bad.ndjson --out half.quire --index id:hash
+has "bad.ndjson: INVALID_JSON" "the error names the input"
+has "line 4" "the error names the line"
+[[ -e half.quire ]] && fail "a failed run leaves no table"
+ls half.quire.tmp-* >/dev/null 2>&1 && fail "a failed run leaves no temporary file"
+
+# A value its column cannot hold.
+printf '{"resource":"Patient","select":[{"column":[{"name":"b","path":"gender","type":"boolean"}]}]}' >typed.json
+run 1 "a string in a boolean column" -- view run typed.json "$input" --out typed.csv
+has "in resource 1 (Patient/pt1), line 1" "the mismatch names its resource and line"
+has "column b (boolean, declared boolean) cannot hold a string \"female\"" "the mismatch names column and value"
+[[ -e typed.csv ]] && fail "a failed run leaves no CSV"
+
+# Usage mistakes.
+run 2 "an output kind the extension does not name" -- view run "$view" "$input" --out rows.txt
+run 2 "an index on CSV output" -- view run "$view" "$input" --out rows.csv --index id:hash
+run 2 "an index on no such column" -- view run "$view" "$input" --out t.quire --index nope:hash
+has "NO_SUCH_COLUMN" "an unknown index column"
+run 2 "no input" -- view run "$view"
+run 1 "a missing input" -- view run "$view" missing.ndjson
+has "missing.ndjson: FILE_NOT_FOUND" "a missing input's line"
+
+# quire fhirpath: one JSON array per resource.
+run 0 "fhirpath over NDJSON" -- fhirpath "name.given" "$input"
+printf '["Ann","B."]\n[]\n["Bo"]\n["Zo\xc3\xab"]\n[]\n' >want.txt
+same out.txt want.txt "fhirpath gives one array per line"
+run 0 "fhirpath over a Bundle" -- fhirpath "entry.resource.id" bundle.json
+printf '["b1","b2"]\n' >want.txt
+same out.txt want.txt "fhirpath over a Bundle as one resource"
+run 0 "fhirpath from standard input" -- fhirpath "id" - <"$input"
+printf '["pt1"]\n["o1"]\n["pt2"]\n["pt3"]\n["pt4"]\n' >want.txt
+same out.txt want.txt "fhirpath over standard input"
+run 2 "fhirpath with an expression that does not parse" -- fhirpath "name.(" "$input"
+has "INVALID_FHIRPATH" "a bad expression"
+run 1 "fhirpath over a bad line" -- fhirpath "id" bad.ndjson
+has "line 4" "fhirpath names the bad line"
+
+if ((failures)); then
+  echo "$failures failed"
+  exit 1
+fi
+echo "all passed"
