@@ -325,6 +325,21 @@ TEST_CASE("view: the NDJSON feeder gives the same rows for any piece size", "[vi
     CHECK(e.error().line == 2);
     CHECK(e.error().offset >= 37);
   }
+  // A running error: the line is in the message, and no offset (it would point into the view).
+  const std::string two = "{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":\"Patient\",\"id\":\"b\"}";
+  auto v = view::compile(
+      R"({"resource":"Patient","where":[{"path":"id"}],"select":[{"column":[{"name":"id","path":"id"}]}]})");
+  REQUIRE(v);
+  view::ndjson_feeder feeder(*v);
+  std::vector<view::row> rows;
+  auto ok = feeder.feed(two, rows);
+  REQUIRE_FALSE(ok);
+  CHECK(ok.error().code == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(ok.error().line == 1);
+  CHECK(ok.error().offset == error::NO_OFFSET);
+  CHECK(ok.error().message.find("(NDJSON line 1)") != std::string::npos);
+  CHECK(feeder.finish(rows).error().code == error_code::FHIRPATH_TYPE_ERROR);  // stopped
+
   auto e = feed_pieces(std::string(100, ' ') + "\n", 3, 64);
   REQUIRE_FALSE(e);
   CHECK(e.error().code == error_code::LINE_TOO_LONG);

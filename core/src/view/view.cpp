@@ -686,6 +686,22 @@ result<void> runner::run_bundle(const json::value &bundle, std::vector<row> &out
   return {};
 }
 
+namespace {
+
+// A running error of one NDJSON line: its offset is into the view's expression (the path names
+// it), not into the input, and describe() prints `line` only beside an offset, so the message
+// names the line instead.
+error on_line(error e, uint32_t line) {
+  e.offset = error::NO_OFFSET;
+  e.line = line;
+  e.message += " (NDJSON line ";
+  e.message += std::to_string(line);
+  e.message += ')';
+  return e;
+}
+
+}  // namespace
+
 result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   size_t pos = 0;
   uint32_t line = 0;
@@ -706,11 +722,7 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
       return e;
     }
     auto r = run(doc->root(), out);
-    if (!r) {
-      error e = r.error();
-      e.line = line;
-      return e;
-    }
+    if (!r) return on_line(r.error(), line);
   }
   return {};
 }
@@ -781,11 +793,7 @@ struct ndjson_feeder::state {
       return fail(std::move(e));
     }
     auto r = run.run(doc->root(), out);
-    if (!r) {
-      error e = r.error();
-      e.line = line;
-      return fail(std::move(e));
-    }
+    if (!r) return fail(on_line(r.error(), line));
     return {};
   }
 };
