@@ -448,7 +448,9 @@ export const view = {
    * The rows of an NDJSON source (bytes or text whole, a Blob or File, a ReadableStream, a Node
    * Readable or any async iterable of chunks) one by one: `for await (const row of view.stream(v,
    * source))`. Memory stays bounded by one piece of the source plus the longest line. A bad line
-   * throws QuireError with its `line` (and `offset` in the whole stream).
+   * throws QuireError, after the rows of the lines before it, with its `line`: a line that is not
+   * JSON has its `offset` in the whole stream too; an error of the view on a line (`path` in the
+   * view) names the line in its message.
    */
   stream(definition: ViewInput, source: ViewSource, options?: ViewStreamOptions): AsyncGenerator<Row> {
     return streamWith(definition, (v) => v.stream(source, options));

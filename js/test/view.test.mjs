@@ -197,6 +197,16 @@ test('view: a bad NDJSON line while streaming throws with its line number, after
   );
 });
 
+test('view: an error of the view on a streamed line has the line and the place in the view', async () => {
+  const where = { resource: 'Patient', where: [{ path: 'id' }], select: [{ column: [{ name: 'id', path: 'id' }] }] };
+  await assert.rejects(
+    (async () => {
+      for await (const row of view.stream(where, '\n{"resourceType":"Patient","id":"a"}\n')) assert.fail(row);
+    })(),
+    (e) => e instanceof QuireError && e.code === 'FHIRPATH_TYPE_ERROR' && e.line === 2 && e.path === 'where[0].path' && e.offset === undefined && e.message.includes('(NDJSON line 2)'),
+  );
+});
+
 test('view: errors are QuireErrors with the code and the place in the view', () => {
   const cases = [
     [{ select: [{ column: [{ name: 'id', path: 'id' }] }] }, 'INVALID_VIEW', 'resource'],
@@ -306,6 +316,29 @@ test('view: toQuire with out writes the file in Node; errors from the writer are
     assert.equal(existsSync(path.join(dir, 'bad.quire')), false);
     assert.deepEqual(ls(dir).sort(), ['again.quire', 'patients.quire']);
     v.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('view: toQuire, toCsv and toNdjson give the bytes of `quire view run` (skipped without build/native)', async (t) => {
+  const cli = process.env.QUIRE_CLI ?? path.join(dataDir, '..', '..', 'build', 'native', 'native', 'quire');
+  const { existsSync, mkdtempSync, rmSync } = await import('node:fs');
+  if (!existsSync(cli)) return t.skip(`${cli} is absent (make native builds it)`);
+  const { execFileSync } = await import('node:child_process');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'quire-view-cli-'));
+  try {
+    const viewFile = path.join(goldenDir, 'patient_view.json');
+    const input = path.join(goldenDir, 'patients.ndjson');
+    const run = (out, ...flags) => {
+      execFileSync(cli, ['view', 'run', viewFile, input, '--out', path.join(dir, out), '--quiet', ...flags]);
+      return readFileSync(path.join(dir, out));
+    };
+    const native = run('t.quire', '--index', 'id:hash', '--index', 'family:sorted', '--chunk-rows', '2');
+    assert.deepEqual(Buffer.from(await view.toQuire(goldenView, goldenInput, PINNED_OPTIONS)), native);
+    assert.equal(await view.toCsv(goldenView, goldenInput), run('t.csv').toString('utf8'));
+    assert.equal(await view.toNdjson(goldenView, goldenInput), run('t.ndjson').toString('utf8'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
