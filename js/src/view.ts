@@ -210,7 +210,7 @@ export class CompiledView extends Handle<CompiledViewHandle> {
     return text(withInput(resourcesInput(resources), (pointer, length) => this.handle.run(pointer, length)));
   }
 
-  /** Rows of an NDJSON source one by one (see view.stream()). The view must stay open while it runs. */
+  /** Rows of an NDJSON source one by one (see view.stream()). The view must be open when iteration starts; the stream keeps what it needs after that. */
   stream(source: ViewSource, options?: ViewStreamOptions): AsyncGenerator<Row> {
     return rowsOf(this.streamText(source, options));
   }

@@ -343,3 +343,33 @@ test('view: toQuire, toCsv and toNdjson give the bytes of `quire view run` (skip
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('view: streaming 40 MB of NDJSON leaves the heap bounded by a piece, not the input', async (t) => {
+  const line = (i) => `{"resourceType":"Patient","id":"p${i}","name":[{"family":"F${i}","given":["${'g'.repeat(300)}"]}]}\n`;
+  const PIECE = 256 * 1024;
+  async function* source() {
+    let piece = '';
+    for (let i = 0; i < 110000; ++i) {
+      piece += line(i);
+      if (piece.length >= PIECE) {
+        yield piece;
+        piece = '';
+      }
+    }
+    if (piece) yield piece;
+  }
+  const before = quire.memory().heapCapacityBytes;
+  let rows = 0;
+  let bytes = 0;
+  for await (const text of view.streamText(PATIENT_VIEW, source())) {
+    bytes += text.length;
+    rows += text ? text.split('\n').length - 1 : 0;
+  }
+  assert.equal(rows, 110000);
+  assert.ok(bytes > 35e6, `${bytes} bytes of rows`);
+  const grown = quire.memory().heapCapacityBytes - before;
+  t.diagnostic(`heap capacity ${before} bytes before, grown by ${grown}`);
+  // Holding the input (40 MB) would grow it past the capacity it started with.
+  assert.ok(before < 40e6, `capacity ${before} bytes before`);
+  assert.ok(grown < 16 * 1024 * 1024, `the heap grew by ${grown} bytes`);
+});
