@@ -2,9 +2,12 @@
 // running over Bundles and NDJSON.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 
+#include "quire/format.h"
 #include "quire/view.h"
+#include "test_support.h"
 
 using namespace quire;
 
@@ -242,4 +245,139 @@ TEST_CASE("view: integer constants and %rowIndex compare with the resource's int
       run_json(
           R"({"resource":"ClaimResponse","select":[{"forEach":"item","column":[{"name":"b","path":"%rowIndex + 1 = itemSequence"},{"name":"d","path":"%rowIndex < 0.5"}]}]})",
           cr) == R"([{"b":true,"d":true},{"b":false,"d":false}])");
+}
+
+namespace {
+
+const char *ID_VIEW = R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]}]})";
+
+result<std::string> run_text(const std::string &text) {
+  auto v = view::compile(ID_VIEW);
+  REQUIRE(v);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  auto ok = run.run_text(text, rows);
+  if (!ok) return ok.error();
+  return view::rows_to_json(*v, rows);
+}
+
+// Feeds `text` in pieces of `size` bytes.
+result<std::string> feed_pieces(const std::string &text, size_t size, uint64_t max_line = 1 << 20) {
+  auto v = view::compile(ID_VIEW);
+  REQUIRE(v);
+  view::ndjson_feeder feeder(*v, max_line);
+  std::vector<view::row> rows;
+  for (size_t at = 0; at < text.size(); at += size) {
+    auto ok = feeder.feed(std::string_view(text).substr(at, size), rows);
+    if (!ok) return ok.error();
+  }
+  auto ok = feeder.finish(rows);
+  if (!ok) return ok.error();
+  return view::rows_to_json(*v, rows);
+}
+
+}  // namespace
+
+TEST_CASE("view: run_text reads a resource, a Bundle, an array or NDJSON", "[view]") {
+  CHECK(run_text(R"({"resourceType":"Patient","id":"a"})").value() == R"([{"id":"a"}])");
+  CHECK(run_text("{\n  \"resourceType\": \"Patient\",\n  \"id\": \"a\"\n}\n").value() == R"([{"id":"a"}])");
+  CHECK(run_text(R"([{"resourceType":"Patient","id":"a"},{"resourceType":"Observation","id":"o"},)"
+                 R"({"resourceType":"Patient","id":"b"}])")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text(R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}},)"
+                 R"({"resource":{"resourceType":"Patient","id":"b"}}]})")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text("{\"resourceType\":\"Patient\",\"id\":\"a\"}\n\n{\"resourceType\":\"Patient\",\"id\":\"b\"}\r\n")
+            .value() == R"([{"id":"a"},{"id":"b"}])");
+  CHECK(run_text(" \n\t").value() == "[]");
+
+  auto e = run_text("{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":");
+  REQUIRE_FALSE(e);
+  CHECK(e.error().line == 2);
+  e = run_text("{\"resourceType\":\"Patient\",");
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == error_code::INVALID_JSON);
+  // A view over Bundle itself sees the Bundle, not its entries.
+  auto v = view::compile(R"({"resource":"Bundle","select":[{"column":[{"name":"id","path":"id"}]}]})");
+  REQUIRE(v);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  REQUIRE(run.run_text(R"({"resourceType":"Bundle","id":"bb","entry":[]})", rows));
+  CHECK(view::rows_to_json(*v, rows) == R"([{"id":"bb"}])");
+}
+
+TEST_CASE("view: the NDJSON feeder gives the same rows for any piece size", "[view]") {
+  std::string text;
+  for (int i = 0; i < 20; ++i) {
+    text += "{\"resourceType\":\"Patient\",\"id\":\"p" + std::to_string(i) + "\"}";
+    text += i % 3 ? "\n" : "\r\n\n";
+  }
+  text += "{\"resourceType\":\"Patient\",\"id\":\"last\"}";  // no line end
+  auto whole = run_text(text);
+  REQUIRE(whole);
+  for (size_t size : {1, 2, 7, 40, 1000}) CHECK(feed_pieces(text, size).value() == whole.value());
+
+  // A bad line: its line number and its offset in the whole stream, for any piece size.
+  const std::string bad = "{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":\"Patient\",\"id\":}\n";
+  for (size_t size : {1, 5, 100}) {
+    auto e = feed_pieces(bad, size);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().line == 2);
+    CHECK(e.error().offset >= 37);
+  }
+  // A running error: the line is in the message, and no offset (it would point into the view).
+  const std::string two = "{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{\"resourceType\":\"Patient\",\"id\":\"b\"}";
+  auto v = view::compile(
+      R"({"resource":"Patient","where":[{"path":"id"}],"select":[{"column":[{"name":"id","path":"id"}]}]})");
+  REQUIRE(v);
+  view::ndjson_feeder feeder(*v);
+  std::vector<view::row> rows;
+  auto ok = feeder.feed(two, rows);
+  REQUIRE_FALSE(ok);
+  CHECK(ok.error().code == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(ok.error().line == 1);
+  CHECK(ok.error().offset == error::NO_OFFSET);
+  CHECK(ok.error().message.find("(NDJSON line 1)") != std::string::npos);
+  CHECK(feeder.finish(rows).error().code == error_code::FHIRPATH_TYPE_ERROR);  // stopped
+
+  auto e = feed_pieces(std::string(100, ' ') + "\n", 3, 64);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == error_code::LINE_TOO_LONG);
+  CHECK(e.error().line == 1);
+}
+
+TEST_CASE("view: columns_to_json lists name, type and collection", "[view]") {
+  auto v = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id","type":"id"},)"
+                         R"({"name":"given","path":"name.given","collection":true}]}]})");
+  REQUIRE(v);
+  CHECK(view::columns_to_json(*v) ==
+        R"([{"name":"id","type":"id","collection":false},{"name":"given","type":"","collection":true}])");
+}
+
+// The npm package's view.toQuire() must write these very bytes (js/test/view.test.mjs reads the same
+// table): the digest pins them on every target, so native, wasm and JS cannot drift apart.
+TEST_CASE("view: the .quire bytes of the golden view are pinned in tests/data/view/quire_bytes.tsv", "[view]") {
+  const auto dir = quire_test::data_dir() / "view_output";
+  auto v = view::compile(quire_test::read_text(dir / "patient_view.json"));
+  REQUIRE(v);
+  const std::string input = quire_test::read_text(dir / "patients.ndjson");
+  format::write_options options;
+  options.indexes = {{"id", format::index_kind::hash}, {"family", format::index_kind::sorted}};
+  options.chunk_rows = 2;
+  format::vector_sink out;
+  auto w = view::table_writer::create(*v, view::output_kind::quire, options, out);
+  REQUIRE(w);
+  REQUIRE(w.value()->feed_ndjson(input));
+  REQUIRE(w.value()->finish());
+  uint64_t h = 14695981039346656037ULL;  // FNV-1a 64
+  for (uint8_t b : out.bytes) {
+    h ^= b;
+    h *= 1099511628211ULL;
+  }
+  char line[64];
+  std::snprintf(line, sizeof line, "%zu\t%016llx", out.bytes.size(), static_cast<unsigned long long>(h));
+  // The table's one line after its comment: size \t digest.
+  const std::string table = quire_test::read_text(quire_test::data_dir() / "view" / "quire_bytes.tsv");
+  const size_t start = table.find("\n") + 1;
+  CHECK(table.substr(start, table.find('\n', start) - start) == line);
 }

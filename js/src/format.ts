@@ -282,7 +282,8 @@ function indexList(indexes: WriteOptions['indexes']): { column: string; kind: In
 
 const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
-type NodeFs = {
+/** @internal */
+export type NodeFs = {
   openSync(path: string, flags: string): number;
   closeSync(fd: number): void;
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
@@ -293,7 +294,8 @@ type NodeFs = {
   rmSync(path: string, options?: { force?: boolean }): void;
 };
 
-function nodeFs(): NodeFs {
+/** @internal Node's fs, loaded without a static import (view.ts writes files with it too). */
+export function nodeFs(): NodeFs {
   // process.getBuiltinModule (Node 20.16+) loads fs synchronously without a static import that
   // browser bundlers would trip on.
   const get = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
@@ -583,8 +585,8 @@ function isStreamSource(input: unknown): input is AsyncIterable<Uint8Array | str
   return Symbol.asyncIterator in input || typeof (input as { getReader?: unknown }).getReader === 'function';
 }
 
-/** The write options as the wasm writers read them (one JSON text). */
-function writeOptionsJson(options: WriteOptions): string {
+/** @internal The write options as the wasm writers read them (one JSON text; view.ts's writer too). */
+export function writeOptionsJson(options: WriteOptions): string {
   return JSON.stringify({
     schema: options.schema,
     sortedBy: options.sortedBy,

@@ -7,4 +7,6 @@ export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirReso
 export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';
 export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type StreamWriteOptions, type WriteSource, type Query, type Where, type Aggregate, type ExplainReport, type StorageReport, type ChunkStatistic, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type FileFacts, type RangeReader } from './format.js';
 export { hl7, mllp, Hl7Message, MllpDecoder, type Hl7Options, type AckCode, type AckOptions, type ErrorLocation, type Hl7MessageJson, type Hl7Field, type Hl7Repetition, type Hl7Component, type Hl7Value, type Hl7SegmentInfo, type Hl7Batch, type MllpOptions, type MllpStats } from './hl7.js';
+export { view, CompiledView, type ViewDefinition, type ViewSelect, type ViewColumn, type ViewInput, type ViewResources, type ViewSource, type ViewStreamOptions, type ViewWriteSource, type ViewWriteOptions, type ViewWriteResult, type Row, type ColumnInfo } from './view.js';
+export { fhirpath, FhirpathExpression, type FhirpathValue } from './fhirpath.js';
 // Each further module adds its export line here.

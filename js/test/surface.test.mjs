@@ -14,6 +14,23 @@ test('surface: handle classes refuse construction from outside with a message th
   assert.throws(() => new quire.Hl7Message({}), /Hl7Message cannot be constructed directly/);
   assert.throws(() => new quire.NdjsonStream({}, ''), /NdjsonStream cannot be constructed directly/);
   assert.throws(() => new quire.MllpDecoder({}), /MllpDecoder cannot be constructed directly/);
+  assert.throws(() => new quire.CompiledView({}), /CompiledView cannot be constructed directly; use view\.compile\(\)/);
+  assert.throws(() => new quire.FhirpathExpression({}), /FhirpathExpression cannot be constructed directly; use fhirpath\.compile\(\)/);
+});
+
+test('surface: the view and fhirpath modules are exported with their handle classes and typed', () => {
+  for (const name of ['compile', 'run', 'runText', 'stream', 'streamText', 'toQuire', 'toCsv', 'toNdjson']) assert.equal(typeof quire.view[name], 'function', `view.${name}`);
+  for (const name of ['compile', 'evaluate', 'evaluateText']) assert.equal(typeof quire.fhirpath[name], 'function', `fhirpath.${name}`);
+  for (const name of ['run', 'runText', 'stream', 'streamText', 'toQuire', 'writeFile', 'toCsv', 'toNdjson', 'close']) assert.equal(typeof quire.CompiledView.prototype[name], 'function', `CompiledView.${name}`);
+  assert.equal(typeof quire.CompiledView.prototype[Symbol.dispose], 'function');
+  assert.equal(typeof quire.FhirpathExpression.prototype[Symbol.dispose], 'function');
+  const index = readFileSync(path.join(dist, 'index.d.ts'), 'utf8');
+  for (const name of ['view', 'CompiledView', 'ViewDefinition', 'Row', 'ColumnInfo', 'fhirpath', 'FhirpathExpression', 'FhirpathValue']) {
+    assert.match(index, new RegExp(`\\b${name}\\b`), `index.d.ts exports ${name}`);
+  }
+  const viewTypes = readFileSync(path.join(dist, 'view.d.ts'), 'utf8');
+  assert.match(viewTypes, /run\(resources: ViewResources\): Row\[\];/);
+  assert.match(viewTypes, /get columns\(\): ColumnInfo\[\];/);
 });
 
 test('surface: the .d.ts files carry no internals', () => {

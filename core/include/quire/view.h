@@ -167,12 +167,48 @@ class runner {
   /// Every line of NDJSON text (blank lines skipped). A line that is not JSON is an error whose
   /// `line` is its line number.
   result<void> run_ndjson(std::string_view text, std::vector<row> &out);
+  /// JSON text whose shape is not known in advance (the npm package's `view.run`): one resource,
+  /// a Bundle (its entries; unless the view is over Bundle itself), a JSON array of resources, or
+  /// NDJSON (text holding more than one JSON value). Errors: the parse error of a text that is
+  /// none of those (EMPTY_INPUT, INVALID_JSON...), else run()'s.
+  result<void> run_text(std::string_view text, std::vector<row> &out);
 
   struct state;
 
  private:
   std::unique_ptr<state> state_;
 };
+
+/// Runs a view over NDJSON that arrives in pieces of any size (a line may span pieces): rows of
+/// every line a piece completes. Memory: one incomplete line (at most max_line_bytes) carried
+/// over. Errors: run_ndjson()'s, with `line` the line number and `offset` the byte offset in the
+/// whole stream; LINE_TOO_LONG for a line longer than max_line_bytes. After an error the feeder
+/// is stopped: later calls return the same error. The view must outlive the feeder.
+class ndjson_feeder {
+ public:
+  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB, as ndjson::options
+
+  explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES);
+  ~ndjson_feeder();
+  ndjson_feeder(ndjson_feeder &&) noexcept;
+  ndjson_feeder &operator=(ndjson_feeder &&) noexcept;
+  ndjson_feeder(const ndjson_feeder &) = delete;
+  ndjson_feeder &operator=(const ndjson_feeder &) = delete;
+
+  /// Appends the rows of every line this piece completes.
+  result<void> feed(std::string_view piece, std::vector<row> &out);
+  /// Ends the stream: the rows of a last line that has no line end.
+  result<void> finish(std::vector<row> &out);
+
+  struct state;
+
+ private:
+  std::unique_ptr<state> state_;
+};
+
+/// The columns as a JSON array: `[{"name":"id","type":"id","collection":false},...]` (type ""
+/// when not declared).
+std::string columns_to_json(const compiled_view &v);
 
 /// Appends one row as a JSON object, keys in column order: `{"id":"pt1","family":null}`.
 void append_row_json(std::string &out, const compiled_view &v, const row &r);

@@ -686,6 +686,22 @@ result<void> runner::run_bundle(const json::value &bundle, std::vector<row> &out
   return {};
 }
 
+namespace {
+
+// A running error of one NDJSON line: its offset is into the view's expression (the path names
+// it), not into the input, and describe() prints `line` only beside an offset, so the message
+// names the line instead.
+error on_line(error e, uint32_t line) {
+  e.offset = error::NO_OFFSET;
+  e.line = line;
+  e.message += " (NDJSON line ";
+  e.message += std::to_string(line);
+  e.message += ')';
+  return e;
+}
+
+}  // namespace
+
 result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   size_t pos = 0;
   uint32_t line = 0;
@@ -706,13 +722,142 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
       return e;
     }
     auto r = run(doc->root(), out);
-    if (!r) {
-      error e = r.error();
-      e.line = line;
-      return e;
-    }
+    if (!r) return on_line(r.error(), line);
   }
   return {};
+}
+
+result<void> runner::run_text(std::string_view text, std::vector<row> &out) {
+  // Text with nothing in it is an NDJSON export without lines: no rows, as run_ndjson gives.
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return {};
+  auto doc = json::parse(text);
+  if (!doc) {
+    // The first value read and more followed it: NDJSON, read line by line.
+    if (doc.code() == error_code::TRAILING_CONTENT) return run_ndjson(text, out);
+    return std::move(doc).error();
+  }
+  const json::value root = doc->root();
+  if (auto arr = root.get_array()) {
+    for (json::value r : *arr) {
+      auto ok = run(r, out);
+      if (!ok) return ok;
+    }
+    return {};
+  }
+  if (auto obj = root.get_object()) {
+    auto rt = obj->find("resourceType");
+    if (rt && rt->get_string() && *rt->get_string() == "Bundle" && state_->p->resource != "Bundle") {
+      return run_bundle(root, out);
+    }
+  }
+  return run(root, out);
+}
+
+struct ndjson_feeder::state {
+  runner run;
+  uint64_t max_line_bytes;
+  std::string pending;           // an incomplete line carried over from earlier pieces
+  uint64_t pending_offset = 0;   // stream offset of pending's first byte
+  uint64_t position = 0;         // stream offset of the next byte fed
+  uint32_t line = 0;             // lines completed so far
+  std::optional<error> stopped;  // the error that stopped the stream
+
+  state(const compiled_view &v, uint64_t max) : run(v), max_line_bytes(max) {}
+
+  result<void> fail(error e) {
+    stopped = e;
+    return e;
+  }
+
+  error too_long(uint64_t offset) const {
+    std::string msg = "line ";
+    msg += std::to_string(line + 1);
+    msg += " is longer than ";
+    msg += std::to_string(max_line_bytes);
+    msg += " bytes (max_line_bytes)";
+    error e(error_code::LINE_TOO_LONG, std::move(msg), offset);
+    e.line = line + 1;
+    return e;
+  }
+
+  result<void> line_done(std::string_view l, uint64_t offset, std::vector<row> &out) {
+    if (l.size() > max_line_bytes) return fail(too_long(offset));
+    ++line;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
+    auto doc = json::parse(l);
+    if (!doc) {
+      error e = std::move(doc).error();
+      if (e.offset != error::NO_OFFSET) e.offset += offset;
+      e.line = line;
+      return fail(std::move(e));
+    }
+    auto r = run.run(doc->root(), out);
+    if (!r) return fail(on_line(r.error(), line));
+    return {};
+  }
+};
+
+ndjson_feeder::ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes)
+    : state_(std::make_unique<state>(v, max_line_bytes)) {}
+ndjson_feeder::~ndjson_feeder() = default;
+ndjson_feeder::ndjson_feeder(ndjson_feeder &&) noexcept = default;
+ndjson_feeder &ndjson_feeder::operator=(ndjson_feeder &&) noexcept = default;
+
+result<void> ndjson_feeder::feed(std::string_view piece, std::vector<row> &out) {
+  state &s = *state_;
+  if (s.stopped) return *s.stopped;
+  size_t pos = 0;
+  while (pos < piece.size()) {
+    const size_t nl = piece.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      if (s.pending.empty()) s.pending_offset = s.position + pos;
+      if (s.pending.size() + (piece.size() - pos) > s.max_line_bytes) return s.fail(s.too_long(s.pending_offset));
+      s.pending.append(piece.substr(pos));
+      break;
+    }
+    result<void> ok;
+    if (s.pending.empty()) {
+      // A line wholly inside the piece is read in place.
+      ok = s.line_done(piece.substr(pos, nl - pos), s.position + pos, out);
+    } else {
+      if (s.pending.size() + (nl - pos) > s.max_line_bytes) return s.fail(s.too_long(s.pending_offset));
+      s.pending.append(piece.substr(pos, nl - pos));
+      ok = s.line_done(s.pending, s.pending_offset, out);
+      s.pending.clear();
+    }
+    if (!ok) return ok;
+    pos = nl + 1;
+  }
+  s.position += piece.size();
+  return {};
+}
+
+result<void> ndjson_feeder::finish(std::vector<row> &out) {
+  state &s = *state_;
+  if (s.stopped) return *s.stopped;
+  if (s.pending.empty()) return {};
+  std::string last = std::move(s.pending);
+  s.pending.clear();
+  return s.line_done(last, s.pending_offset, out);
+}
+
+std::string columns_to_json(const compiled_view &v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto &c : v.columns()) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"name\":";
+    json::append_quoted(out, c.name);
+    out += ",\"type\":";
+    json::append_quoted(out, c.type);
+    out += ",\"collection\":";
+    out += c.collection ? "true" : "false";
+    out += '}';
+  }
+  out += ']';
+  return out;
 }
 
 void append_row_json(std::string &out, const compiled_view &v, const row &r) {

@@ -1,0 +1,232 @@
+// Embind bindings of SQL on FHIR ViewDefinitions and of FHIRPath. Views and expressions are
+// compiled once into handles; each run takes one copy of its input in the wasm heap and returns
+// one record: an error, or core's text of the result (rows as NDJSON lines, a FHIRPath
+// collection as a JSON array), which the wrapper parses.
+#include <emscripten/bind.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../core/src/common/alloc.h"
+#include "bind_support.h"
+#include "quire/fhirpath.h"
+#include "quire/format.h"
+#include "quire/json.h"
+#include "quire/view.h"
+
+namespace {
+
+using quire::wasm::error_record;
+
+/// A result: an error (code "" on success) or core's text.
+struct text_record {
+  error_record error;
+  std::string text;
+};
+
+std::string_view heap_text(uintptr_t pointer, size_t length) {
+  auto bytes = quire::wasm::heap_bytes(pointer, length);
+  return {reinterpret_cast<const char *>(bytes.data()), bytes.size()};
+}
+
+/// Embind copies a returned string into a fresh malloc whose failure 3.1.6 does not check: a text
+/// sized by the data (rows, a collection) must fit twice, or it is OUT_OF_MEMORY, not an abort.
+text_record text_result(std::string text, const char *what) {
+  text_record out;
+  if (text.size() >= quire::detail::PROBE_THRESHOLD && !quire::detail::can_allocate(text.size())) {
+    out.error = quire::wasm::to_record(quire::detail::out_of_memory(text.size(), what));
+    return out;
+  }
+  out.text = std::move(text);
+  return out;
+}
+
+text_record error_result(const quire::error &e) {
+  text_record out;
+  out.error = quire::wasm::to_record(e);
+  return out;
+}
+
+std::string rows_ndjson(const quire::view::compiled_view &v, const std::vector<quire::view::row> &rows) {
+  std::string text;
+  for (const auto &r : rows) {
+    quire::view::append_row_json(text, v, r);
+    text += '\n';
+  }
+  return text;
+}
+
+/// A compiled ViewDefinition. Shared with the streams made from it, so that closing the view
+/// while a stream is open leaves the stream working.
+class view_handle {
+ public:
+  view_handle(uintptr_t pointer, size_t length) {
+    auto r = quire::view::compile(heap_text(pointer, length));
+    if (r) view_ = std::make_shared<quire::view::compiled_view>(std::move(r).value());
+    else error_ = quire::wasm::to_record(r.error());
+  }
+
+  error_record error() const { return error_; }
+  std::string resource() const { return view_ ? std::string(view_->resource()) : std::string(); }
+  std::string name() const { return view_ ? std::string(view_->name()) : std::string(); }
+  std::string columns() const { return view_ ? quire::view::columns_to_json(*view_) : std::string("[]"); }
+
+  /// The rows of a resource, a Bundle, a JSON array of resources or NDJSON, as NDJSON lines.
+  text_record run(uintptr_t pointer, size_t length) {
+    if (!view_) return text_record{error_, {}};  // the wrapper never runs a view that did not compile
+    if (!runner_) runner_ = std::make_unique<quire::view::runner>(*view_);
+    std::vector<quire::view::row> rows;
+    auto ok = runner_->run_text(heap_text(pointer, length), rows);
+    if (!ok) return error_result(ok.error());
+    return text_result(rows_ndjson(*view_, rows), "the view's rows");
+  }
+
+  const std::shared_ptr<quire::view::compiled_view> &shared() const { return view_; }
+
+ private:
+  std::shared_ptr<quire::view::compiled_view> view_;
+  std::unique_ptr<quire::view::runner> runner_;
+  error_record error_;
+};
+
+/// NDJSON fed piece by piece; each feed returns the rows of the lines it completed.
+class view_stream {
+ public:
+  view_stream(const view_handle &v, double max_line_bytes)
+      : view_(v.shared()),
+        feeder_(*view_, max_line_bytes > 0 ? static_cast<uint64_t>(max_line_bytes)
+                                           : quire::view::ndjson_feeder::DEFAULT_MAX_LINE_BYTES) {}
+
+  /// The rows of the lines before a bad one come with its error, so that the stream gives them.
+  text_record feed(uintptr_t pointer, size_t length) {
+    std::vector<quire::view::row> rows;
+    return with_rows(feeder_.feed(heap_text(pointer, length), rows), rows);
+  }
+
+  text_record finish() {
+    std::vector<quire::view::row> rows;
+    return with_rows(feeder_.finish(rows), rows);
+  }
+
+ private:
+  std::shared_ptr<quire::view::compiled_view> view_;  // the feeder points into it
+  quire::view::ndjson_feeder feeder_;
+
+  text_record with_rows(const quire::result<void> &ok, const std::vector<quire::view::row> &rows) {
+    text_record out = text_result(rows_ndjson(*view_, rows), "the view's rows");
+    if (!ok && out.error.code.empty()) out.error = quire::wasm::to_record(ok.error());
+    return out;
+  }
+};
+
+/// A view's rows written as NDJSON, CSV or a .quire table (core's table_writer), fed NDJSON piece
+/// by piece. The output collects in the heap only until the wrapper copies it out after each call
+/// (outputPointer, outputSize, then clearOutput), as format's stream writer does.
+class view_writer {
+ public:
+  view_writer(const view_handle &v, const std::string &kind, const std::string &options_json) : view_(v.shared()) {
+    quire::format::write_options options;
+    quire::format::input_options input;  // the view fixes the schema: nothing to read here
+    auto parsed = quire::format::parse_write_options_json(options_json, options, input);
+    if (!parsed) {
+      error_ = quire::wasm::to_record(parsed.error());
+      return;
+    }
+    const auto k = kind == "csv"      ? quire::view::output_kind::csv
+                   : kind == "ndjson" ? quire::view::output_kind::ndjson
+                                      : quire::view::output_kind::quire;
+    auto w = quire::view::table_writer::create(*view_, k, options, sink_);
+    if (!w) error_ = quire::wasm::to_record(w.error());
+    else writer_ = std::move(w).value();
+  }
+
+  error_record error() const { return error_; }
+
+  error_record feed(uintptr_t pointer, size_t length) {
+    if (!writer_) return error_;
+    auto r = writer_->feed_ndjson(heap_text(pointer, length));
+    return r ? error_record() : quire::wasm::to_record(r.error());
+  }
+
+  error_record finish() {
+    if (!writer_) return error_;
+    auto r = writer_->finish();
+    if (!r) return quire::wasm::to_record(r.error());
+    rows_ = static_cast<double>(*r);
+    return {};
+  }
+
+  double rows() const { return rows_; }
+  double output_pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
+  double output_size() const { return static_cast<double>(sink_.bytes.size()); }
+  void clear_output() { sink_.bytes.clear(); }
+
+ private:
+  std::shared_ptr<quire::view::compiled_view> view_;  // the writer points into it
+  quire::format::vector_sink sink_;                   // before writer_: written into until it is destroyed
+  std::unique_ptr<quire::view::table_writer> writer_;
+  error_record error_;
+  double rows_ = 0;
+};
+
+/// A compiled FHIRPath expression with its evaluator.
+class fhirpath_handle {
+ public:
+  fhirpath_handle(uintptr_t pointer, size_t length) {
+    auto r = quire::fhirpath::compile(heap_text(pointer, length));
+    if (r) expr_ = std::make_unique<quire::fhirpath::expression>(std::move(r).value());
+    else error_ = quire::wasm::to_record(r.error());
+  }
+
+  error_record error() const { return error_; }
+  std::string text() const { return expr_ ? std::string(expr_->text()) : std::string(); }
+
+  /// The result collection over one resource (JSON text), as a JSON array.
+  text_record evaluate(uintptr_t pointer, size_t length) {
+    if (!expr_) return text_record{error_, {}};  // the wrapper never evaluates one that did not compile
+    auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
+    auto doc = quire::json::parse(*source);
+    if (!doc) return error_result(doc.error());
+    auto out = evaluator_.evaluate(*expr_, doc->root());
+    if (!out) return error_result(out.error());
+    return text_result(quire::fhirpath::to_json(**out), "the FHIRPath result");
+  }
+
+ private:
+  std::unique_ptr<quire::fhirpath::expression> expr_;
+  quire::fhirpath::evaluator evaluator_;
+  error_record error_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_view) {
+  using namespace emscripten;
+  value_object<text_record>("ViewTextRecord").field("error", &text_record::error).field("text", &text_record::text);
+  class_<view_handle>("CompiledView")
+      .constructor<uintptr_t, size_t>()
+      .function("error", &view_handle::error)
+      .function("resource", &view_handle::resource)
+      .function("name", &view_handle::name)
+      .function("columns", &view_handle::columns)
+      .function("run", &view_handle::run);
+  class_<view_stream>("ViewStream")
+      .constructor<const view_handle &, double>()
+      .function("feed", &view_stream::feed)
+      .function("finish", &view_stream::finish);
+  class_<view_writer>("ViewWriter")
+      .constructor<const view_handle &, std::string, std::string>()
+      .function("error", &view_writer::error)
+      .function("feed", &view_writer::feed)
+      .function("finish", &view_writer::finish)
+      .function("rows", &view_writer::rows)
+      .function("outputPointer", &view_writer::output_pointer)
+      .function("outputSize", &view_writer::output_size)
+      .function("clearOutput", &view_writer::clear_output);
+  class_<fhirpath_handle>("FhirpathExpression")
+      .constructor<uintptr_t, size_t>()
+      .function("error", &fhirpath_handle::error)
+      .function("text", &fhirpath_handle::text)
+      .function("evaluate", &fhirpath_handle::evaluate);
+}
