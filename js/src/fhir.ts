@@ -24,8 +24,10 @@ export interface FhirOptions {
 /** One finding, shaped like an OperationOutcome.issue. */
 export interface FhirIssue {
   severity: 'error' | 'warning' | 'information';
-  /** OperationOutcome issue-type code: "structure", "required", "value", "invalid", "code-invalid", "not-found", "not-supported", "too-costly"... */
+  /** OperationOutcome issue-type code: "structure", "required", "value", "invalid", "code-invalid", "not-found", "not-supported", "too-costly", "invariant" (a failed invariant), "informational" (an invariant not checked)... */
   code: string;
+  /** The invariant's key (`dom-2`, `ele-1`) on issues of invariants, failed or not checked. */
+  key?: string;
   details: string;
   /** FHIRPath location, e.g. `Bundle.entry[3].resource.name[0].given[1]`. */
   expression: string;

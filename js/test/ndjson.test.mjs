@@ -24,7 +24,8 @@ test('ndjson: blank lines skipped, issues and bad lines with their line numbers 
     const items = await collect(s);
     assert.deepEqual(items.filter((i) => i.resource).map((i) => i.line), [1, 4, 6, 9]);
     assert.deepEqual(items.filter((i) => i.error).map((i) => [i.line, i.error.code]), [[7, 'INVALID_JSON'], [8, 'INVALID_RESOURCE']]);
-    const issues = items.filter((i) => i.issue);
+    // Invariants' advice aside (dom-6: these fixtures have no narrative; fhir.test.mjs covers invariants).
+    const issues = items.filter((i) => i.issue && (i.issue.key === undefined || i.issue.severity === 'error'));
     assert.equal(issues.length, 1);
     assert.equal(issues[0].line, 6);
     assert.equal(issues[0].issue.expression, 'Patient.gender');
@@ -60,7 +61,8 @@ test('ndjson: the Bulk Data export streams with zero issues', async (t) => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.000.ndjson')).sort()) {
     const s = ndjson.stream(createReadStream(path.join(dir, file), { highWaterMark: 64 * 1024 }));
     let issues = 0;
-    for await (const item of s) if (!item.resource) ++issues;
+    // Synthea writes no narrative: dom-6's warning (and txt-1/txt-2 not checked) on every line are not counted.
+    for await (const item of s) if (!item.resource && !(item.issue && item.issue.key !== undefined && item.issue.severity !== 'error')) ++issues;
     assert.equal(issues, 0, file);
     assert.deepEqual(Object.keys(s.stats.byType), [file.replace('.000.ndjson', '')]);
     total += s.stats.resources;

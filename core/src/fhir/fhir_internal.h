@@ -3,10 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fhir_tables.h"
 #include "quire/fhir.h"
+#include "quire/fhirpath.h"
 
 namespace quire::fhir {
 
@@ -43,6 +47,29 @@ bool is_valid_id(std::string_view s) noexcept;
 /// Whether `s` is a valid urn:uuid / urn:oid value.
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
+
+/// Invariants the walk treats specially: ele-1 has a native shortcut; dom-6 does not apply to
+/// contained resources.
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_6 };
+
+/// One CONSTRAINTS row compiled: the expression, or why it is not evaluated.
+struct compiled_invariant {
+  const constraint_def *def = nullptr;
+  std::optional<fhirpath::expression> expr;  ///< set when it is evaluated
+  std::string unchecked;                     ///< why not, when expr is unset
+  invariant_shortcut shortcut = invariant_shortcut::none;
+};
+
+/// Every CONSTRAINTS row, compiled on the first call (thread-safe; immutable afterwards).
+const std::vector<compiled_invariant> &compiled_invariants();
+
+/// The limits of one invariant's evaluation: a pathological resource costs a bounded amount, and
+/// an invariant beyond them is reported as unchecked.
+fhirpath::limits invariant_limits();
+
+/// ele-1 (`hasValue() or (children().count() > id.count())`) where the answer is certain without
+/// the engine: true when it certainly holds, false when the engine must decide.
+bool ele_1_holds(const json::value *value, const json::value *companion) noexcept;
 
 }  // namespace detail
 }  // namespace quire::fhir

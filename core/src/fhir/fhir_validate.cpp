@@ -24,6 +24,8 @@ constexpr std::string_view CODE_INVALID = "code-invalid";
 constexpr std::string_view NOT_FOUND = "not-found";
 constexpr std::string_view NOT_SUPPORTED = "not-supported";
 constexpr std::string_view TOO_COSTLY = "too-costly";
+constexpr std::string_view INVARIANT = "invariant";
+constexpr std::string_view INFORMATIONAL = "informational";
 
 // The walk recurses once per level of JSON nesting: in wasm the call stack is V8's (about 1 MB),
 // so whatever the caller asks, fhir reads at most this deep.
@@ -117,6 +119,7 @@ class walker {
 
  private:
   struct slot {
+    uint32_t key_index;  // into KEYS (and KEY_CONSTRAINTS)
     uint32_t element;
     uint16_t type;
     bool underscore;
@@ -136,9 +139,19 @@ class walker {
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
   bool in_contained_ = false;
   bool stopped_ = false;
+  // Invariants: the resources being walked (%resource is the last, %rootResource its container
+  // when it is contained), the evaluator (made on the first evaluation), and which invariants
+  // were reported as unchecked already (once per call).
+  struct resource_frame {
+    json::value value;
+    bool contained;
+  };
+  std::vector<resource_frame> resources_;
+  std::optional<fhirpath::evaluator> evaluator_;
+  std::vector<bool> unchecked_reported_;
 
-  void add(severity sev, std::string_view code, uint64_t offset, std::string details,
-           std::string_view extra_path = {}) {
+  void add(severity sev, std::string_view code, uint64_t offset, std::string details, std::string_view extra_path = {},
+           std::string_view key = {}) {
     if (stopped_) return;
     if (out_.issues.size() >= opts_.max_issues) {
       stopped_ = true;
@@ -156,6 +169,7 @@ class walker {
     issue i;
     i.severity = sev;
     i.code = code;
+    i.key = key;
     i.details = std::move(details);
     i.expression.reserve(path_.size() + extra_path.size());
     i.expression.append(path_).append(extra_path);
@@ -231,8 +245,94 @@ class walker {
       }
       scope_.push_back(std::move(s));
     }
+    resources_.push_back(resource_frame{v, contained});
+    if (opts_.check_invariants) {
+      fhirpath::item self = fhirpath::typed_item(&v, type, nullptr);
+      check_invariants(TYPE_CONSTRAINTS[type], self, &v, nullptr, v.offset(), true);
+    }
     walk_object(v, type);
+    resources_.pop_back();
     if (own_scope) scope_.pop_back();
+  }
+
+  // Whether a value has the JSON form of its type, so that its invariants mean something (a
+  // value of the wrong form is reported already).
+  static bool has_form(uint16_t type, const json::value *value, const json::value *companion) {
+    const type_def &t = TYPES[type];
+    // An empty object is an error already (and ele-1's very case): not reported twice.
+    if (t.kind != type_kind::primitive)
+      return value && value->type() == json::kind::object && value->get_object().value().size() > 0;
+    if (!value || value->is_null()) return companion && companion->type() == json::kind::object;
+    if (is_string_primitive(t.prim)) return value->type() == json::kind::string;
+    if (t.prim == primitive::boolean) return value->type() == json::kind::boolean;
+    return value->type() == json::kind::number;
+  }
+
+  // The invariants of one value under key `key_index` (its element's and its type's).
+  void check_key(uint32_t key_index, const json::value *value, const json::value *companion, uint64_t offset) {
+    if (!opts_.check_invariants || stopped_) return;
+    const constraint_range r = KEY_CONSTRAINTS[key_index];
+    if (r.count == 0) return;
+    uint16_t type = KEYS[key_index].type;
+    if (!has_form(type, value, companion)) return;
+    fhirpath::item self = fhirpath::typed_item(value, type, companion);
+    check_invariants(r, self, value, companion, offset);
+  }
+
+  void report_unchecked(uint16_t index, const std::string &why, uint64_t offset) {
+    if (unchecked_reported_.empty()) unchecked_reported_.resize(CONSTRAINT_COUNT);
+    if (unchecked_reported_[index]) return;
+    unchecked_reported_[index] = true;
+    const constraint_def &def = CONSTRAINTS[index];
+    std::string details = "invariant ";
+    details += def.key.view();
+    details += " not checked: ";
+    details += why;
+    add(severity::information, INFORMATIONAL, offset, std::move(details), {}, def.key.view());
+  }
+
+  // own_resource: `self` is the resource being walked (its own invariants, dom-2...).
+  void check_invariants(constraint_range r, const fhirpath::item &self, const json::value *value,
+                        const json::value *companion, uint64_t offset, bool own_resource = false) {
+    const auto &all = compiled_invariants();
+    for (uint32_t i = r.first; i < r.first + r.count && !stopped_; ++i) {
+      uint16_t index = CONSTRAINT_LISTS[i];
+      const compiled_invariant &inv = all[index];
+      if (!inv.expr) {
+        report_unchecked(index, inv.unchecked, offset);
+        continue;
+      }
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
+        continue;
+      // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
+      // it); dom-6's advice is for the resources that are not contained.
+      if (inv.shortcut == invariant_shortcut::dom_6 && own_resource && resources_.back().contained) continue;
+      if (!evaluator_) evaluator_.emplace(invariant_limits());
+      fhirpath::environment env;
+      const resource_frame &here = resources_.back();
+      env.resource = &here.value;
+      env.root_resource =
+          here.contained && resources_.size() > 1 ? &resources_[resources_.size() - 2].value : &here.value;
+      env.as_function_filters = true;
+      auto result = evaluator_->evaluate(*inv.expr, self, env);
+      if (!result) {
+        std::string why = "evaluating it failed here: ";
+        why += result.error().describe();
+        report_unchecked(index, why, offset);
+        continue;
+      }
+      // FHIRPath's singleton evaluation: only a false fails; an empty result is "unknown" (dates of
+      // different precision), not a violation.
+      const fhirpath::collection &c = **result;
+      if (c.size() == 1 && c[0].kind == fhirpath::value_kind::boolean && !c[0].boolean) {
+        const constraint_def &def = CONSTRAINTS[index];
+        std::string details(def.key.view());
+        details += ": ";
+        details += def.human.view();
+        add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {},
+            def.key.view());
+      }
+    }
   }
 
   void walk_object(json::value v, uint16_t type) {
@@ -264,7 +364,7 @@ class walker {
         path_.resize(mark);
         continue;
       }
-      slots_.push_back(slot{k->element, k->type, underscore, member, m.key, m.val});
+      slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
     }
     std::sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const slot &a, const slot &b) {
       if (a.element != b.element) return a.element < b.element;
@@ -340,6 +440,10 @@ class walker {
     if (def.is_array) {
       walk_array(def, any.type, value ? &value_copy : nullptr, ext ? &ext_copy : nullptr);
     } else {
+      if (!(value && value_copy.val.type() == json::kind::array)) {
+        check_key(any.key_index, value ? &value_copy.val : nullptr, ext ? &ext_copy.val : nullptr,
+                  value ? value_copy.val.offset() : ext_copy.val.offset());
+      }
       if (value) {
         if (value_copy.val.type() == json::kind::array) {
           add(severity::error, STRUCTURE, value_copy.val.offset(),
@@ -361,6 +465,7 @@ class walker {
   }
 
   void walk_array(const element_def &def, uint16_t type, const slot *value, const slot *ext) {
+    const uint32_t key_index = value ? value->key_index : ext->key_index;
     std::optional<json::array> values, exts;
     if (value) {
       if (value->val.type() != json::kind::array) {
@@ -404,6 +509,11 @@ class walker {
       size_t mark = path_.size();
       push_index(i);
       bool has_ext = false;
+      json::value item_value, item_ext;
+      if (values) item_value = **vi;
+      if (exts) item_ext = **ei;
+      check_key(key_index, values ? &item_value : nullptr, exts ? &item_ext : nullptr,
+                values ? item_value.offset() : item_ext.offset());
       if (exts) {
         json::value e = **ei;
         ++*ei;
@@ -455,7 +565,10 @@ class walker {
       case type_kind::any_resource: {
         bool contained = def.name.view() == "contained";
         if (contained && in_contained_) {
-          add(severity::error, INVALID, v.offset(), "a contained resource must not contain resources (dom-2)");
+          // dom-2 (on the container) reports it when invariants are checked; nested resources are
+          // never walked.
+          if (!opts_.check_invariants)
+            add(severity::error, INVALID, v.offset(), "a contained resource must not contain resources (dom-2)");
           return;
         }
         walk_resource(v, contained);
@@ -516,6 +629,8 @@ class walker {
     if (s.empty()) return;  // reported as an empty string already
     const char *why = nullptr;
     if (s[0] == '#') {
+      // With invariants, ref-1 (%rootResource.contained.id) makes this same check.
+      if (opts_.check_invariants) return;
       std::string_view id = s.substr(1);
       if (!id.empty()) {
         bool found = !scope_.empty() &&

@@ -1140,6 +1140,17 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       return !s_.failed;
     }
     case fn::isDistinct: {
+      // Strings are equal only when their texts are: sorting them is exact and n·log n, where the
+      // pairwise loop below is quadratic (FHIR's bdl-7 asks it of every Bundle's fullUrls).
+      if (in.size() > 16 &&
+          std::all_of(in.begin(), in.end(), [](const item &v) { return v.kind == value_kind::string; })) {
+        std::vector<std::string_view> texts;
+        texts.reserve(in.size());
+        for (const item &v : in) texts.push_back(v.text);
+        std::sort(texts.begin(), texts.end());
+        out.push_back(boolean_item(std::adjacent_find(texts.begin(), texts.end()) == texts.end()));
+        return true;
+      }
       scratch seen(s_);
       bool r = true;
       for (const item &v : in) {
@@ -1211,6 +1222,12 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
     case fn::is_fn:
     case fn::as_fn: {
       if (in.empty()) return true;
+      if (nd.function == fn::as_fn && in.size() > 1 && s_.env && s_.env->as_function_filters) {
+        for (const item &x : in) {
+          if (is_a(x, nd.type)) out.push_back(x);
+        }
+        return true;
+      }
       const item *v = single(in, nd.pos, nd.function == fn::is_fn ? "the input of is()" : "the input of as()");
       if (!v) return false;
       bool yes = is_a(*v, nd.type);
@@ -2393,6 +2410,34 @@ evaluator::evaluator(evaluator &&) noexcept = default;
 evaluator &evaluator::operator=(evaluator &&) noexcept = default;
 
 item context_item(const json::value &v) { return make_item(v, NO_FHIR_TYPE, nullptr); }
+
+item typed_item(const json::value *value, uint16_t fhir_type, const json::value *companion) {
+  const json::value *comp = companion && companion->type() == json::kind::object ? companion : nullptr;
+  if (value && !value->is_null()) return make_item(*value, fhir_type, comp);
+  if (!comp) return item{};
+  // As push_json makes it: a primitive that exists only through its companion's id and extensions.
+  item it = make_item(*comp, fhir_type, comp);
+  it.kind = value_kind::element;
+  it.in_tape = false;
+  return it;
+}
+
+std::string_view unsupported_function(const expression &expr) noexcept {
+  for (const node &nd : expr.compiled().nodes) {
+    if (nd.kind != op::call) continue;
+    switch (nd.function) {
+      case fn::resolve:
+      case fn::memberOf:
+      case fn::subsumes:
+      case fn::subsumedBy:
+      case fn::htmlChecks:
+      case fn::elementDefinition:
+      case fn::checkModifiers: return nd.name;
+      default: break;
+    }
+  }
+  return {};
+}
 
 result<const collection *> evaluator::evaluate(const expression &expr, const json::value &context,
                                                const environment &env) {
