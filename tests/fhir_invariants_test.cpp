@@ -124,7 +124,7 @@ TEST_CASE("fhir invariants: an invariant quire cannot evaluate is reported once 
   CHECK(bare.ok());
 }
 
-TEST_CASE("fhir invariants: ele-1's shortcut gives the engine's answers", "[fhir][invariants]") {
+TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3) give the engine's answers", "[fhir][invariants]") {
   fhir::options engine_only;
   engine_only.invariant_fast_paths = false;
   // Shapes where ele-1's children() counting is subtle: companions alone, nulls, unknown members.
@@ -139,6 +139,15 @@ TEST_CASE("fhir invariants: ele-1's shortcut gives the engine's answers", "[fhir
       R"({"resourceType":"Patient","_birthDate":{"extension":[{"url":"u","valueCode":"unknown"}]}})",
       R"({"resourceType":"Patient","_active":{"id":"x","extension":[{"url":"u","valueCode":"unknown"}]}})",
       R"({"resourceType":"Patient","name":[{"given":["a",null],"_given":[null,{"id":"g"}]}]})",
+      // dom-3: referenced by a reference, by a uri (an extension's url), not at all, without an id,
+      // by the container's own reference only (the root is not a descendant), or pointing at "#".
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#o"}})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}],"extension":[{"url":"#o","valueString":"x"}]})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}]})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","name":"A"}]})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A","partOf":{"reference":"#"}}]})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A","partOf":{"reference":"#o"}}]})",
+      R"({"resourceType":"Basic","code":{"text":"x"},"contained":[{"resourceType":"Organization","id":"o","name":"A"},{"resourceType":"Organization","id":"p","name":"B"}],"author":{"reference":"#o"}})",
   };
   for (const char *c : cases) {
     INFO(c);

@@ -48,9 +48,9 @@ bool is_valid_id(std::string_view s) noexcept;
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
-/// Invariants the walk treats specially: ele-1 has a native shortcut; dom-6 does not apply to
-/// contained resources.
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_6 };
+/// Invariants the walk treats specially: ele-1 and dom-3 have native shortcuts; dom-6 does not
+/// apply to contained resources.
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, dom_6 };
 
 /// One CONSTRAINTS row compiled: the expression, or why it is not evaluated.
 struct compiled_invariant {
@@ -70,6 +70,12 @@ fhirpath::limits invariant_limits();
 /// ele-1 (`hasValue() or (children().count() > id.count())`) where the answer is certain without
 /// the engine: true when it certainly holds, false when the engine must decide.
 bool ele_1_holds(const json::value *value, const json::value *companion) noexcept;
+
+/// dom-3 (every contained resource is referenced) on a resource, where the answer is certain
+/// without the engine: true when every contained resource's `#id` is the `reference` of some
+/// element below the resource's root; false when the engine must decide. The engine builds
+/// `%resource.descendants()` four times per contained resource and unions them pairwise.
+bool dom_3_holds(const json::value &resource);
 
 }  // namespace detail
 }  // namespace quire::fhir

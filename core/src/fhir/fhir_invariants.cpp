@@ -10,8 +10,32 @@ namespace detail {
 
 namespace {
 
-// ele-1 exactly as R4 writes it: only this text takes the shortcut.
+// ele-1 and dom-3 exactly as R4 writes them: only these texts take the shortcuts.
 constexpr std::string_view ELE_1 = "hasValue() or (children().count() > id.count())";
+constexpr std::string_view DOM_3 =
+    "contained.where((('#'+id in (%resource.descendants().reference | %resource.descendants().as(canonical) | "
+    "%resource.descendants().as(uri) | %resource.descendants().as(url))) or descendants().where(reference = "
+    "'#').exists() or descendants().where(as(canonical) = '#').exists() or descendants().where(as(canonical) = "
+    "'#').exists()).not()).trace('unmatched', id).empty()";
+
+// The `reference` strings of every object below the root (`%resource.descendants().reference`
+// includes those inside contained resources, not the root's own member).
+void collect_references(const json::value &v, bool below_root, std::vector<std::string_view> &out) {
+  if (v.type() == json::kind::array) {
+    if (auto arr = v.get_array()) {
+      for (json::value x : *arr) collect_references(x, below_root, out);
+    }
+    return;
+  }
+  if (v.type() != json::kind::object) return;
+  auto obj = v.get_object();
+  if (!obj) return;
+  for (json::member m : *obj) {
+    if (below_root && m.key == "reference" && m.val.type() == json::kind::string)
+      out.push_back(m.val.get_string().value());
+    if (m.val.type() == json::kind::object || m.val.type() == json::kind::array) collect_references(m.val, true, out);
+  }
+}
 
 // Invariants whose R4 text cannot hold on valid data under FHIRPath's own rules: reported as
 // unchecked (with this reason) rather than failing correct resources. Keep it short and exact.
@@ -59,6 +83,7 @@ std::vector<compiled_invariant> compile_all() {
       continue;
     }
     if (c.def->key.view() == "ele-1" && text == ELE_1) c.shortcut = invariant_shortcut::ele_1;
+    if (c.def->key.view() == "dom-3" && text == DOM_3) c.shortcut = invariant_shortcut::dom_3;
     if (c.def->key.view() == "dom-6") c.shortcut = invariant_shortcut::dom_6;
     c.expr = std::move(e).value();
   }
@@ -106,6 +131,30 @@ bool ele_1_holds(const json::value *value, const json::value *companion) noexcep
     }
   }
   return false;
+}
+
+bool dom_3_holds(const json::value &resource) {
+  auto obj = resource.get_object();
+  if (!obj) return false;
+  auto contained = obj->find("contained");
+  if (!contained) return true;  // contained.where(...) is empty: dom-3 holds
+  auto arr = contained->get_array();
+  if (!arr) return false;
+  std::vector<std::string_view> refs;
+  collect_references(resource, false, refs);
+  std::sort(refs.begin(), refs.end());
+  std::string local;
+  for (json::value c : *arr) {
+    auto o = c.get_object();
+    if (!o) return false;
+    auto id = o->find("id");
+    if (!id || id->type() != json::kind::string) return false;
+    local.clear();
+    local += '#';
+    local += id->get_string().value();
+    if (!std::binary_search(refs.begin(), refs.end(), std::string_view(local))) return false;
+  }
+  return true;
 }
 
 }  // namespace detail

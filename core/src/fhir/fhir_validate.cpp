@@ -5,6 +5,7 @@
 // container's contained ids, built once per resource.
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,8 +84,14 @@ class line_index {
   explicit line_index(std::string_view text) : text_(text) {}
   void locate(uint64_t offset, uint32_t &line, uint32_t &column) {
     if (!built_) {
-      for (size_t i = 0; i < text_.size(); ++i) {
-        if (text_[i] == '\n') newlines_.push_back(static_cast<uint32_t>(i));
+      // memchr: every resource with narrative has an (informational) issue now, so this runs often.
+      const char *begin = text_.data(), *end = begin + text_.size();
+      for (const char *p = begin; p < end;) {
+        const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (!nl) break;
+        p = static_cast<const char *>(nl);
+        newlines_.push_back(static_cast<uint32_t>(p - begin));
+        ++p;
       }
       built_ = true;
     }
@@ -246,10 +253,7 @@ class walker {
       scope_.push_back(std::move(s));
     }
     resources_.push_back(resource_frame{v, contained});
-    if (opts_.check_invariants) {
-      fhirpath::item self = fhirpath::typed_item(&v, type, nullptr);
-      check_invariants(TYPE_CONSTRAINTS[type], self, &v, nullptr, v.offset(), true);
-    }
+    if (opts_.check_invariants) { check_invariants(TYPE_CONSTRAINTS[type], type, &v, nullptr, v.offset(), true); }
     walk_object(v, type);
     resources_.pop_back();
     if (own_scope) scope_.pop_back();
@@ -275,8 +279,7 @@ class walker {
     if (r.count == 0) return;
     uint16_t type = KEYS[key_index].type;
     if (!has_form(type, value, companion)) return;
-    fhirpath::item self = fhirpath::typed_item(value, type, companion);
-    check_invariants(r, self, value, companion, offset);
+    check_invariants(r, type, value, companion, offset);
   }
 
   void report_unchecked(uint16_t index, const std::string &why, uint64_t offset) {
@@ -291,10 +294,13 @@ class walker {
     add(severity::information, INFORMATIONAL, offset, std::move(details), {}, def.key.view());
   }
 
-  // own_resource: `self` is the resource being walked (its own invariants, dom-2...).
-  void check_invariants(constraint_range r, const fhirpath::item &self, const json::value *value,
-                        const json::value *companion, uint64_t offset, bool own_resource = false) {
+  // own_resource: the value is the resource being walked (its own invariants, dom-2...).
+  void check_invariants(constraint_range r, uint16_t type, const json::value *value, const json::value *companion,
+                        uint64_t offset, bool own_resource = false) {
     const auto &all = compiled_invariants();
+    // The context item is made when the first invariant needs the engine (most elements have only
+    // ele-1, which the shortcut answers).
+    std::optional<fhirpath::item> self;
     for (uint32_t i = r.first; i < r.first + r.count && !stopped_; ++i) {
       uint16_t index = CONSTRAINT_LISTS[i];
       const compiled_invariant &inv = all[index];
@@ -304,17 +310,21 @@ class walker {
       }
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
         continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::dom_3 && own_resource && value &&
+          dom_3_holds(*value))
+        continue;
       // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
       // it); dom-6's advice is for the resources that are not contained.
       if (inv.shortcut == invariant_shortcut::dom_6 && own_resource && resources_.back().contained) continue;
       if (!evaluator_) evaluator_.emplace(invariant_limits());
+      if (!self) self = fhirpath::typed_item(value, type, companion);
       fhirpath::environment env;
       const resource_frame &here = resources_.back();
       env.resource = &here.value;
       env.root_resource =
           here.contained && resources_.size() > 1 ? &resources_[resources_.size() - 2].value : &here.value;
       env.as_function_filters = true;
-      auto result = evaluator_->evaluate(*inv.expr, self, env);
+      auto result = evaluator_->evaluate(*inv.expr, *self, env);
       if (!result) {
         std::string why = "evaluating it failed here: ";
         why += result.error().describe();

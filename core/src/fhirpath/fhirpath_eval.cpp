@@ -24,6 +24,9 @@ struct evaluator::state {
   item context;
   item resource;
   item root_resource;
+  // %resource and %rootResource are typed on first use: looking a resource's type up costs more
+  // than many expressions that never name them (fhir evaluates invariants by the hundred thousand).
+  bool resources_ready = false;
   std::vector<std::unique_ptr<collection>> pool;
   size_t pool_used = 0;
   std::deque<std::string> strings;
@@ -329,12 +332,14 @@ class engine {
       out.push_back(s_.context);
       return true;
     }
-    if (n == "resource") {
-      out.push_back(s_.resource);
-      return true;
-    }
-    if (n == "rootResource") {
-      out.push_back(s_.root_resource);
+    if (n == "resource" || n == "rootResource") {
+      if (!s_.resources_ready) {
+        const environment *env = s_.env;
+        s_.resource = env && env->resource ? context_item(*env->resource) : s_.context;
+        s_.root_resource = env && env->root_resource ? context_item(*env->root_resource) : s_.resource;
+        s_.resources_ready = true;
+      }
+      out.push_back(n == "resource" ? s_.resource : s_.root_resource);
       return true;
     }
     std::string_view text;
@@ -2454,8 +2459,7 @@ result<const collection *> evaluator::evaluate(const expression &expr, const ite
   s.comparisons = 0;
   s.pool_used = 0;
   s.context = context;
-  s.resource = env.resource ? context_item(*env.resource) : s.context;
-  s.root_resource = env.root_resource ? context_item(*env.root_resource) : s.resource;
+  s.resources_ready = false;
   if (s.prog->root == NONE) return &s.out;
   engine e(s);
   frame f;
