@@ -19,6 +19,8 @@ export interface FhirOptions {
   checkCodes?: boolean;
   /** Check Reference.reference formats and `#id` targets (default true). */
   checkReferences?: boolean;
+  /** Evaluate the R4 invariants (dom-2, ele-1, pat-1...) with the FHIRPath engine (default true). */
+  checkInvariants?: boolean;
 }
 
 /** One finding, shaped like an OperationOutcome.issue. */
@@ -57,6 +59,7 @@ interface FhirOptionsRecord {
   maxContained: number;
   checkCodes: boolean;
   checkReferences: boolean;
+  checkInvariants: boolean;
 }
 
 interface FhirTextRecord {
@@ -87,6 +90,7 @@ function toRecord(o: FhirOptions | undefined): FhirOptionsRecord {
     maxContained: o?.maxContained ?? 0,
     checkCodes: o?.checkCodes ?? true,
     checkReferences: o?.checkReferences ?? true,
+    checkInvariants: o?.checkInvariants ?? true,
   };
 }
 
