@@ -124,7 +124,7 @@ TEST_CASE("fhir invariants: an invariant quire cannot evaluate is reported once 
   CHECK(bare.ok());
 }
 
-TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3) give the engine's answers", "[fhir][invariants]") {
+TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3, ref-1) give the engine's answers", "[fhir][invariants]") {
   fhir::options engine_only;
   engine_only.invariant_fast_paths = false;
   // Shapes where ele-1's children() counting is subtle: companions alone, nulls, unknown members.
@@ -148,6 +148,14 @@ TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3) give the engine's answe
       R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A","partOf":{"reference":"#"}}]})",
       R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A","partOf":{"reference":"#o"}}]})",
       R"({"resourceType":"Basic","code":{"text":"x"},"contained":[{"resourceType":"Organization","id":"o","name":"A"},{"resourceType":"Organization","id":"p","name":"B"}],"author":{"reference":"#o"}})",
+      // ref-1: local references found, missing, empty after '#', absent (only a display), from
+      // inside a contained resource to a sibling, inside a Bundle entry, not a string.
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#x"}})",
+      R"({"resourceType":"Patient","managingOrganization":{"reference":"#"}})",
+      R"({"resourceType":"Patient","managingOrganization":{"display":"Acme"}})",
+      R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"},{"resourceType":"Organization","id":"p","name":"B","partOf":{"reference":"#o"}}],"managingOrganization":{"reference":"#p"}})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#o"}}},{"resource":{"resourceType":"Patient","managingOrganization":{"reference":"#o"}}}]})",
+      R"({"resourceType":"Patient","managingOrganization":{"reference":7}})",
   };
   for (const char *c : cases) {
     INFO(c);

@@ -48,9 +48,10 @@ bool is_valid_id(std::string_view s) noexcept;
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
-/// Invariants the walk treats specially: ele-1 and dom-3 have native shortcuts; dom-6 does not
-/// apply to contained resources.
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, dom_6 };
+/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, for those that
+/// hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which also does
+/// not apply to contained resources).
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6 };
 
 /// One CONSTRAINTS row compiled: the expression, or why it is not evaluated.
 struct compiled_invariant {

@@ -18,6 +18,10 @@ constexpr std::string_view DOM_3 =
     "'#').exists() or descendants().where(as(canonical) = '#').exists() or descendants().where(as(canonical) = "
     "'#').exists()).not()).trace('unmatched', id).empty()";
 
+constexpr std::string_view REF_1 =
+    "reference.startsWith('#').not() or (reference.substring(1).trace('url') in "
+    "%rootResource.contained.id.trace('ids'))";
+
 // The `reference` strings of every object below the root (`%resource.descendants().reference`
 // includes those inside contained resources, not the root's own member).
 void collect_references(const json::value &v, bool below_root, std::vector<std::string_view> &out) {
@@ -84,7 +88,14 @@ std::vector<compiled_invariant> compile_all() {
     }
     if (c.def->key.view() == "ele-1" && text == ELE_1) c.shortcut = invariant_shortcut::ele_1;
     if (c.def->key.view() == "dom-3" && text == DOM_3) c.shortcut = invariant_shortcut::dom_3;
-    if (c.def->key.view() == "dom-6") c.shortcut = invariant_shortcut::dom_6;
+    if (c.def->key.view() == "ref-1" && text == REF_1) c.shortcut = invariant_shortcut::ref_1;
+    if (c.def->key.view() == "dom-6" && text == "text.`div`.exists()") c.shortcut = invariant_shortcut::dom_6;
+    // `contained.<path>.empty()` terms only: all true when there is no contained resource.
+    if ((c.def->key.view() == "dom-2" && text == "contained.contained.empty()") ||
+        (c.def->key.view() == "dom-4" &&
+         text == "contained.meta.versionId.empty() and contained.meta.lastUpdated.empty()") ||
+        (c.def->key.view() == "dom-5" && text == "contained.meta.security.empty()"))
+      c.shortcut = invariant_shortcut::about_contained;
     c.expr = std::move(e).value();
   }
   return out;

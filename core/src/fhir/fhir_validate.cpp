@@ -282,6 +282,21 @@ class walker {
     check_invariants(r, type, value, companion, offset);
   }
 
+  // ref-1 (a `#id` reference names a contained resource of %rootResource) where the answer is
+  // certain: the engine rebuilds %rootResource.contained.id for every reference (quadratic in the
+  // contained resources); the walk has those ids sorted already (scope_, the container's).
+  bool ref_1_holds(const json::value *value) const {
+    if (!value || value->type() != json::kind::object) return false;
+    auto r = value->get_object().value().find("reference");
+    if (!r) return true;  // startsWith() of nothing: the expression is empty, not false
+    if (r->type() != json::kind::string) return false;
+    std::string_view s = r->get_string().value();
+    if (s.empty() || s[0] != '#') return true;
+    if (scope_.empty()) return false;
+    const auto &ids = scope_.back().contained_ids;
+    return std::binary_search(ids.begin(), ids.end(), s.substr(1));
+  }
+
   void report_unchecked(uint16_t index, const std::string &why, uint64_t offset) {
     if (unchecked_reported_.empty()) unchecked_reported_.resize(CONSTRAINT_COUNT);
     if (unchecked_reported_[index]) return;
@@ -313,6 +328,18 @@ class walker {
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::dom_3 && own_resource && value &&
           dom_3_holds(*value))
         continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
+      if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
+        auto obj = value->get_object().value();
+        if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
+        if (inv.shortcut == invariant_shortcut::dom_6) {
+          auto text = obj.find("text");
+          if (text && text->type() == json::kind::object) {
+            auto div = text->get_object().value().find("div");
+            if (div && div->type() == json::kind::string) continue;
+          }
+        }
+      }
       // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
       // it); dom-6's advice is for the resources that are not contained.
       if (inv.shortcut == invariant_shortcut::dom_6 && own_resource && resources_.back().contained) continue;
