@@ -16,7 +16,7 @@ using quire::wasm::error_record;
 struct fhir_options_record {
   bool strict = false;
   double max_depth = 0, max_bytes = 0, max_issues = 0, max_contained = 0;
-  bool check_codes = true, check_references = true;
+  bool check_codes = true, check_references = true, check_invariants = true;
 };
 
 /// A result: an error, or JSON texts (`text`: the resource or formatted output; `issues`: an array).
@@ -37,6 +37,7 @@ quire::fhir::options make_options(const fhir_options_record &r) {
   if (r.max_contained > 0) o.max_contained = static_cast<size_t>(r.max_contained);
   o.check_codes = r.check_codes;
   o.check_references = r.check_references;
+  o.check_invariants = r.check_invariants;
   return o;
 }
 
@@ -90,7 +91,8 @@ EMSCRIPTEN_BINDINGS(quire_fhir) {
       .field("maxIssues", &fhir_options_record::max_issues)
       .field("maxContained", &fhir_options_record::max_contained)
       .field("checkCodes", &fhir_options_record::check_codes)
-      .field("checkReferences", &fhir_options_record::check_references);
+      .field("checkReferences", &fhir_options_record::check_references)
+      .field("checkInvariants", &fhir_options_record::check_invariants);
   value_object<fhir_text_record>("FhirTextRecord")
       .field("error", &fhir_text_record::error)
       .field("text", &fhir_text_record::text)

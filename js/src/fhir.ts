@@ -19,13 +19,17 @@ export interface FhirOptions {
   checkCodes?: boolean;
   /** Check Reference.reference formats and `#id` targets (default true). */
   checkReferences?: boolean;
+  /** Evaluate the R4 invariants (dom-2, ele-1, pat-1...) with the FHIRPath engine (default true). */
+  checkInvariants?: boolean;
 }
 
 /** One finding, shaped like an OperationOutcome.issue. */
 export interface FhirIssue {
   severity: 'error' | 'warning' | 'information';
-  /** OperationOutcome issue-type code: "structure", "required", "value", "invalid", "code-invalid", "not-found", "not-supported", "too-costly"... */
+  /** OperationOutcome issue-type code: "structure", "required", "value", "invalid", "code-invalid", "not-found", "not-supported", "too-costly", "invariant" (a failed invariant), "informational" (an invariant not checked)... */
   code: string;
+  /** The invariant's key (`dom-2`, `ele-1`) on issues of invariants, failed or not checked. */
+  key?: string;
   details: string;
   /** FHIRPath location, e.g. `Bundle.entry[3].resource.name[0].given[1]`. */
   expression: string;
@@ -55,6 +59,7 @@ interface FhirOptionsRecord {
   maxContained: number;
   checkCodes: boolean;
   checkReferences: boolean;
+  checkInvariants: boolean;
 }
 
 interface FhirTextRecord {
@@ -85,6 +90,7 @@ function toRecord(o: FhirOptions | undefined): FhirOptionsRecord {
     maxContained: o?.maxContained ?? 0,
     checkCodes: o?.checkCodes ?? true,
     checkReferences: o?.checkReferences ?? true,
+    checkInvariants: o?.checkInvariants ?? true,
   };
 }
 

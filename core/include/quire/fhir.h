@@ -49,6 +49,12 @@ struct options {
   size_t max_contained = DEFAULT_MAX_CONTAINED;  ///< contained resources per resource; TOO_MANY_CONTAINED beyond
   bool check_codes = true;                       ///< codes of required bindings to small closed value sets
   bool check_references = true;                  ///< Reference.reference formats and `#id` targets
+  /// The R4 invariants (ElementDefinition.constraint: dom-2, ele-1, pat-1...) with the FHIRPath
+  /// engine; one that cannot be evaluated is reported once per call as unchecked (see invariants()).
+  bool check_invariants = true;
+  /// Lets the handful of ubiquitous invariants (ele-1) take a native shortcut where its answer is
+  /// certain; false evaluates every one with the FHIRPath engine (the tests compare the two).
+  bool invariant_fast_paths = true;
 };
 
 enum class severity : uint8_t { error, warning, information };
@@ -60,8 +66,11 @@ std::string_view severity_name(severity s) noexcept;
 struct issue {
   fhir::severity severity = fhir::severity::error;
   /// An OperationOutcome issue-type code: "structure", "required", "value", "invalid",
-  /// "code-invalid", "not-found", "not-supported", "too-costly"... (a static string).
+  /// "code-invalid", "not-found", "not-supported", "too-costly", "invariant" (a failed
+  /// invariant), "informational" (an invariant not checked)... (a static string).
   std::string_view code;
+  /// The invariant's key (`dom-2`) on issues of invariants, failed or unchecked; empty otherwise.
+  std::string_view key;
   std::string details;     ///< what is wrong, for people
   std::string expression;  ///< FHIRPath location: `Bundle.entry[3].resource.name[0].given[1]`
   uint64_t offset = 0;     ///< byte offset of the offending value (or key's value) in the input
@@ -148,12 +157,26 @@ result<void> for_each_entry(const resource &bundle, const std::function<bool(con
 
 /// Issues as a JSON array: `[{"severity":"error","code":"value","details":"...",
 /// "expression":"Patient.birthDate","line":3,"column":16,"offset":52}, ...]`, with `"error":"CODE"`
-/// on issues that carry an error code.
+/// on issues that carry an error code and `"key":"dom-2"` on those of invariants.
 std::string issues_to_json(const std::vector<issue> &issues);
 
 /// The issues as an OperationOutcome resource (compact JSON), each issue's line and column in the
 /// standard `operationoutcome-issue-line` / `-col` extensions.
 std::string to_operation_outcome(const outcome &o);
+
+/// One invariant of the R4 definitions and whether validation evaluates it.
+struct invariant_info {
+  std::string_view key;         ///< `dom-2`
+  fhir::severity severity;      ///< error or warning
+  std::string_view human;       ///< the requirement in words
+  std::string_view expression;  ///< FHIRPath
+  bool checked;                 ///< evaluated; else reported as unchecked wherever it applies
+  std::string_view reason;      ///< why not, when unchecked
+};
+
+/// Every distinct invariant of the definitions compiled in, sorted by key (compiled once, on the
+/// first call of this or of a validation).
+std::vector<invariant_info> invariants();
 
 /// The FHIR version of the definitions compiled in ("4.0.1").
 std::string_view definitions_version() noexcept;

@@ -133,6 +133,10 @@ struct environment {
   /// User constants: %name → a collection (SQL on FHIR's constants, %rowIndex...). The items must
   /// stay valid for the evaluation.
   std::vector<std::pair<std::string, collection>> constants;
+  /// The as() function on several items keeps those of the type (like ofType()) instead of N1's
+  /// error. R4's invariants need it (dom-3: `%resource.descendants().as(canonical)`), as HL7's
+  /// validator evaluates them; fhir's validation sets it. The `as` operator is unchanged.
+  bool as_function_filters = false;
 };
 
 /// Evaluates compiled expressions; holds reusable buffers so that evaluating many resources does
@@ -164,6 +168,19 @@ class evaluator {
 /// The item evaluate() makes of a JSON value: an object with a known `resourceType` gets that
 /// resource's FHIR type, anything else is untyped JSON. Valid while the value's document lives.
 item context_item(const json::value &v);
+
+/// The item of a value of FHIR type `fhir_type` (an index into the R4 definition tables, as
+/// item::fhir_type) with its primitive's `_name` companion object (or nullptr); `value` may be
+/// nullptr or null when the primitive has only the companion (an element without a value). For
+/// fhir's invariants, which know each element's type from their own walk. Valid while the
+/// values' document lives.
+item typed_item(const json::value *value, uint16_t fhir_type, const json::value *companion);
+
+/// The name of the first function the expression calls that quire cannot evaluate — `resolve`,
+/// `memberOf`, `subsumes`, `subsumedBy`, `htmlChecks`, `elementDefinition`, `checkModifiers` (no
+/// resolver, terminology server or XHTML checker) — or empty when it calls none. The view lives
+/// as long as the expression.
+std::string_view unsupported_function(const expression &expr) noexcept;
 
 /// Writes a collection as JSON text, the same bytes on every target: booleans, integers and
 /// decimals (decimals in their exact text, `1.0`, `0.700`) as JSON numbers; strings, dates and

@@ -3,10 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fhir_tables.h"
 #include "quire/fhir.h"
+#include "quire/fhirpath.h"
 
 namespace quire::fhir {
 
@@ -43,6 +47,36 @@ bool is_valid_id(std::string_view s) noexcept;
 /// Whether `s` is a valid urn:uuid / urn:oid value.
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
+
+/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, for those that
+/// hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which also does
+/// not apply to contained resources).
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6 };
+
+/// One CONSTRAINTS row compiled: the expression, or why it is not evaluated.
+struct compiled_invariant {
+  const constraint_def *def = nullptr;
+  std::optional<fhirpath::expression> expr;  ///< set when it is evaluated
+  std::string unchecked;                     ///< why not, when expr is unset
+  invariant_shortcut shortcut = invariant_shortcut::none;
+};
+
+/// Every CONSTRAINTS row, compiled on the first call (thread-safe; immutable afterwards).
+const std::vector<compiled_invariant> &compiled_invariants();
+
+/// The limits of one invariant's evaluation: a pathological resource costs a bounded amount, and
+/// an invariant beyond them is reported as unchecked.
+fhirpath::limits invariant_limits();
+
+/// ele-1 (`hasValue() or (children().count() > id.count())`) where the answer is certain without
+/// the engine: true when it certainly holds, false when the engine must decide.
+bool ele_1_holds(const json::value *value, const json::value *companion) noexcept;
+
+/// dom-3 (every contained resource is referenced) on a resource, where the answer is certain
+/// without the engine: true when every contained resource's `#id` is the `reference` of some
+/// element below the resource's root; false when the engine must decide. The engine builds
+/// `%resource.descendants()` four times per contained resource and unions them pairwise.
+bool dom_3_holds(const json::value &resource);
 
 }  // namespace detail
 }  // namespace quire::fhir

@@ -15,6 +15,10 @@ std::string issues_to_json(const std::vector<issue> &issues) {
     out += severity_name(i.severity);
     out += "\",\"code\":\"";
     out += i.code;
+    if (!i.key.empty()) {
+      out += "\",\"key\":\"";
+      out += i.key;
+    }
     out += "\",\"details\":";
     json::append_quoted(out, i.details);
     out += ",\"expression\":";

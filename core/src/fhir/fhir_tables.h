@@ -91,6 +91,20 @@ struct code_set_def {
   uint32_t count;      ///< codes sorted
 };
 
+/// An invariant of the R4 definitions (ElementDefinition.constraint): `dom-2`, `ele-1`, `pat-1`...
+struct constraint_def {
+  text_ref key;         ///< `dom-2`
+  text_ref human;       ///< the requirement in words
+  text_ref expression;  ///< FHIRPath; empty when the definition gives none
+  bool warning;         ///< severity: warning (else error)
+};
+
+/// A run of CONSTRAINT_LISTS: the invariants that apply to one type or one key.
+struct constraint_range {
+  uint32_t first;
+  uint32_t count;
+};
+
 extern const type_def TYPES[];
 extern const size_t TYPE_COUNT;
 extern const element_def ELEMENTS[];
@@ -100,6 +114,15 @@ extern const size_t KEY_COUNT;
 extern const text_ref CODES[];
 extern const code_set_def CODE_SETS[];
 extern const size_t CODE_SET_COUNT;
+extern const constraint_def CONSTRAINTS[];
+extern const size_t CONSTRAINT_COUNT;
+/// Indices into CONSTRAINTS.
+extern const uint16_t CONSTRAINT_LISTS[];
+/// Per type (parallel to TYPES): its own invariants (a resource's dom-2..., Period's per-1).
+extern const constraint_range TYPE_CONSTRAINTS[];
+/// Per key (parallel to KEYS): those of a value under that key, the element's and its type's
+/// (resource-valued keys: the element's only; the resource's own come with its resourceType).
+extern const constraint_range KEY_CONSTRAINTS[];
 /// Indices into TYPES of the resource types, sorted by name.
 extern const uint16_t RESOURCE_TYPES[];
 extern const size_t RESOURCE_TYPE_COUNT;

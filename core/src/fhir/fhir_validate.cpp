@@ -5,6 +5,7 @@
 // container's contained ids, built once per resource.
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ constexpr std::string_view CODE_INVALID = "code-invalid";
 constexpr std::string_view NOT_FOUND = "not-found";
 constexpr std::string_view NOT_SUPPORTED = "not-supported";
 constexpr std::string_view TOO_COSTLY = "too-costly";
+constexpr std::string_view INVARIANT = "invariant";
+constexpr std::string_view INFORMATIONAL = "informational";
 
 // The walk recurses once per level of JSON nesting: in wasm the call stack is V8's (about 1 MB),
 // so whatever the caller asks, fhir reads at most this deep.
@@ -81,8 +84,14 @@ class line_index {
   explicit line_index(std::string_view text) : text_(text) {}
   void locate(uint64_t offset, uint32_t &line, uint32_t &column) {
     if (!built_) {
-      for (size_t i = 0; i < text_.size(); ++i) {
-        if (text_[i] == '\n') newlines_.push_back(static_cast<uint32_t>(i));
+      // memchr: every resource with narrative has an (informational) issue now, so this runs often.
+      const char *begin = text_.data(), *end = begin + text_.size();
+      for (const char *p = begin; p < end;) {
+        const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (!nl) break;
+        p = static_cast<const char *>(nl);
+        newlines_.push_back(static_cast<uint32_t>(p - begin));
+        ++p;
       }
       built_ = true;
     }
@@ -117,6 +126,7 @@ class walker {
 
  private:
   struct slot {
+    uint32_t key_index;  // into KEYS (and KEY_CONSTRAINTS)
     uint32_t element;
     uint16_t type;
     bool underscore;
@@ -136,9 +146,19 @@ class walker {
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
   bool in_contained_ = false;
   bool stopped_ = false;
+  // Invariants: the resources being walked (%resource is the last, %rootResource its container
+  // when it is contained), the evaluator (made on the first evaluation), and which invariants
+  // were reported as unchecked already (once per call).
+  struct resource_frame {
+    json::value value;
+    bool contained;
+  };
+  std::vector<resource_frame> resources_;
+  std::optional<fhirpath::evaluator> evaluator_;
+  std::vector<bool> unchecked_reported_;
 
-  void add(severity sev, std::string_view code, uint64_t offset, std::string details,
-           std::string_view extra_path = {}) {
+  void add(severity sev, std::string_view code, uint64_t offset, std::string details, std::string_view extra_path = {},
+           std::string_view key = {}) {
     if (stopped_) return;
     if (out_.issues.size() >= opts_.max_issues) {
       stopped_ = true;
@@ -156,6 +176,7 @@ class walker {
     issue i;
     i.severity = sev;
     i.code = code;
+    i.key = key;
     i.details = std::move(details);
     i.expression.reserve(path_.size() + extra_path.size());
     i.expression.append(path_).append(extra_path);
@@ -231,8 +252,124 @@ class walker {
       }
       scope_.push_back(std::move(s));
     }
+    resources_.push_back(resource_frame{v, contained});
+    if (opts_.check_invariants) { check_invariants(TYPE_CONSTRAINTS[type], type, &v, nullptr, v.offset(), true); }
     walk_object(v, type);
+    resources_.pop_back();
     if (own_scope) scope_.pop_back();
+  }
+
+  // Whether a value has the JSON form of its type, so that its invariants mean something (a
+  // value of the wrong form is reported already).
+  static bool has_form(uint16_t type, const json::value *value, const json::value *companion) {
+    const type_def &t = TYPES[type];
+    // An empty object is an error already (and ele-1's very case): not reported twice.
+    if (t.kind != type_kind::primitive)
+      return value && value->type() == json::kind::object && value->get_object().value().size() > 0;
+    if (!value || value->is_null()) return companion && companion->type() == json::kind::object;
+    if (is_string_primitive(t.prim)) return value->type() == json::kind::string;
+    if (t.prim == primitive::boolean) return value->type() == json::kind::boolean;
+    return value->type() == json::kind::number;
+  }
+
+  // The invariants of one value under key `key_index` (its element's and its type's).
+  void check_key(uint32_t key_index, const json::value *value, const json::value *companion, uint64_t offset) {
+    if (!opts_.check_invariants || stopped_) return;
+    const constraint_range r = KEY_CONSTRAINTS[key_index];
+    if (r.count == 0) return;
+    uint16_t type = KEYS[key_index].type;
+    if (!has_form(type, value, companion)) return;
+    check_invariants(r, type, value, companion, offset);
+  }
+
+  // ref-1 (a `#id` reference names a contained resource of %rootResource) where the answer is
+  // certain: the engine rebuilds %rootResource.contained.id for every reference (quadratic in the
+  // contained resources); the walk has those ids sorted already (scope_, the container's).
+  bool ref_1_holds(const json::value *value) const {
+    if (!value || value->type() != json::kind::object) return false;
+    auto r = value->get_object().value().find("reference");
+    if (!r) return true;  // startsWith() of nothing: the expression is empty, not false
+    if (r->type() != json::kind::string) return false;
+    std::string_view s = r->get_string().value();
+    if (s.empty() || s[0] != '#') return true;
+    if (scope_.empty()) return false;
+    const auto &ids = scope_.back().contained_ids;
+    return std::binary_search(ids.begin(), ids.end(), s.substr(1));
+  }
+
+  void report_unchecked(uint16_t index, const std::string &why, uint64_t offset) {
+    if (unchecked_reported_.empty()) unchecked_reported_.resize(CONSTRAINT_COUNT);
+    if (unchecked_reported_[index]) return;
+    unchecked_reported_[index] = true;
+    const constraint_def &def = CONSTRAINTS[index];
+    std::string details = "invariant ";
+    details += def.key.view();
+    details += " not checked: ";
+    details += why;
+    add(severity::information, INFORMATIONAL, offset, std::move(details), {}, def.key.view());
+  }
+
+  // own_resource: the value is the resource being walked (its own invariants, dom-2...).
+  void check_invariants(constraint_range r, uint16_t type, const json::value *value, const json::value *companion,
+                        uint64_t offset, bool own_resource = false) {
+    const auto &all = compiled_invariants();
+    // The context item is made when the first invariant needs the engine (most elements have only
+    // ele-1, which the shortcut answers).
+    std::optional<fhirpath::item> self;
+    for (uint32_t i = r.first; i < r.first + r.count && !stopped_; ++i) {
+      uint16_t index = CONSTRAINT_LISTS[i];
+      const compiled_invariant &inv = all[index];
+      if (!inv.expr) {
+        report_unchecked(index, inv.unchecked, offset);
+        continue;
+      }
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
+        continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::dom_3 && own_resource && value &&
+          dom_3_holds(*value))
+        continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
+      if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
+        auto obj = value->get_object().value();
+        if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
+        if (inv.shortcut == invariant_shortcut::dom_6) {
+          auto text = obj.find("text");
+          if (text && text->type() == json::kind::object) {
+            auto div = text->get_object().value().find("div");
+            if (div && div->type() == json::kind::string) continue;
+          }
+        }
+      }
+      // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
+      // it); dom-6's advice is for the resources that are not contained.
+      if (inv.shortcut == invariant_shortcut::dom_6 && own_resource && resources_.back().contained) continue;
+      if (!evaluator_) evaluator_.emplace(invariant_limits());
+      if (!self) self = fhirpath::typed_item(value, type, companion);
+      fhirpath::environment env;
+      const resource_frame &here = resources_.back();
+      env.resource = &here.value;
+      env.root_resource =
+          here.contained && resources_.size() > 1 ? &resources_[resources_.size() - 2].value : &here.value;
+      env.as_function_filters = true;
+      auto result = evaluator_->evaluate(*inv.expr, *self, env);
+      if (!result) {
+        std::string why = "evaluating it failed here: ";
+        why += result.error().describe();
+        report_unchecked(index, why, offset);
+        continue;
+      }
+      // FHIRPath's singleton evaluation: only a false fails; an empty result is "unknown" (dates of
+      // different precision), not a violation.
+      const fhirpath::collection &c = **result;
+      if (c.size() == 1 && c[0].kind == fhirpath::value_kind::boolean && !c[0].boolean) {
+        const constraint_def &def = CONSTRAINTS[index];
+        std::string details(def.key.view());
+        details += ": ";
+        details += def.human.view();
+        add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {},
+            def.key.view());
+      }
+    }
   }
 
   void walk_object(json::value v, uint16_t type) {
@@ -264,7 +401,7 @@ class walker {
         path_.resize(mark);
         continue;
       }
-      slots_.push_back(slot{k->element, k->type, underscore, member, m.key, m.val});
+      slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
     }
     std::sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const slot &a, const slot &b) {
       if (a.element != b.element) return a.element < b.element;
@@ -340,6 +477,10 @@ class walker {
     if (def.is_array) {
       walk_array(def, any.type, value ? &value_copy : nullptr, ext ? &ext_copy : nullptr);
     } else {
+      if (!(value && value_copy.val.type() == json::kind::array)) {
+        check_key(any.key_index, value ? &value_copy.val : nullptr, ext ? &ext_copy.val : nullptr,
+                  value ? value_copy.val.offset() : ext_copy.val.offset());
+      }
       if (value) {
         if (value_copy.val.type() == json::kind::array) {
           add(severity::error, STRUCTURE, value_copy.val.offset(),
@@ -361,6 +502,7 @@ class walker {
   }
 
   void walk_array(const element_def &def, uint16_t type, const slot *value, const slot *ext) {
+    const uint32_t key_index = value ? value->key_index : ext->key_index;
     std::optional<json::array> values, exts;
     if (value) {
       if (value->val.type() != json::kind::array) {
@@ -404,6 +546,11 @@ class walker {
       size_t mark = path_.size();
       push_index(i);
       bool has_ext = false;
+      json::value item_value, item_ext;
+      if (values) item_value = **vi;
+      if (exts) item_ext = **ei;
+      check_key(key_index, values ? &item_value : nullptr, exts ? &item_ext : nullptr,
+                values ? item_value.offset() : item_ext.offset());
       if (exts) {
         json::value e = **ei;
         ++*ei;
@@ -455,7 +602,10 @@ class walker {
       case type_kind::any_resource: {
         bool contained = def.name.view() == "contained";
         if (contained && in_contained_) {
-          add(severity::error, INVALID, v.offset(), "a contained resource must not contain resources (dom-2)");
+          // dom-2 (on the container) reports it when invariants are checked; nested resources are
+          // never walked.
+          if (!opts_.check_invariants)
+            add(severity::error, INVALID, v.offset(), "a contained resource must not contain resources (dom-2)");
           return;
         }
         walk_resource(v, contained);
@@ -516,6 +666,8 @@ class walker {
     if (s.empty()) return;  // reported as an empty string already
     const char *why = nullptr;
     if (s[0] == '#') {
+      // With invariants, ref-1 (%rootResource.contained.id) makes this same check.
+      if (opts_.check_invariants) return;
       std::string_view id = s.substr(1);
       if (!id.empty()) {
         bool found = !scope_.empty() &&

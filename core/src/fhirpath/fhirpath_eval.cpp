@@ -24,6 +24,9 @@ struct evaluator::state {
   item context;
   item resource;
   item root_resource;
+  // %resource and %rootResource are typed on first use: looking a resource's type up costs more
+  // than many expressions that never name them (fhir evaluates invariants by the hundred thousand).
+  bool resources_ready = false;
   std::vector<std::unique_ptr<collection>> pool;
   size_t pool_used = 0;
   std::deque<std::string> strings;
@@ -329,12 +332,14 @@ class engine {
       out.push_back(s_.context);
       return true;
     }
-    if (n == "resource") {
-      out.push_back(s_.resource);
-      return true;
-    }
-    if (n == "rootResource") {
-      out.push_back(s_.root_resource);
+    if (n == "resource" || n == "rootResource") {
+      if (!s_.resources_ready) {
+        const environment *env = s_.env;
+        s_.resource = env && env->resource ? context_item(*env->resource) : s_.context;
+        s_.root_resource = env && env->root_resource ? context_item(*env->root_resource) : s_.resource;
+        s_.resources_ready = true;
+      }
+      out.push_back(n == "resource" ? s_.resource : s_.root_resource);
       return true;
     }
     std::string_view text;
@@ -1140,6 +1145,17 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
       return !s_.failed;
     }
     case fn::isDistinct: {
+      // Strings are equal only when their texts are: sorting them is exact and n·log n, where the
+      // pairwise loop below is quadratic (FHIR's bdl-7 asks it of every Bundle's fullUrls).
+      if (in.size() > 16 &&
+          std::all_of(in.begin(), in.end(), [](const item &v) { return v.kind == value_kind::string; })) {
+        std::vector<std::string_view> texts;
+        texts.reserve(in.size());
+        for (const item &v : in) texts.push_back(v.text);
+        std::sort(texts.begin(), texts.end());
+        out.push_back(boolean_item(std::adjacent_find(texts.begin(), texts.end()) == texts.end()));
+        return true;
+      }
       scratch seen(s_);
       bool r = true;
       for (const item &v : in) {
@@ -1211,6 +1227,12 @@ bool engine::call(const node &nd, const frame &f, collection &out) {
     case fn::is_fn:
     case fn::as_fn: {
       if (in.empty()) return true;
+      if (nd.function == fn::as_fn && in.size() > 1 && s_.env && s_.env->as_function_filters) {
+        for (const item &x : in) {
+          if (is_a(x, nd.type)) out.push_back(x);
+        }
+        return true;
+      }
       const item *v = single(in, nd.pos, nd.function == fn::is_fn ? "the input of is()" : "the input of as()");
       if (!v) return false;
       bool yes = is_a(*v, nd.type);
@@ -2394,6 +2416,34 @@ evaluator &evaluator::operator=(evaluator &&) noexcept = default;
 
 item context_item(const json::value &v) { return make_item(v, NO_FHIR_TYPE, nullptr); }
 
+item typed_item(const json::value *value, uint16_t fhir_type, const json::value *companion) {
+  const json::value *comp = companion && companion->type() == json::kind::object ? companion : nullptr;
+  if (value && !value->is_null()) return make_item(*value, fhir_type, comp);
+  if (!comp) return item{};
+  // As push_json makes it: a primitive that exists only through its companion's id and extensions.
+  item it = make_item(*comp, fhir_type, comp);
+  it.kind = value_kind::element;
+  it.in_tape = false;
+  return it;
+}
+
+std::string_view unsupported_function(const expression &expr) noexcept {
+  for (const node &nd : expr.compiled().nodes) {
+    if (nd.kind != op::call) continue;
+    switch (nd.function) {
+      case fn::resolve:
+      case fn::memberOf:
+      case fn::subsumes:
+      case fn::subsumedBy:
+      case fn::htmlChecks:
+      case fn::elementDefinition:
+      case fn::checkModifiers: return nd.name;
+      default: break;
+    }
+  }
+  return {};
+}
+
 result<const collection *> evaluator::evaluate(const expression &expr, const json::value &context,
                                                const environment &env) {
   return evaluate(expr, context_item(context), env);
@@ -2409,8 +2459,7 @@ result<const collection *> evaluator::evaluate(const expression &expr, const ite
   s.comparisons = 0;
   s.pool_used = 0;
   s.context = context;
-  s.resource = env.resource ? context_item(*env.resource) : s.context;
-  s.root_resource = env.root_resource ? context_item(*env.root_resource) : s.resource;
+  s.resources_ready = false;
   if (s.prog->root == NONE) return &s.out;
   engine e(s);
   frame f;

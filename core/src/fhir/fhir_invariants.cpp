@@ -1,0 +1,191 @@
+// The R4 invariants (ElementDefinition.constraint) compiled once with the FHIRPath engine, the
+// list of those it cannot evaluate, and the native shortcut for ele-1, which applies to every
+// element of every resource.
+#include <algorithm>
+
+#include "fhir_internal.h"
+
+namespace quire::fhir {
+namespace detail {
+
+namespace {
+
+// ele-1 and dom-3 exactly as R4 writes them: only these texts take the shortcuts.
+constexpr std::string_view ELE_1 = "hasValue() or (children().count() > id.count())";
+constexpr std::string_view DOM_3 =
+    "contained.where((('#'+id in (%resource.descendants().reference | %resource.descendants().as(canonical) | "
+    "%resource.descendants().as(uri) | %resource.descendants().as(url))) or descendants().where(reference = "
+    "'#').exists() or descendants().where(as(canonical) = '#').exists() or descendants().where(as(canonical) = "
+    "'#').exists()).not()).trace('unmatched', id).empty()";
+
+constexpr std::string_view REF_1 =
+    "reference.startsWith('#').not() or (reference.substring(1).trace('url') in "
+    "%rootResource.contained.id.trace('ids'))";
+
+// The `reference` strings of every object below the root (`%resource.descendants().reference`
+// includes those inside contained resources, not the root's own member).
+void collect_references(const json::value &v, bool below_root, std::vector<std::string_view> &out) {
+  if (v.type() == json::kind::array) {
+    if (auto arr = v.get_array()) {
+      for (json::value x : *arr) collect_references(x, below_root, out);
+    }
+    return;
+  }
+  if (v.type() != json::kind::object) return;
+  auto obj = v.get_object();
+  if (!obj) return;
+  for (json::member m : *obj) {
+    if (below_root && m.key == "reference" && m.val.type() == json::kind::string)
+      out.push_back(m.val.get_string().value());
+    if (m.val.type() == json::kind::object || m.val.type() == json::kind::array) collect_references(m.val, true, out);
+  }
+}
+
+// Invariants whose R4 text cannot hold on valid data under FHIRPath's own rules: reported as
+// unchecked (with this reason) rather than failing correct resources. Keep it short and exact.
+struct defect {
+  std::string_view key, expression, reason;
+};
+constexpr defect DEFECTS[] = {
+    {"que-7", "operator = 'exists' implies (answer is Boolean)",
+     "R4 writes `answer is Boolean`, the System type, which a FHIR boolean is not in FHIRPath (N1 "
+     "types; the R4 FHIRPath suite's testInheritance): it would fail every valid `exists` condition "
+     "(the official example Questionnaire-bb)"},
+};
+
+std::vector<compiled_invariant> compile_all() {
+  std::vector<compiled_invariant> out(CONSTRAINT_COUNT);
+  fhirpath::limits lim = invariant_limits();
+  for (size_t i = 0; i < CONSTRAINT_COUNT; ++i) {
+    compiled_invariant &c = out[i];
+    c.def = &CONSTRAINTS[i];
+    std::string_view text = c.def->expression.view();
+    if (text.empty()) {
+      c.unchecked = "the definition gives no FHIRPath expression";
+      continue;
+    }
+    bool defective = false;
+    for (const defect &d : DEFECTS) {
+      if (d.key == c.def->key.view() && d.expression == text) {
+        c.unchecked = d.reason;
+        defective = true;
+      }
+    }
+    if (defective) continue;
+    auto e = fhirpath::compile(text, lim);
+    if (!e) {
+      c.unchecked = "its expression does not compile: ";
+      c.unchecked += e.error().describe();
+      continue;
+    }
+    // Evaluating around a function quire lacks could give a wrong false (or a true by luck):
+    // such an invariant is never evaluated, only reported.
+    if (std::string_view f = fhirpath::unsupported_function(*e); !f.empty()) {
+      c.unchecked = "it calls ";
+      c.unchecked += f;
+      c.unchecked += "(), which quire cannot evaluate (no resolver, terminology server or XHTML checker)";
+      continue;
+    }
+    if (c.def->key.view() == "ele-1" && text == ELE_1) c.shortcut = invariant_shortcut::ele_1;
+    if (c.def->key.view() == "dom-3" && text == DOM_3) c.shortcut = invariant_shortcut::dom_3;
+    if (c.def->key.view() == "ref-1" && text == REF_1) c.shortcut = invariant_shortcut::ref_1;
+    if (c.def->key.view() == "dom-6" && text == "text.`div`.exists()") c.shortcut = invariant_shortcut::dom_6;
+    // `contained.<path>.empty()` terms only: all true when there is no contained resource.
+    if ((c.def->key.view() == "dom-2" && text == "contained.contained.empty()") ||
+        (c.def->key.view() == "dom-4" &&
+         text == "contained.meta.versionId.empty() and contained.meta.lastUpdated.empty()") ||
+        (c.def->key.view() == "dom-5" && text == "contained.meta.security.empty()"))
+      c.shortcut = invariant_shortcut::about_contained;
+    c.expr = std::move(e).value();
+  }
+  return out;
+}
+
+}  // namespace
+
+fhirpath::limits invariant_limits() {
+  fhirpath::limits lim;
+  // Set operations in invariants (isDistinct() over a Bundle's entries, dom-3's `in` over every
+  // reference) are quadratic: 4 million pairs is about 2,800 entries, tens of milliseconds.
+  lim.max_comparisons = 4'000'000;
+  lim.max_collection = 1'000'000;
+  return lim;
+}
+
+const std::vector<compiled_invariant> &compiled_invariants() {
+  // Immutable after its first initialisation (thread-safe): not hidden mutable state.
+  static const std::vector<compiled_invariant> all = compile_all();
+  return all;
+}
+
+bool ele_1_holds(const json::value *value, const json::value *companion) noexcept {
+  (void)companion;
+  if (!value || value->is_null()) return false;          // a primitive with only extensions: ask the engine
+  if (value->type() != json::kind::object) return true;  // a primitive's value: hasValue() is true
+  // A complex value holds when some member other than id gives children() an item: the engine
+  // counts every member but resourceType (unknown ones too), each non-null array item once.
+  auto obj = value->get_object();
+  if (!obj) return false;
+  for (json::member m : *obj) {
+    if (m.key == "id" || m.key == "resourceType" || (!m.key.empty() && m.key[0] == '_')) continue;
+    switch (m.val.type()) {
+      case json::kind::null_value: break;
+      case json::kind::array: {
+        auto arr = m.val.get_array();
+        if (!arr) break;
+        for (json::value v : *arr) {
+          if (!v.is_null()) return true;
+        }
+        break;
+      }
+      default: return true;
+    }
+  }
+  return false;
+}
+
+bool dom_3_holds(const json::value &resource) {
+  auto obj = resource.get_object();
+  if (!obj) return false;
+  auto contained = obj->find("contained");
+  if (!contained) return true;  // contained.where(...) is empty: dom-3 holds
+  auto arr = contained->get_array();
+  if (!arr) return false;
+  std::vector<std::string_view> refs;
+  collect_references(resource, false, refs);
+  std::sort(refs.begin(), refs.end());
+  std::string local;
+  for (json::value c : *arr) {
+    auto o = c.get_object();
+    if (!o) return false;
+    auto id = o->find("id");
+    if (!id || id->type() != json::kind::string) return false;
+    local.clear();
+    local += '#';
+    local += id->get_string().value();
+    if (!std::binary_search(refs.begin(), refs.end(), std::string_view(local))) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+std::vector<invariant_info> invariants() {
+  const auto &all = detail::compiled_invariants();
+  std::vector<invariant_info> out;
+  out.reserve(all.size());
+  for (const auto &c : all) {
+    invariant_info i;
+    i.key = c.def->key.view();
+    i.severity = c.def->warning ? severity::warning : severity::error;
+    i.human = c.def->human.view();
+    i.expression = c.def->expression.view();
+    i.checked = c.expr.has_value();
+    i.reason = c.unchecked;
+    out.push_back(i);
+  }
+  // CONSTRAINTS is sorted by its generator's signature, which starts with the key.
+  return out;
+}
+
+}  // namespace quire::fhir
