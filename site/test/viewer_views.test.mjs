@@ -75,6 +75,31 @@ async function viewError(page) {
   return page.$eval('[data-testid=ndjson-view-error]', (e) => ({ code: e.dataset.code, path: e.querySelector('[data-testid=ndjson-view-error-path]')?.textContent ?? null, text: e.textContent }));
 }
 
+test('every built-in ViewDefinition compiles, indexes only its own columns, and fills each column from data of its type', { skip }, async () => {
+  // The corpus has Patient, Condition and Encounter NDJSON; an Observation like Synthea's stands in for the rest.
+  const observation = { resourceType: 'Observation', id: 'o1', status: 'final', subject: { reference: 'Patient/p1' }, effectiveDateTime: '2020-01-02T03:04:05Z',
+    valueQuantity: { value: 72.5, unit: 'kg' }, code: { coding: [{ system: 'http://loinc.org', code: '29463-7', display: 'Body weight' }, { system: 'http://snomed.info/sct', code: '27113001', display: 'Body weight' }] } };
+  const data = (type) => {
+    const f = path.join(corpus, 'bulk-ndjson-synthea', `${type}.000.ndjson`);
+    return existsSync(f) ? new Uint8Array(readFileSync(f)) : type === 'Observation' ? JSON.stringify(observation) + '\n' : undefined;
+  };
+  assert.ok(examples.length >= 2 && examples.some((e) => e.definition.resource === 'Observation' && e.definition.select.some((x) => x.forEach === 'code.coding')));
+  for (const e of examples) {
+    const v = pkg.view.compile(e.definition);
+    const names = v.columns.map((c) => c.name);
+    for (const column of Object.keys(e.indexes ?? {})) assert.ok(names.includes(column), `${e.label}: index on ${column}, not a column`);
+    const input = data(v.resource);
+    assert.ok(input, `${e.label}: no data of type ${v.resource}`);
+    const rows = v.run(input);
+    assert.ok(rows.length > 0, `${e.label}: no rows`);
+    for (const n of names) assert.ok(rows.some((r) => r[n] !== null), `${e.label}: column ${n} is empty in every row`);
+    if (v.resource === 'Observation') assert.equal(rows.length, observation.code.coding.length); // one row per coding
+    const file = pkg.format.open(await v.toQuire(input, { indexes: e.indexes }));
+    assert.equal(file.rowCount, rows.length);
+    v.close();
+  }
+});
+
 test('NDJSON through the built-in Patient view: the download equals view.toQuire in Node, and opens in the .quire view', { skip }, async () => {
   const bytes = patients();
   const { page, context } = await viewer();

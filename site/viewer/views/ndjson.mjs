@@ -353,7 +353,7 @@ export async function mount(shellCtx) {
             kinds.map((k) => el('option', { value: k }, k || 'no index')));
           pick.value = chosen.get(c.name) ?? '';
           pick.addEventListener('change', () => (pick.value ? chosen.set(c.name, pick.value) : chosen.delete(c.name)));
-          return el('li', {}, el('label', {}, el('code', {}, c.name), c.type ? ` ${c.type}${c.collection ? '[]' : ''} ` : ' ', pick));
+          return el('li', {}, el('label', {}, el('code', {}, c.name), ' ', c.type ? el('span', { class: 'kn-type' }, `${c.type}${c.collection ? '[]' : ''}`) : '', ' ', pick));
         })));
     }
     /** Compiles the box's definition if it changed; null (and the error shown) when core refuses it. */
