@@ -200,6 +200,21 @@ test('a bad ViewDefinition shows core\'s code, path and message in the box; the 
   assert.equal(await page.evaluate(() => window.quireViewer.current.kind), 'ndjson');
   assert.equal(await page.$eval('[data-testid=ndjson-status]', (s) => s.textContent), lines);
   await page.screenshot({ path: screenshotPath('viewer-ndjson-view-bad') });
+  // A definition core accepts but the data breaks (several given names in a column that is not a
+  // collection): FHIRPATH_TYPE_ERROR at conversion, in the box and the banner, the NDJSON kept.
+  const typeError = { resource: 'Patient', select: [{ column: [{ name: 'id', path: 'id' }, { name: 'given', path: 'name.given' }] }] };
+  const nodeError = await pkg.view.toQuire(typeError, new Uint8Array(bytes)).then(() => null, (e) => e);
+  assert.equal(nodeError?.code, 'FHIRPATH_TYPE_ERROR');
+  await typeDefinition(page, JSON.stringify(typeError));
+  assert.equal(await page.$eval('[data-testid=ndjson-view-box]', (b) => b.dataset.state), 'compiled');
+  await page.click('[data-testid=ndjson-convert]');
+  shown = await viewError(page);
+  assert.equal(shown.code, 'FHIRPATH_TYPE_ERROR');
+  assert.equal(shown.path, nodeError.path);
+  assert.ok(shown.text.includes(nodeError.message.slice(nodeError.code.length)), `${shown.text} lacks core's message ${nodeError.message}`);
+  await waitInPage(page, () => document.querySelector('#banner').dataset.code === 'FHIRPATH_TYPE_ERROR', null, 10000);
+  assert.equal(await page.evaluate(() => window.quireViewer.current.kind), 'ndjson');
+  assert.equal(downloaded, false);
   // Fixed, the same box converts.
   await typeDefinition(page, JSON.stringify({ resource: 'Patient', select: [{ column: [{ name: 'id', path: 'id' }, { name: 'gender', path: 'gender' }] }] }));
   await waitInPage(page, () => document.querySelector('[data-testid=ndjson-view-error]').hidden && document.querySelectorAll('[data-testid=ndjson-view-columns] select').length === 2, null, 10000);
