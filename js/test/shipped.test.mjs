@@ -34,3 +34,10 @@ for (const file of ['quire.wasm', 'quire.mjs']) {
     assert.deepEqual(found, [], `${file} carries benchmark code`);
   });
 }
+
+test('the glue evaluates no code (-sDYNAMIC_EXECUTION=0), so a page can load it without \'unsafe-eval\' in its CSP', () => {
+  const glue = readFileSync(path.join(dist, 'quire.mjs'), 'utf8');
+  assert.ok(glue.includes('createQuireModule'), 'quire.mjs is not a build of quire');
+  // Embind's invokers and emval's method callers are the places 3.1.6 builds code from strings.
+  assert.deepEqual(glue.match(/new Function\b|\beval\(/g) ?? [], []);
+});

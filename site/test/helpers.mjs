@@ -84,12 +84,30 @@ export async function waitInPage(page, fn, arg, timeout = 60000) {
   }
 }
 
+/** Every Content-Security-Policy violation any watched page reported (watchCsp): a test file ends by asserting it is empty. */
+export const cspViolations = [];
+
+/**
+ * Records each `securitypolicyviolation` event of the context's pages (the viewer's CSP has no
+ * 'unsafe-eval': the package's glue is linked with -sDYNAMIC_EXECUTION=0, and a `new Function`
+ * or `eval` anywhere in the page would show up here). Listens before any of the page's scripts.
+ */
+export async function watchCsp(context) {
+  await context.exposeBinding('__quireCspViolation', ({ page }, v) => cspViolations.push({ page: page?.url(), ...v }));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__quireCspViolation({ directive: e.effectiveDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber, sample: e.sample });
+    });
+  });
+}
+
 /**
  * Opens the viewer at `urlPath` (e.g. '' or '?url=/files/x.quire') in a new context; records
  * every request and page error into the arrays given. Resolves to { page, context }.
  */
 export async function openViewer(browser, siteUrl, urlPath = '', { width = 1280, height = 800, colorScheme = 'light', requests = [], errors = [] } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme, deviceScaleFactor: 1, acceptDownloads: true });
+  await watchCsp(context);
   const page = await context.newPage();
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(`${urlPath}: ${e.message}`));

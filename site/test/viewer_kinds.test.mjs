@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launchChromium, screenshotPath, startSite } from './helpers.mjs';
+import { cspViolations, launchChromium, screenshotPath, startSite, waitInPage, watchCsp } from './helpers.mjs';
 import { corpusDir, loadPackage } from './kinds_helpers.mjs';
 
 const corpus = corpusDir();
@@ -39,6 +39,7 @@ const read = (...parts) => readFileSync(path.join(corpus, ...parts));
 /** A page on the viewer, with every request checked to go to the site itself. */
 async function viewer({ width = 1280, height = 800, dark = false } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
+  await watchCsp(context);
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -60,7 +61,7 @@ async function openBytes(page, name, buffer, kind) {
     writeFileSync(files, buffer);
   }
   await page.setInputFiles('#file', files);
-  await page.waitForFunction(([n, k]) => window.quireViewer?.current?.name === n && window.quireViewer.current.kind === k && !document.querySelector('#views > .view[hidden]'), [name, kind], { timeout: 60000 });
+  await waitInPage(page, ([n, k]) => window.quireViewer?.current?.name === n && window.quireViewer.current.kind === k && !document.querySelector('#views > .view[hidden]'), [name, kind], 60000);
 }
 
 /** Opens bytes that must fail; resolves to the banner's code and text. */
@@ -71,7 +72,7 @@ async function openBad(page, name, buffer) {
     delete b.dataset.code;
   });
   await page.setInputFiles('#file', { name, mimeType: 'application/octet-stream', buffer });
-  await page.waitForFunction(() => !document.querySelector('#banner').hidden && document.querySelector('#banner').dataset.code, null, { timeout: 60000 });
+  await waitInPage(page, () => !document.querySelector('#banner').hidden && document.querySelector('#banner').dataset.code, null, 60000);
   return page.$eval('#banner', (b) => ({ code: b.dataset.code, text: b.textContent }));
 }
 
@@ -86,7 +87,7 @@ async function shootAll(page, name) {
   await shoot(page, `${name}-1280-dark`);
   await page.setViewportSize({ width: 390, height: 844 });
   // Readable at 390 px: wide content scrolls inside its own box, never the page sideways.
-  await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: 5000 }).catch(() => {});
+  await waitInPage(page, () => document.documentElement.scrollWidth <= 390, null, 5000).catch(() => {});
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, `${name}: the page is wider than 390 px`);
   await shoot(page, `${name}-390-dark`);
   await page.emulateMedia({ colorScheme: 'light' });
@@ -199,9 +200,9 @@ test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open fi
   const dir = mkdtempSync(path.join(tmpdir(), 'quire-kinds-'));
   writeFileSync(path.join(dir, 'big-bundle.json'), bytes);
   await page.setInputFiles('#file', path.join(dir, 'big-bundle.json'));
-  await page.waitForFunction(() => !document.querySelector('#progress').hidden && document.querySelector('#progress-label').textContent === 'validating');
+  await waitInPage(page, () => !document.querySelector('#progress').hidden && document.querySelector('#progress-label').textContent === 'validating');
   await page.click('#cancel');
-  await page.waitForFunction(() => !document.querySelector('#banner').hidden);
+  await waitInPage(page, () => !document.querySelector('#banner').hidden);
   // The shell names a cancelled open in its banner (its code for a DOMException is the exception's).
   assert.match(await page.textContent('#banner'), /big-bundle\.json: cancelled/);
   assert.ok(workers.length >= 1);
@@ -260,7 +261,7 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   }
   assert.ok(mismatch);
   await page.click('[data-testid=ndjson-convert]');
-  await page.waitForFunction(() => !document.querySelector('#banner').hidden);
+  await waitInPage(page, () => !document.querySelector('#banner').hidden);
   assert.equal(await page.$eval('#banner', (b) => b.dataset.code), mismatch.code);
   assert.ok((await page.textContent('#banner')).includes(mismatch.message));
   assert.equal(await page.evaluate(() => window.quireViewer.current.name), 'mixed.ndjson');
@@ -275,7 +276,7 @@ test('NDJSON: the line index is built in the background with progress; Cancel ke
   const page = await viewer();
   await openBytes(page, 'encounters.ndjson', big, 'ndjson');
   await page.waitForSelector('#progress:not([hidden])');
-  await page.waitForFunction(() => Number(document.querySelector('#progress-bar').value) > 0);
+  await waitInPage(page, () => Number(document.querySelector('#progress-bar').value) > 0);
   assert.equal(await page.getAttribute('[data-testid=ndjson-status]', 'data-state'), 'indexing');
   await shoot(page, 'viewer-ndjson-progress-1280-light');
   await page.click('#cancel');
@@ -416,19 +417,20 @@ test('the URL hash restores each view: a line of an NDJSON file, a message of an
   writeFileSync(path.join(dir, 'bundle.json'), read('fhir-r4', 'examples', 'Bundle-bundle-references.json'));
   const files = await startSite(['--extra', dir]);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await watchCsp(context);
   const page = await context.newPage();
   const open = async (hash) => {
     // A new document each time: a change of hash alone is not a load.
     await page.goto('about:blank');
     await page.goto(`${files.url}#${hash}`);
-    await page.waitForFunction((n) => window.quireViewer?.current?.name === n, new URLSearchParams(hash).get('url').split('/').pop(), { timeout: 60000 });
+    await waitInPage(page, (n) => window.quireViewer?.current?.name === n, new URLSearchParams(hash).get('url').split('/').pop(), 60000);
   };
   try {
     await open('url=/files/patients.ndjson&line=7');
     await page.waitForSelector('[data-testid=ndjson-detail] h3:text-is("Line 7")');
     assert.equal(await page.locator('#views .grid-row.selected').getAttribute('data-row'), '6');
     await page.locator('#views .grid-row[data-row="2"]').click();
-    await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('line') === '3');
+    await waitInPage(page, () => new URLSearchParams(location.hash.slice(1)).get('line') === '3');
     await open('url=/files/messages.txt&msg=5');
     assert.match(await page.textContent('[data-testid=hl7-header] h3'), /^Message 5:/);
     await open('url=/files/table.csv&row=3');
@@ -442,6 +444,8 @@ test('the URL hash restores each view: a line of an NDJSON file, a message of an
   }
 });
 
-test('every request of the views went to the site itself', { skip }, () => {
+test('every request of the views went to the site itself, and no CSP violation', { skip }, () => {
   assert.deepEqual(foreign, []);
+  // The CSP has no 'unsafe-eval' (the package is linked with -sDYNAMIC_EXECUTION=0): nothing in the page may need it.
+  assert.deepEqual(cspViolations, []);
 });

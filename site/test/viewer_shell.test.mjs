@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { corpus, dist, launchChromium, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite } from './helpers.mjs';
+import { corpus, cspViolations, dist, launchChromium, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
 import { detectKind, DETECT_BYTES } from '../viewer/detect.mjs';
 
 let site;
@@ -63,6 +63,7 @@ test('detectKind: every corpus file by its first bytes, not its name', () => {
 
 test('first paint: the drop zone paints from HTML and CSS before any module or wasm (cold load)', async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await watchCsp(context);
   const page = await context.newPage();
   const seen = [];
   page.on('request', (r) => seen.push(r.url()));
@@ -202,9 +203,11 @@ test('a ?url= that is not there: the HTTP status in the banner, the page still u
   await context.close();
 });
 
-test('every request went to the site itself, and no page error', () => {
+test('every request went to the site itself, no page error and no CSP violation', () => {
   const origin = new URL(site.url).origin;
   const foreign = requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'));
   assert.deepEqual(foreign, []);
   assert.deepEqual(errors, []);
+  // The CSP has no 'unsafe-eval' (the package is linked with -sDYNAMIC_EXECUTION=0): nothing in the page may need it.
+  assert.deepEqual(cspViolations, []);
 });

@@ -2,7 +2,8 @@
 // cancel, that builds the line index and feeds the package's ndjson.stream (core parses and
 // validates every line: counts by resourceType, per-line parse errors and validation issues);
 // a grid of the lines; jump to a line; one line opened in the FHIR view (inline, or on its own);
-// convert to .quire with the package's NDJSON writer (the plain flattening) and download.
+// convert to .quire with the package's NDJSON writer (the plain flattening) or through a SQL on
+// FHIR ViewDefinition (core's view writer, fed slice by slice), download it and open it.
 import { createGrid } from '../grid.mjs';
 import { mount as mountFhir } from './fhir.mjs';
 import { LineIndex, trimLineEnd } from './ndjson-model.mjs';
@@ -39,18 +40,24 @@ export async function mount(shellCtx) {
   const issuesBox = el('ul', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
   const jumpInput = el('input', { type: 'number', min: '1', inputmode: 'numeric', 'aria-label': 'Line number', class: 'kn-jump', 'data-testid': 'ndjson-jump' });
   const convertButton = el('button', { type: 'button', 'data-testid': 'ndjson-convert', disabled: true }, 'Convert to .quire');
-  // ViewDefinitions (SQL on FHIR) once the package has its `view` module: a definition pasted or
-  // opened here shapes the table; left empty, the plain flattening.
-  const viewText = el('textarea', { rows: '4', class: 'kn-viewdef', 'aria-label': 'ViewDefinition (JSON)', placeholder: '{"resource": "Patient", "select": [{"column": [{"name": "id", "path": "id"}]}]}', 'data-testid': 'ndjson-viewdef' });
+  // ViewDefinitions (SQL on FHIR v2) when the package has its `view` module: a definition picked
+  // from the built-in examples, pasted or opened shapes the table, with an index per column if
+  // wanted; left empty, the plain flattening.
+  const hasViews = Boolean(pkg.view && typeof pkg.view.compile === 'function');
+  const viewText = el('textarea', { rows: '6', class: 'kn-viewdef', spellcheck: 'false', 'aria-label': 'ViewDefinition (JSON)', placeholder: '{"resource": "Patient", "select": [{"column": [{"name": "id", "path": "id"}]}]}', 'data-testid': 'ndjson-viewdef' });
   const viewFile = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Open a ViewDefinition file' });
-  viewFile.addEventListener('change', async () => {
-    const f = viewFile.files?.[0];
-    if (f) viewText.value = await f.text();
-    viewFile.value = '';
-  });
-  const viewBox = el('details', { class: 'kn-view-def', hidden: !(pkg.view && typeof pkg.view.streamText === 'function') },
-    el('summary', {}, 'Convert through a ViewDefinition'), viewText, el('label', {}, 'or open one: ', viewFile));
+  const examplePick = el('select', { 'aria-label': 'Built-in ViewDefinition', 'data-testid': 'ndjson-view-example' });
+  const viewError = el('p', { class: 'kn-error kn-view-error', role: 'alert', hidden: true, 'data-testid': 'ndjson-view-error' });
+  const viewColumns = el('div', { class: 'kn-view-columns', 'data-testid': 'ndjson-view-columns' });
+  const viewBox = el('details', { class: 'kn-view-def', open: hasViews, hidden: !hasViews, 'data-testid': 'ndjson-view-box' },
+    el('summary', {}, 'Convert through a ViewDefinition'),
+    el('div', { class: 'kn-actions' }, el('label', {}, 'Example: ', examplePick), el('label', {}, 'or open one: ', viewFile)),
+    viewText, viewError, viewColumns);
+  const views = createViewChooser();
   const resumeButton = el('button', { type: 'button', hidden: true, 'data-testid': 'ndjson-resume' }, 'Index again');
+  // The last conversion's file, to open in the .quire view (the shell swaps the views).
+  let result = null;
+  const openResultButton = el('button', { type: 'button', hidden: true, 'data-testid': 'ndjson-open-quire', onclick: () => result && ctx.open(result) }, 'Open the .quire');
   const detail = el('section', { class: 'kn-detail', 'aria-label': 'Selected line', 'data-testid': 'ndjson-detail' });
   const gridBox = el('div', { class: 'kn-grid' });
   ctx.root.replaceChildren(el('div', { class: 'kn-view' },
@@ -58,7 +65,7 @@ export async function mount(shellCtx) {
       el('div', { class: 'kn-actions' },
         el('form', { class: 'kn-jump-form', onsubmit: (e) => { e.preventDefault(); jumpTo(Number(jumpInput.value)); } },
           el('label', {}, 'Line ', jumpInput), el('button', { type: 'submit' }, 'Go')),
-        convertButton, resumeButton), viewBox),
+        convertButton, openResultButton, resumeButton), viewBox),
     el('div', { class: 'kn-side' }, el('section', { 'aria-label': 'Resources by type' }, el('h3', {}, 'By resourceType'), counts),
       el('section', { 'aria-label': 'Issues' }, el('h3', {}, 'Issues'), issuesBox)),
     gridBox, detail));
@@ -115,6 +122,7 @@ export async function mount(shellCtx) {
   function drawCounts() {
     const byType = stats?.byType ?? {};
     const rows = Object.entries(byType).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    views.counted(byType);
     counts.replaceChildren(el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'resourceType'), el('th', { scope: 'col' }, 'resources'))),
       el('tbody', {}, rows.map(([type, n]) => el('tr', { 'data-type': type }, el('td', {}, type), el('td', { class: 'num' }, String(n))))));
   }
@@ -236,23 +244,161 @@ export async function mount(shellCtx) {
 
   convertButton.addEventListener('click', async () => {
     convertButton.disabled = true;
+    openResultButton.hidden = true;
+    result = null;
+    const name = quireName(source.name);
+    let throughView = false;
     try {
-      const feed = slices(ctx, `Converting ${source.name} to .quire`);
-      const definition = viewText.value.trim();
-      // Through a ViewDefinition: core runs the view over the lines and its NDJSON rows are the
-      // table; without one, the plain flattening of each resource.
-      const rows = viewBox.hidden || !definition ? feed : pkg.view.streamText(definition, feed);
-      const bytes = await pkg.format.writeStream(rows, { from: 'ndjson' });
-      await ctx.download(quireName(source.name), new Blob([bytes], { type: 'application/octet-stream' }));
-      status.textContent = `Converted: ${quireName(source.name)}, ${bytes.length} bytes.`;
+      let bytes;
+      throughView = hasViews && viewText.value.trim() !== '';
+      if (throughView) {
+        // Through the view: core's view writer takes the file a slice at a time (the wasm heap
+        // holds one slice, the writer's state and the output since the last slice).
+        const compiled = views.compiled();
+        if (!compiled) return;
+        bytes = await compiled.toQuire(slices(ctx, `Converting ${source.name} through ${compiled.name || 'the view'}`), { indexes: views.indexes() });
+      } else {
+        bytes = await pkg.format.writeStream(slices(ctx, `Converting ${source.name} to .quire`), { from: 'ndjson' });
+      }
+      const blob = new Blob([bytes], { type: 'application/octet-stream' });
+      await ctx.download(name, blob);
+      result = { name, size: blob.size, blob, read: async (s, e) => new Uint8Array(await blob.slice(s, e).arrayBuffer()) };
+      openResultButton.hidden = false;
+      status.textContent = `Converted: ${name}, ${bytes.length} bytes.`;
     } catch (err) {
       if (err?.name === 'AbortError') status.textContent = 'Conversion cancelled.';
-      else ctx.showError(err);
+      else {
+        if (throughView) views.showError(err);
+        ctx.showError(err);
+      }
     } finally {
       ctx.progress(null);
       convertButton.disabled = false;
     }
   });
+
+  /**
+   * The ViewDefinition box: the built-in examples (views/view-examples.json) listed with the
+   * file's own resourceTypes first, the definition compiled by core as it is typed (its error
+   * code, path and message shown here, the NDJSON untouched), one index choice per column.
+   */
+  function createViewChooser() {
+    let examples = [];
+    let byType = {};
+    let compiled = null;
+    let compiledText = null;
+    let timer = 0;
+    const chosen = new Map(); // column -> index kind, kept across edits of the definition
+    if (hasViews) {
+      fetch(new URL('./view-examples.json', import.meta.url))
+        .then((r) => r.json())
+        .then((data) => {
+          examples = data.examples ?? [];
+          drawExamples();
+        })
+        .catch(() => {}); // the box still takes a pasted definition
+    }
+    function drawExamples() {
+      const has = (e) => (byType[e.definition.resource] ?? 0) > 0;
+      const order = [...examples.keys()].sort((a, b) => Number(has(examples[b])) - Number(has(examples[a])) || a - b);
+      const keep = examplePick.value;
+      examplePick.replaceChildren(el('option', { value: '' }, '(none: paste or open one)'),
+        ...order.map((i) => {
+          const e = examples[i];
+          const n = byType[e.definition.resource];
+          return el('option', { value: String(i) }, `${e.label} — ${e.definition.resource}${n ? ` (${n} in this file)` : ' (none in this file)'}`);
+        }));
+      examplePick.value = keep;
+    }
+    examplePick.addEventListener('change', () => {
+      const e = examples[Number(examplePick.value)];
+      if (!examplePick.value || !e) return;
+      viewText.value = JSON.stringify(e.definition, null, 2);
+      chosen.clear();
+      for (const [column, kind] of Object.entries(e.indexes ?? {})) chosen.set(column, kind);
+      check();
+    });
+    viewFile.addEventListener('change', async () => {
+      const f = viewFile.files?.[0];
+      if (f) viewText.value = await f.text();
+      viewFile.value = '';
+      examplePick.value = '';
+      check();
+    });
+    viewText.addEventListener('input', () => {
+      // Until the pause in typing ends, what the box says (error, columns) is of the text before.
+      viewBox.dataset.state = 'editing';
+      clearTimeout(timer);
+      timer = setTimeout(check, 250);
+    });
+    function showError(err) {
+      const parts = [];
+      if (err && typeof err === 'object' && 'code' in err) {
+        // Core's message starts with its code: the code once, in bold, then the rest as core wrote it.
+        const line = errorLine(err);
+        parts.push(el('strong', {}, err.code), line.startsWith(err.code) ? line.slice(err.code.length) : ` ${line}`);
+        if (err.path) parts.push(el('br'), 'in the view at ', el('code', { 'data-testid': 'ndjson-view-error-path' }, err.path));
+      } else parts.push(errorLine(err));
+      viewError.replaceChildren(...parts);
+      viewError.dataset.code = err?.code ?? '';
+      viewError.hidden = false;
+    }
+    function drawColumns() {
+      if (!compiled) return viewColumns.replaceChildren();
+      const kinds = ['', 'hash', 'sorted', 'text'];
+      viewColumns.replaceChildren(
+        el('p', {}, `${compiled.resource} → ${compiled.columns.length} columns; an index on a column makes find and filters on it read less:`),
+        el('ul', { class: 'kn-view-cols' }, compiled.columns.map((c) => {
+          const pick = el('select', { 'aria-label': `Index on ${c.name}`, 'data-column': c.name },
+            kinds.map((k) => el('option', { value: k }, k || 'no index')));
+          pick.value = chosen.get(c.name) ?? '';
+          pick.addEventListener('change', () => (pick.value ? chosen.set(c.name, pick.value) : chosen.delete(c.name)));
+          return el('li', {}, el('label', {}, el('code', {}, c.name), ' ', c.type ? el('span', { class: 'kn-type' }, `${c.type}${c.collection ? '[]' : ''}`) : '', ' ', pick));
+        })));
+    }
+    /** Compiles the box's definition if it changed; null (and the error shown) when core refuses it. */
+    function check() {
+      clearTimeout(timer);
+      const textNow = viewText.value.trim();
+      if (textNow === compiledText) {
+        viewBox.dataset.state = compiled ? 'compiled' : textNow ? 'refused' : 'empty';
+        return compiled;
+      }
+      compiled?.close();
+      compiled = null;
+      compiledText = textNow;
+      viewError.hidden = true;
+      convertButton.textContent = textNow ? 'Convert to .quire through the view' : 'Convert to .quire';
+      if (textNow) {
+        try {
+          compiled = pkg.view.compile(textNow);
+        } catch (err) {
+          showError(err);
+        }
+      }
+      drawColumns();
+      viewBox.dataset.state = compiled ? 'compiled' : textNow ? 'refused' : 'empty';
+      return compiled;
+    }
+    return {
+      counted(types) {
+        byType = types;
+        if (examples.length) drawExamples();
+      },
+      compiled: check,
+      showError,
+      /** The chosen indexes of the compiled view's columns, in the package's form. */
+      indexes() {
+        const names = new Set(compiled?.columns.map((c) => c.name));
+        return [...chosen].filter(([c]) => names.has(c)).map(([column, kind]) => ({ column, kind }));
+      },
+      close() {
+        clearTimeout(timer);
+        compiled?.close();
+        compiled = null;
+      },
+    };
+  }
   let done = build();
   resumeButton.addEventListener('click', () => {
     done = build();
@@ -262,6 +408,7 @@ export async function mount(shellCtx) {
   const api = {
     unmount() {
       stop.abort();
+      views.close();
       child?.unmount();
       grid.destroy?.();
       ctx.root.replaceChildren();
