@@ -2409,8 +2409,10 @@ result<const collection *> evaluator::evaluate(const expression &expr, const ite
   s.comparisons = 0;
   s.pool_used = 0;
   s.context = context;
-  s.resource = env.resource ? context_item(*env.resource) : s.context;
-  s.root_resource = env.root_resource ? context_item(*env.root_resource) : s.resource;
+  s.resource = env.resource_item ? *env.resource_item : env.resource ? context_item(*env.resource) : s.context;
+  s.root_resource = env.root_resource_item ? *env.root_resource_item
+                    : env.root_resource    ? context_item(*env.root_resource)
+                                           : s.resource;
   if (s.prog->root == NONE) return &s.out;
   engine e(s);
   frame f;
