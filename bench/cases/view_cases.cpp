@@ -127,6 +127,7 @@ result<uint64_t> fhirpath_op(std::string_view input) {
   static const compiled_expressions exprs;
   if (exprs.failure.code != error_code::OK) return exprs.failure;
   fhirpath::evaluator ev;
+  json::document doc;  // one document, its buffers reused from line to line
   uint64_t d = 0;
   std::string text;
   size_t pos = 0;
@@ -136,9 +137,8 @@ result<uint64_t> fhirpath_op(std::string_view input) {
     std::string_view line = input.substr(pos, end - pos);
     pos = end + 1;
     if (line.empty()) continue;
-    auto doc = json::parse(line);
-    if (!doc) return doc.error();
-    fhirpath::item ctx = fhirpath::context_item(doc->root());
+    if (auto parsed = json::parse_into(doc, line); !parsed) return parsed.error();
+    fhirpath::item ctx = fhirpath::context_item(doc.root());
     text.clear();
     for (const auto &e : exprs.list) {
       auto out = ev.evaluate(e, ctx);

@@ -174,7 +174,7 @@ std::optional<value> array::at(size_t i) const noexcept {
 size_t document::memory_bytes() const noexcept {
   if (!data_) return 0;
   size_t n = data_->tape.capacity() * sizeof(detail::node) + data_->strings.capacity();
-  if (data_->owned_input) n += data_->input.size();
+  if (data_->owned_input) n += data_->owned_capacity ? data_->owned_capacity : data_->input.size();
   return n;
 }
 

@@ -444,6 +444,7 @@ struct runner::state {
   fhirpath::environment env;
   json::value resource;
   fhirpath::item resource_item;  // the resource being run, as the evaluator's %resource
+  json::document line;           // run_ndjson's document, its buffers reused from line to line
   size_t width = 0;
   std::vector<row> *out = nullptr;
 
@@ -727,14 +728,14 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
     pos = end + 1;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto doc = json::parse(l);
-    if (!doc) {
-      error e = std::move(doc).error();
+    json::document &doc = state_->line;
+    if (auto parsed = json::parse_into(doc, l); !parsed) {
+      error e = std::move(parsed).error();
       if (e.offset != error::NO_OFFSET) e.offset += start;
       e.line = line;
       return e;
     }
-    auto r = run(doc->root(), out);
+    auto r = run(doc.root(), out);
     if (!r) {
       error e = r.error();
       e.line = line;
