@@ -215,8 +215,13 @@ result<void> parse_into(document &doc, std::string_view input, const limits &lim
   d.strings.clear();
   d.max_depth = 0;
   d.value_count = 0;
-  // grow_or_oom doubles a buffer that must grow, so a run of documents settles on one size.
-  if (auto r = quire::detail::grow_or_oom(d.tape, tape_entries_bound(d.input), "the document's tape"); !r) {
+  // grow_or_oom doubles a buffer that must grow, so a run of documents settles on one size. Every
+  // tape entry but the root follows a byte of the input, so the input's length + 1 bounds them:
+  // for a small document that bound is taken as it is (a reused tape of a few hundred KiB at
+  // most), sparing the pass that counts the bytes that can precede an entry.
+  constexpr size_t SMALL_DOCUMENT = 64 * 1024;
+  const size_t entries = input.size() <= SMALL_DOCUMENT ? input.size() + 1 : tape_entries_bound(d.input);
+  if (auto r = quire::detail::grow_or_oom(d.tape, entries, "the document's tape"); !r) {
     doc = document{};
     return std::move(r).error();
   }
