@@ -187,6 +187,23 @@ class array {
   uint32_t index_ = 0;
 };
 
+// The accessors on the hot path, inline: the FHIRPath engine and the view runner walk objects
+// key by key and test types at every step, and a call into another translation unit for each was
+// a good part of that walk.
+inline kind value::type() const noexcept { return static_cast<kind>(doc_->tape[index_].type); }
+inline member object::iterator::operator*() const {
+  const detail::node &key = doc_->tape[index_];
+  return member{std::string_view(doc_->strings.data() + key.start, key.length), value(doc_, index_ + 1)};
+}
+inline object::iterator &object::iterator::operator++() {
+  index_ = doc_->tape[index_ + 1].next;
+  return *this;
+}
+inline array::iterator &array::iterator::operator++() {
+  index_ = doc_->tape[index_].next;
+  return *this;
+}
+
 /// A parsed document. Move-only. See the lifetime note at the top of this header.
 class document {
  public:
