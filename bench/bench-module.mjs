@@ -17,7 +17,7 @@ export async function loadBench(glue, wasmBinary) {
     printErr: (text) => console.error(text),
   });
   return {
-    /** The registered cases: [{ name, large }]. */
+    /** The registered cases: [{ name, large, items }]. */
     list() {
       return JSON.parse(m.benchList());
     },
@@ -35,6 +35,20 @@ export async function loadBench(glue, wasmBinary) {
     /** A case's input bytes (a copy), so peer libraries can be measured on the same bytes; undefined for no such case. */
     input(name) {
       return m.benchInput(name);
+    },
+    /** What a case hands a peer beside its input (a ViewDefinition's JSON text); "" for none. */
+    spec(name) {
+      return m.benchSpec(name);
+    },
+    /**
+     * A case's result as text, computed by quire on the case's input (a view's rows, one JSON
+     * object a line), for a peer's answer to be checked against; undefined for a case without one.
+     * Throws when the case fails.
+     */
+    answer(name) {
+      const text = m.benchAnswer(name);
+      if (text instanceof Error) throw text;
+      return text;
     },
     /**
      * Runs the scaling gates: [{ name, baseNs, fourNs, ratio, twinBaseNs, twinFourNs, twinRatio,

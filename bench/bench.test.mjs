@@ -47,3 +47,25 @@ test('a case input is the same bytes the C++ case measures', () => {
   assert.equal(quire.json.stats(bytes).maxDepth, 500);
   assert.equal(bench.input('no/such-case'), undefined);
 });
+
+test('a view case hands a peer its ViewDefinition and quire\'s rows', () => {
+  const name = 'view.patient_flat/export-10000-patients-2000';
+  const view = JSON.parse(bench.spec(name));
+  assert.equal(view.resource, 'Patient');
+  const rows = bench.answer(name).split('\n').filter((l) => l.length > 0);
+  assert.equal(rows.length, 2000);
+  assert.deepEqual(Object.keys(JSON.parse(rows[0])), view.select[0].column.map((c) => c.name));
+  assert.equal(bench.list().find((c) => c.name === name).items, 2000);
+  // Cases without a peer's parameter or answer.
+  assert.equal(bench.spec('json.check/nested-depth-500'), '');
+  assert.equal(bench.answer('json.check/nested-depth-500'), undefined);
+});
+
+test('the view peer\'s row check normalises decimals and absent columns only', async () => {
+  const { rowsDifference } = await import('./peers_view.mjs');
+  const quireRows = '{"a":80.0,"b":null}\n{"a":1.5,"b":"x"}\n';
+  assert.equal(rowsDifference(['a', 'b'], quireRows, [{ a: 80 }, { a: 1.5, b: 'x' }]), '');
+  assert.match(rowsDifference(['a', 'b'], quireRows, [{ a: 81 }, { a: 1.5, b: 'x' }]), /^row 0/);
+  assert.match(rowsDifference(['a', 'b'], quireRows, [{ a: 80 }, { a: 1.5, b: 'y' }]), /^row 1/);
+  assert.match(rowsDifference(['a', 'b'], quireRows, [{ a: 80 }]), /1 rows, quire has 2/);
+});

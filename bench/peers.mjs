@@ -103,6 +103,8 @@ export async function measure(peer, options) {
     peer: peer.peer,
     mirrors: peer.mirrors,
     input_bytes: input.length,
+    // Resources (or records) in one input, when the peer says: resources/s = ops/s × items.
+    ...(peer.items ? { items: peer.items } : {}),
     calls: samples * k,
     calls_per_sample: k,
     time_ns: { median, p50: median, p95: nearestRank(perCall, 95), p99: nearestRank(perCall, 99), min: perCall[0], max: perCall[perCall.length - 1] },

@@ -117,6 +117,37 @@ if (Object.keys(formatReadings).length === 0) {
   }
 }
 
+// The views' run (bench/readings/views/: `make bench BENCH_ARGS="--filter view.,fhirpath."
+// READINGS=bench/readings/views`): per case and target, resources/s, rows are the case's own
+// (quire's rows and the peer's are checked equal before timing), MB/s of NDJSON and peak memory.
+const viewsDir = path.join(dir, 'views');
+const viewsReadings = Object.fromEntries(targets.filter((t) => existsSync(path.join(viewsDir, `${t}.json`))).map((t) => [t, JSON.parse(readFileSync(path.join(viewsDir, `${t}.json`), 'utf8'))]));
+let viewsOut = '';
+if (Object.keys(viewsReadings).length === 0) {
+  viewsOut = '_No view readings checked in yet._\n';
+} else {
+  viewsOut += '**Runs**\n\n| target | runtime | commit | started |\n|---|---|---|---|\n';
+  for (const [t, r] of Object.entries(viewsReadings)) {
+    viewsOut += `| ${t} | ${r.runtime.name} ${r.runtime.name === r.runtime.version ? '' : r.runtime.version} | ${r.build.commit.slice(0, 10)}${r.build.dirty ? ' (dirty)' : ''} | ${r.started_at} |\n`;
+  }
+  const perS = (c) => (c?.items ? `${Math.round((c.items * 1e9) / c.time_ns.median).toLocaleString('en-US')}` : '—');
+  viewsOut += '\n**Views and FHIRPath from NDJSON bytes** (median per call; resources/s = resources in the input / median; MB/s of NDJSON; peak live bytes of one call, — where not counted)\n\n';
+  viewsOut += '| case | target | who | resources | input | median | resources/s | MB/s | peak | checksum |\n|---|---|---|---|---|---|---|---|---|---|\n';
+  const names = [];
+  for (const r of Object.values(viewsReadings)) for (const c of r.cases) if (!c.peer && !names.includes(c.name)) names.push(c.name);
+  for (const name of names) {
+    const sums = new Set(Object.values(viewsReadings).map((r) => r.cases.find((c) => c.name === name)?.checksum).filter(Boolean));
+    for (const [t, r] of Object.entries(viewsReadings)) {
+      for (const c of r.cases.filter((x) => x.name === name || x.mirrors === name)) {
+        const mbps = c.throughput?.bytes_per_s ? (c.throughput.bytes_per_s / 1e6).toFixed(1) : '—';
+        const who = c.peer ?? 'quire';
+        const check = c.peer ? 'rows equal' : sums.size === 1 ? 'equal' : '**DIFFER**';
+        viewsOut += `| ${name} | ${t} | ${who} | ${c.items ?? '—'} | ${size(c.input_bytes)} | ${ms(c.time_ns.median)} | ${perS(c)} | ${mbps} | ${c.alloc?.peak_bytes !== undefined ? size(c.alloc.peak_bytes) : '—'} | ${check} |\n`;
+      }
+    }
+  }
+}
+
 const doc = path.join(repo, 'docs', 'performance.md');
 let text = readFileSync(doc, 'utf8');
 function fill(begin, end, body, from) {
@@ -129,5 +160,6 @@ function fill(begin, end, body, from) {
 }
 fill('<!-- readings:begin -->', '<!-- readings:end -->', out, 'bench/readings/*.json');
 fill('<!-- format-readings:begin -->', '<!-- format-readings:end -->', formatOut, 'bench/readings/format/*.json');
+fill('<!-- views-readings:begin -->', '<!-- views-readings:end -->', viewsOut, 'bench/readings/views/*.json');
 writeFileSync(doc, text);
-console.log(`wrote the tables of ${path.relative(repo, doc)} from ${Object.keys(readings).join(', ')} and format/ ${Object.keys(formatReadings).join(', ')}`);
+console.log(`wrote the tables of ${path.relative(repo, doc)} from ${Object.keys(readings).join(', ')}, format/ ${Object.keys(formatReadings).join(', ')} and views/ ${Object.keys(viewsReadings).join(', ')}`);

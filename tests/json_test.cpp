@@ -129,3 +129,47 @@ TEST_CASE("json: a byte source with padding is parsed in place") {
   auto owned = own_bytes(std::vector<uint8_t>{'[', '1', ']'});
   CHECK(json::check(*owned)->numbers == 1);
 }
+
+TEST_CASE("json: parse_into reuses a document from one input to the next", "[json]") {
+  json::document doc;
+  // A long document first, then a shorter one in the same buffers: nothing of the first shows
+  // through (value counts, depth, strings, offsets are the second's own).
+  std::string longer = R"({"resourceType":"Patient","name":[{"family":"Okafor","given":["Ada","Bea"]}],"x":[[[1]]]})";
+  REQUIRE(json::parse_into(doc, longer));
+  CHECK(doc.max_depth() == 4);
+  CHECK(doc.root().get_object()->find("name")->get_array()->size() == 1);
+  REQUIRE(json::parse_into(doc, R"({"id":"p2","v":0.700})"));
+  CHECK(doc.input() == R"({"id":"p2","v":0.700})");
+  CHECK(doc.value_count() == 3);
+  CHECK(doc.max_depth() == 1);
+  auto root = doc.root().get_object();
+  REQUIRE(root);
+  CHECK(root->size() == 2);
+  CHECK(root->find("id")->get_string().value() == "p2");
+  CHECK(root->find("v")->get_number_text().value() == "0.700");
+  CHECK(root->find("v")->offset() == 15);
+  CHECK_FALSE(root->find("name").has_value());
+  // A longer one again: the buffers grow.
+  std::string big = "[";
+  for (int i = 0; i < 1000; ++i) big += std::to_string(i) + ",";
+  big += "1000]";
+  REQUIRE(json::parse_into(doc, big));
+  CHECK(doc.root().get_array()->size() == 1001);
+  CHECK(doc.value_count() == 1002);
+  // A failure is parse()'s error, and leaves an empty document (no stale values).
+  auto bad = json::parse_into(doc, R"({"a": [1, 2,]})");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == error_code::INVALID_JSON);
+  CHECK(bad.error().code == json::parse(R"({"a": [1, 2,]})").error().code);
+  CHECK(bad.error().offset == json::parse(R"({"a": [1, 2,]})").error().offset);
+  CHECK(doc.value_count() == 0);
+  CHECK(doc.input().empty());
+  // And the document is usable again afterwards.
+  REQUIRE(json::parse_into(doc, "[true]"));
+  CHECK(doc.root().get_array()->size() == 1);
+  json::limits small;
+  small.max_document_bytes = 4;
+  auto too_large = json::parse_into(doc, "[1,2,3]", small);
+  REQUIRE_FALSE(too_large);
+  CHECK(too_large.error().code == error_code::DOCUMENT_TOO_LARGE);
+}

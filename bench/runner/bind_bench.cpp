@@ -20,7 +20,10 @@ std::string list_cases() {
     first = false;
     out += "{\"name\":";
     quire::json::append_quoted(out, c.name());
-    out += c.large ? ",\"large\":true}" : ",\"large\":false}";
+    out += c.large ? ",\"large\":true" : ",\"large\":false";
+    out += ",\"items\":";
+    out += std::to_string(c.items);
+    out += '}';
   }
   return out + "]";
 }
@@ -76,6 +79,26 @@ emscripten::val case_input(const std::string &name) {
   return emscripten::val::undefined();
 }
 
+// What a case hands a JavaScript peer beside its input (case_def::peer_spec): "" for none.
+std::string case_spec(const std::string &name) {
+  for (const auto &c : quire::bench::all_cases()) {
+    if (c.name() == name) return c.peer_spec;
+  }
+  return {};
+}
+
+// A case's result as text (case_def::answer), computed on its input, for a peer's answer to be
+// checked against: undefined when the case has none, an Error when the case fails.
+emscripten::val case_answer(const std::string &name) {
+  for (const auto &c : quire::bench::all_cases()) {
+    if (c.name() != name || !c.answer) continue;
+    auto text = c.answer(c.make_input());
+    if (!text) return emscripten::val::global("Error").new_(std::string(text.error().message));
+    return emscripten::val(*text);
+  }
+  return emscripten::val::undefined();
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(quire_bench) {
@@ -83,4 +106,6 @@ EMSCRIPTEN_BINDINGS(quire_bench) {
   emscripten::function("benchList", &list_cases);
   emscripten::function("benchRun", &run_cases);
   emscripten::function("benchGates", &run_gates);
+  emscripten::function("benchSpec", &case_spec);
+  emscripten::function("benchAnswer", &case_answer);
 }

@@ -37,6 +37,12 @@ struct case_def {
   /// asked once after the first call. The peak-memory budget compares with these, not with the
   /// input's few bytes. Empty for cases whose input is their data.
   std::function<uint64_t()> generated_bytes{};
+  /// For a JavaScript peer doing the same work (bench/peers_*.mjs, through the benchmark module):
+  /// what it needs beside the input (a ViewDefinition's JSON), and the case's result as text for
+  /// the peer's to be checked against (a view's rows, one JSON object a line). Empty when the case
+  /// has none.
+  std::string peer_spec{};
+  std::function<result<std::string>(std::string_view input)> answer{};
   /// Peer cases (JS libraries in Node) are registered outside C++ and carry their own names.
   std::string name() const { return op + "/" + shape; }
 };

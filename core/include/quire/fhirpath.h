@@ -130,6 +130,11 @@ struct environment {
   /// %resource (the resource holding the context) and %rootResource (the container resource).
   const json::value *resource = nullptr;
   const json::value *root_resource = nullptr;
+  /// Optional: their items, made once by context_item() (set with the values above). A caller
+  /// that evaluates many expressions against one resource (a view's columns) saves looking its
+  /// resource type up on every evaluation.
+  const item *resource_item = nullptr;
+  const item *root_resource_item = nullptr;
   /// User constants: %name → a collection (SQL on FHIR's constants, %rowIndex...). The items must
   /// stay valid for the evaluation.
   std::vector<std::pair<std::string, collection>> constants;

@@ -65,6 +65,7 @@ struct node {
 struct tape_data {
   std::string_view input;
   std::unique_ptr<char[]> owned_input;  // the padded copy, when the document made one
+  size_t owned_capacity = 0;            // bytes of owned_input (parse_into() reuses it)
   std::vector<node> tape;
   std::string strings;
   size_t max_depth = 0;
@@ -186,6 +187,23 @@ class array {
   uint32_t index_ = 0;
 };
 
+// The accessors on the hot path, inline: the FHIRPath engine and the view runner walk objects
+// key by key and test types at every step, and a call into another translation unit for each was
+// a good part of that walk.
+inline kind value::type() const noexcept { return static_cast<kind>(doc_->tape[index_].type); }
+inline member object::iterator::operator*() const {
+  const detail::node &key = doc_->tape[index_];
+  return member{std::string_view(doc_->strings.data() + key.start, key.length), value(doc_, index_ + 1)};
+}
+inline object::iterator &object::iterator::operator++() {
+  index_ = doc_->tape[index_ + 1].next;
+  return *this;
+}
+inline array::iterator &array::iterator::operator++() {
+  index_ = doc_->tape[index_].next;
+  return *this;
+}
+
 /// A parsed document. Move-only. See the lifetime note at the top of this header.
 class document {
  public:
@@ -209,6 +227,7 @@ class document {
   size_t memory_bytes() const noexcept;
 
  private:
+  friend result<void> parse_into(document &doc, std::string_view input, const limits &lim);
   std::unique_ptr<detail::tape_data> data_;
 };
 
@@ -217,6 +236,12 @@ class document {
 /// TRAILING_CONTENT, MAX_DEPTH_EXCEEDED, DOCUMENT_TOO_LARGE — each with the byte offset, line and
 /// column where the problem was found.
 result<document> parse(std::string_view input, const limits &lim = {});
+/// As parse(), into `doc`, reusing the buffers it holds from an earlier parse (its copy of the
+/// input, its tape and its strings) when they are large enough: for many small documents in turn,
+/// such as the lines of NDJSON, where allocating them anew for each line was a good part of the
+/// cost. Every value of `doc`'s earlier content becomes invalid; on failure `doc` is empty (a
+/// default-constructed document). Same errors as parse().
+result<void> parse_into(document &doc, std::string_view input, const limits &lim = {});
 /// As parse(), reading from a byte source; borrows its bytes (no copy) when they are contiguous
 /// and padded, in which case the source must outlive the document.
 result<document> parse(const byte_source &source, const limits &lim = {});

@@ -335,8 +335,14 @@ class engine {
     if (n == "resource" || n == "rootResource") {
       if (!s_.resources_ready) {
         const environment *env = s_.env;
-        s_.resource = env && env->resource ? context_item(*env->resource) : s_.context;
-        s_.root_resource = env && env->root_resource ? context_item(*env->root_resource) : s_.resource;
+        // Typed on first use (most expressions never name them); a caller that already has the
+        // items (the view runner, once per resource) hands them over.
+        s_.resource = env && env->resource_item ? *env->resource_item
+                      : env && env->resource    ? context_item(*env->resource)
+                                                : s_.context;
+        s_.root_resource = env && env->root_resource_item ? *env->root_resource_item
+                           : env && env->root_resource    ? context_item(*env->root_resource)
+                                                          : s_.resource;
         s_.resources_ready = true;
       }
       out.push_back(n == "resource" ? s_.resource : s_.root_resource);

@@ -32,7 +32,6 @@ std::string_view kind_name(kind k) noexcept {
   return "unknown";
 }
 
-kind value::type() const noexcept { return static_cast<kind>(node_at(doc_, index_).type); }
 uint64_t value::offset() const noexcept { return node_at(doc_, index_).offset; }
 
 result<bool> value::get_bool() const {
@@ -131,16 +130,6 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
   return std::optional<value>(current);
 }
 
-member object::iterator::operator*() const {
-  const auto &key = node_at(doc_, index_);
-  return member{std::string_view(doc_->strings).substr(key.start, key.length), value(doc_, index_ + 1)};
-}
-
-object::iterator &object::iterator::operator++() {
-  index_ = node_at(doc_, index_ + 1).next;
-  return *this;
-}
-
 object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
 object::iterator object::end() const noexcept { return iterator(doc_, node_at(doc_, index_).next); }
 size_t object::size() const noexcept { return node_at(doc_, index_).length; }
@@ -151,11 +140,6 @@ std::optional<value> object::find(std::string_view key) const noexcept {
     if (m.key == key) return m.val;
   }
   return std::nullopt;
-}
-
-array::iterator &array::iterator::operator++() {
-  index_ = node_at(doc_, index_).next;
-  return *this;
 }
 
 array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }
@@ -174,7 +158,7 @@ std::optional<value> array::at(size_t i) const noexcept {
 size_t document::memory_bytes() const noexcept {
   if (!data_) return 0;
   size_t n = data_->tape.capacity() * sizeof(detail::node) + data_->strings.capacity();
-  if (data_->owned_input) n += data_->input.size();
+  if (data_->owned_input) n += data_->owned_capacity ? data_->owned_capacity : data_->input.size();
   return n;
 }
 

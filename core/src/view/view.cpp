@@ -101,6 +101,7 @@ struct compiled_view::program {
   std::string resource;
   std::string name;
   std::vector<column_info> columns;
+  std::vector<std::string> keys;     // per column, its name quoted and a colon: `"id":`, written before each cell
   std::vector<select_node> selects;  // the view's top-level select (a plain node each)
   std::vector<where_def> wheres;
   std::vector<std::pair<std::string, fhirpath::collection>> constants;
@@ -411,6 +412,12 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
       }
     }
   }
+  for (const auto &col : p.columns) {
+    std::string key;
+    json::append_quoted(key, col.name);
+    key += ':';
+    p.keys.push_back(std::move(key));
+  }
   if (where) {
     auto arr = where->get_array();
     if (!arr) return invalid("where", "where must be an array");
@@ -436,6 +443,8 @@ struct runner::state {
   fhirpath::evaluator ev;
   fhirpath::environment env;
   json::value resource;
+  fhirpath::item resource_item;  // the resource being run, as the evaluator's %resource
+  json::document line;           // run_ndjson's document, its buffers reused from line to line
   size_t width = 0;
   std::vector<row> *out = nullptr;
 
@@ -447,8 +456,10 @@ struct runner::state {
     width = prog.columns.size();
   }
 
-  result<fhirpath::collection> eval(const fhirpath::expression &e, const fhirpath::item &ctx, int64_t row_index,
-                                    const std::string &path) {
+  // The result lives in the evaluator until its next evaluation: callers that keep it (forEach
+  // contexts, repeat) copy it; columns read it in place (a copy per cell was one allocation each).
+  result<const fhirpath::collection *> eval(const fhirpath::expression &e, const fhirpath::item &ctx, int64_t row_index,
+                                            const std::string &path) {
     fhirpath::item &idx = env.constants.back().second[0];
     idx.integer = row_index;
     idx.dec = fhirpath::decimal{row_index, 0};  // the engine compares integers with decimals through it
@@ -458,7 +469,7 @@ struct runner::state {
       err.message = path + ": " + err.message;
       return at(std::move(err), path);
     }
-    return fhirpath::collection(**r);
+    return *r;
   }
 
   static cell make_cell(const fhirpath::item &it) {
@@ -491,16 +502,30 @@ struct runner::state {
     return {};
   }
 
-  // a × b, filling b's cells into copies of a's rows (their columns are disjoint).
-  result<std::vector<row>> cross(std::vector<row> a, const std::vector<row> &b, size_t first, size_t end) {
+  // a × b: each pair's row has b's cells in [first, end) where b has a value, a's cells elsewhere
+  // (their columns are disjoint). The last use of a row of either side moves its cells instead of
+  // copying them: a flat view's one row per select is then never copied at all.
+  result<std::vector<row>> cross(std::vector<row> a, std::vector<row> b, size_t first, size_t end) {
     if (!b.empty() && a.size() > p->lim.max_rows_per_resource / b.size()) return check_rows(SIZE_MAX).error();
     std::vector<row> out;
     out.reserve(a.size() * b.size());
-    for (const row &ra : a) {
-      for (const row &rb : b) {
-        row r = ra;
-        for (size_t i = first; i < end; ++i) {
-          if (rb.cells[i].kind != cell_kind::null_value) r.cells[i] = rb.cells[i];
+    for (size_t ia = 0; ia < a.size(); ++ia) {
+      row &ra = a[ia];
+      const bool last_a = ia + 1 == a.size();
+      for (size_t ib = 0; ib < b.size(); ++ib) {
+        row &rb = b[ib];
+        const bool last_b = ib + 1 == b.size();
+        row r = last_a ? std::move(rb) : rb;
+        for (size_t i = 0; i < r.cells.size(); ++i) {
+          const bool from_b = i >= first && i < end && r.cells[i].kind != cell_kind::null_value;
+          if (from_b) continue;
+          if (ra.cells[i].kind == cell_kind::null_value) {
+            r.cells[i] = cell{};
+          } else if (last_b) {
+            r.cells[i] = std::move(ra.cells[i]);
+          } else {
+            r.cells[i] = ra.cells[i];
+          }
         }
         out.push_back(std::move(r));
       }
@@ -519,7 +544,7 @@ struct runner::state {
     for (size_t i = 0; i < node.repeat_exprs.size(); ++i) {
       auto r = eval(node.repeat_exprs[i], ctx, row_index, node.path + ".repeat[" + std::to_string(i) + "]");
       if (!r) return r.error();
-      children.insert(children.end(), r->begin(), r->end());
+      children.insert(children.end(), (*r)->begin(), (*r)->end());
     }
     for (const auto &c : children) {
       out.push_back(c);
@@ -531,19 +556,20 @@ struct runner::state {
   }
 
   result<cell> column_cell(const column_def &col, const fhirpath::item &c, int64_t idx) {
-    auto r = eval(col.expr, c, idx, col.path + ".path");
-    if (!r) return r.error();
+    auto got = eval(col.expr, c, idx, col.path + ".path");
+    if (!got) return got.error();
+    const fhirpath::collection &r = **got;
     cell value;
     if (col.collection) {
       value.kind = cell_kind::array;
-      value.json = fhirpath::to_json(*r);
-    } else if (r->size() > 1) {
+      value.json = fhirpath::to_json(r);
+    } else if (r.size() > 1) {
       error e(error_code::FHIRPATH_TYPE_ERROR,
-              col.path + ".path gives " + std::to_string(r->size()) + " values in a column that is not a collection");
+              col.path + ".path gives " + std::to_string(r.size()) + " values in a column that is not a collection");
       e.path = col.path + ".path";
       return e;
-    } else if (r->size() == 1) {
-      value = make_cell((*r)[0]);
+    } else if (r.size() == 1) {
+      value = make_cell(r[0]);
     }
     return value;
   }
@@ -558,7 +584,7 @@ struct runner::state {
         auto r = eval(node.iter_expr, ctx, row_index,
                       node.path + (node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"));
         if (!r) return r.error();
-        contexts = std::move(r).value();
+        contexts = **r;  // kept across the columns' evaluations
         break;
       }
       case iteration::repeat: {
@@ -596,7 +622,7 @@ struct runner::state {
       for (const auto &s : node.selects) {
         auto sub = node_rows(s, c, idx);
         if (!sub) return sub.error();
-        auto joined = cross(std::move(rows), *sub, s.first_column, s.end_column);
+        auto joined = cross(std::move(rows), std::move(sub).value(), s.first_column, s.end_column);
         if (!joined) return joined.error();
         rows = std::move(joined).value();
       }
@@ -610,7 +636,7 @@ struct runner::state {
           auto ok = check_rows(all.size());
           if (!ok) return ok.error();
         }
-        auto joined = cross(std::move(rows), all, first, end);
+        auto joined = cross(std::move(rows), std::move(all), first, end);
         if (!joined) return joined.error();
         rows = std::move(joined).value();
       }
@@ -630,23 +656,27 @@ struct runner::state {
     if (!rts || *rts != p->resource) return {};
     env.resource = &resource;
     env.root_resource = &resource;
-    fhirpath::item ctx = fhirpath::context_item(resource);
+    resource_item = fhirpath::context_item(resource);  // its type looked up once, not per column
+    env.resource_item = &resource_item;
+    env.root_resource_item = &resource_item;
+    const fhirpath::item &ctx = resource_item;
     for (const auto &w : p->wheres) {
-      auto r = eval(w.expr, ctx, 0, w.path);
-      if (!r) return r.error();
-      if (r->empty()) return {};
-      if (r->size() != 1 || (*r)[0].kind != fhirpath::value_kind::boolean) {
-        error e(error_code::FHIRPATH_TYPE_ERROR, w.path + " must give one boolean (got " + fhirpath::to_json(*r) + ")");
+      auto got = eval(w.expr, ctx, 0, w.path);
+      if (!got) return got.error();
+      const fhirpath::collection &r = **got;
+      if (r.empty()) return {};
+      if (r.size() != 1 || r[0].kind != fhirpath::value_kind::boolean) {
+        error e(error_code::FHIRPATH_TYPE_ERROR, w.path + " must give one boolean (got " + fhirpath::to_json(r) + ")");
         e.path = w.path;
         return e;
       }
-      if (!(*r)[0].boolean) return {};
+      if (!r[0].boolean) return {};
     }
     std::vector<row> rows(1, row{std::vector<cell>(width)});
     for (const auto &s : p->selects) {
       auto sub = node_rows(s, ctx, 0);
       if (!sub) return sub.error();
-      auto joined = cross(std::move(rows), *sub, s.first_column, s.end_column);
+      auto joined = cross(std::move(rows), std::move(sub).value(), s.first_column, s.end_column);
       if (!joined) return joined.error();
       rows = std::move(joined).value();
     }
@@ -714,14 +744,14 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
     pos = end + 1;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto doc = json::parse(l);
-    if (!doc) {
-      error e = std::move(doc).error();
+    json::document &doc = state_->line;
+    if (auto parsed = json::parse_into(doc, l); !parsed) {
+      error e = std::move(parsed).error();
       if (e.offset != error::NO_OFFSET) e.offset += start;
       e.line = line;
       return e;
     }
-    auto r = run(doc->root(), out);
+    auto r = run(doc.root(), out);
     if (!r) return on_line(r.error(), line);
   }
   return {};
@@ -761,6 +791,7 @@ struct ndjson_feeder::state {
   uint64_t position = 0;         // stream offset of the next byte fed
   uint32_t line = 0;             // lines completed so far
   std::optional<error> stopped;  // the error that stopped the stream
+  json::document doc;            // the line being run, its buffers reused (json::parse_into)
 
   state(const compiled_view &v, uint64_t max) : run(v), max_line_bytes(max) {}
 
@@ -785,14 +816,13 @@ struct ndjson_feeder::state {
     ++line;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
-    auto doc = json::parse(l);
-    if (!doc) {
-      error e = std::move(doc).error();
+    if (auto parsed = json::parse_into(doc, l); !parsed) {
+      error e = std::move(parsed).error();
       if (e.offset != error::NO_OFFSET) e.offset += offset;
       e.line = line;
       return fail(std::move(e));
     }
-    auto r = run.run(doc->root(), out);
+    auto r = run.run(doc.root(), out);
     if (!r) return fail(on_line(r.error(), line));
     return {};
   }
@@ -861,12 +891,11 @@ std::string columns_to_json(const compiled_view &v) {
 }
 
 void append_row_json(std::string &out, const compiled_view &v, const row &r) {
-  const auto &cols = v.columns();
+  const auto &keys = v.compiled().keys;
   out += '{';
-  for (size_t i = 0; i < cols.size(); ++i) {
+  for (size_t i = 0; i < keys.size(); ++i) {
     if (i) out += ',';
-    json::append_quoted(out, cols[i].name);
-    out += ':';
+    out += keys[i];
     if (i < r.cells.size() && r.cells[i].kind != cell_kind::null_value) {
       out += r.cells[i].json;
     } else {
