@@ -573,6 +573,22 @@ TEST_CASE("format query: values that cannot be compared are INVALID_QUERY", "[fo
   CHECK(f->count(rows_where(parse_expression("a < null").value())).code() == error_code::INVALID_QUERY);
 }
 
+TEST_CASE("format: an order by a column that is not there is NO_SUCH_COLUMN for every call", "[format][query]") {
+  // Found by format_query_fuzz: explain accepted what query refused.
+  auto rows = make_rows(10, 1);
+  auto bytes = write(rows, {});
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  query q;
+  q.order_by = "<";
+  CHECK(f->query(q).code() == error_code::NO_SUCH_COLUMN);
+  CHECK(f->count(q).code() == error_code::NO_SUCH_COLUMN);
+  CHECK(f->aggregate("a", q).code() == error_code::NO_SUCH_COLUMN);
+  CHECK(f->columns(q).code() == error_code::NO_SUCH_COLUMN);
+  CHECK(f->explain(q, false).code() == error_code::NO_SUCH_COLUMN);
+  CHECK(f->explain(q, true).code() == error_code::NO_SUCH_COLUMN);
+}
+
 TEST_CASE("format: a limited order by skips chunks by statistics and returns what a full sort returns", "[format]") {
   // Values rise with the row (as timestamps do), with nulls and ties, over many small chunks.
   schema s{{{"id", column_type::integer}, {"at", column_type::integer}, {"x", column_type::float64}}};

@@ -160,6 +160,9 @@ struct engine {
   /// Appends an order key of a value: 0x00 + the domain key, or 0x01 for null (nulls last).
   void append_order_key(std::string &out, size_t column, const page_view &v, uint32_t i);
   result<std::vector<size_t>> projection(const std::vector<std::string> &names);
+  /// The column a query orders by (nullopt: file order); NO_SUCH_COLUMN when it names none. Every
+  /// call that takes a query (query, count, aggregate, columns, explain) refuses the same orders.
+  result<std::optional<size_t>> order_column(const query &q) const;
 
   /// The rows a query returns, in order (global row numbers).
   result<std::vector<uint64_t>> select(const query &q, const std::optional<pred> &where);

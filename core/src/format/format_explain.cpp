@@ -30,6 +30,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   if (!where) return std::move(where).error();
   auto cols = e.projection(q.columns);
   if (!cols) return std::move(cols).error();
+  if (auto o = e.order_column(q); !o) return std::move(o).error();
   // An analyzed run counts what it reads from a cold start: the cache and the sets of touched
   // blocks, chunks and columns are set aside and restored afterwards.
   read_counters before = f.counters;

@@ -92,8 +92,7 @@ result<uint64_t> file::count(const format::query &q) {
   auto p = compile_where(q.where, impl_->sch);
   if (!p) return std::move(p).error();
   if (auto c = e.projection(q.columns); !c) return std::move(c).error();
-  if (!q.order_by.empty() && !impl_->sch.find(q.order_by))
-    return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
+  if (auto o = e.order_column(q); !o) return std::move(o).error();
   uint64_t matched = impl_->rows;
   if (*p) {
     auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });

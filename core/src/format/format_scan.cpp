@@ -219,15 +219,24 @@ result<std::vector<size_t>> engine::projection(const std::vector<std::string> &n
   return cols;
 }
 
+result<std::optional<size_t>> engine::order_column(const query &q) const {
+  if (q.order_by.empty()) return std::optional<size_t>{};
+  auto c = f.sch.find(q.order_by);
+  if (!c) {
+    std::string msg = "no column named '";
+    msg += q.order_by;
+    msg += '\'';
+    return quire::error(error_code::NO_SUCH_COLUMN, std::move(msg));
+  }
+  return std::optional<size_t>{*c};
+}
+
 result<std::vector<uint64_t>> engine::select(const query &q, const std::optional<pred> &where) {
   std::vector<uint64_t> out;
   const uint64_t want = q.limit == UINT64_MAX || q.offset > UINT64_MAX - q.limit ? UINT64_MAX : q.offset + q.limit;
-  std::optional<size_t> order_col;
-  if (!q.order_by.empty()) {
-    auto c = f.sch.find(q.order_by);
-    if (!c) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + q.order_by + "'");
-    order_col = *c;
-  }
+  auto ordered = order_column(q);
+  if (!ordered) return std::move(ordered).error();
+  const std::optional<size_t> order_col = *ordered;
   const bool natural = !order_col || static_cast<int>(*order_col) == f.sorted_column;
   if (natural) {
     const bool reverse = order_col && q.descending;
