@@ -214,7 +214,7 @@ test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open fi
   await openBytes(page, 'big-bundle.json', bytes, 'fhir');
   console.log(`a ${bytes.length}-byte Bundle of ${entries.length} entries opened in ${Date.now() - t0} ms`);
   assert.ok(workers.some((u) => u.endsWith('/viewer/views/fhir-worker.mjs')), workers.join());
-  assert.equal(await page.textContent('[data-testid=fhir-summary]'), `Bundle · ${outcome.errors} errors, ${outcome.warnings} warnings · ${entries.length + lines.length} reference targets`);
+  assert.equal(await page.textContent('[data-testid=fhir-summary]'), `Bundle · ${outcome.errors} errors, ${outcome.warnings} warnings · ${entries.length + lines.length} reference targets${outcome.truncated ? ' · issue list cut' : ''}`);
   await expandPath(page, ['entry']);
   const group = page.locator('#views [role=tree] > [role=treeitem] > [role=group] > [role=treeitem]:has(> .kf-row > .kf-key:text-is("entry")) > [role=group]');
   assert.equal(await group.locator(':scope > [role=treeitem]:not(.kf-more)').count(), 200);
