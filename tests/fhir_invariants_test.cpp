@@ -18,25 +18,6 @@ using namespace quire;
 
 namespace {
 
-std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path &p) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(quire_test::read_text(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    size_t start = 0;
-    while (true) {
-      size_t tab = line.find('\t', start);
-      cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-      if (tab == std::string::npos) break;
-      start = tab + 1;
-    }
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 // The issues that are findings (not "informational": the unchecked invariants).
 std::vector<fhir::issue> findings(const fhir::outcome &o) {
   std::vector<fhir::issue> out;
@@ -55,7 +36,7 @@ size_t count_key(const fhir::outcome &o, std::string_view key) {
 
 TEST_CASE("fhir invariants: every broken resource fails exactly its invariant", "[fhir][invariants]") {
   auto dir = quire_test::data_dir() / "fhir" / "invariants";
-  auto rows = read_tsv(dir / "expected.tsv");
+  auto rows = quire_test::read_tsv(dir / "expected.tsv");
   REQUIRE(rows.size() >= 12);
   size_t files = 0;
   for (const auto &e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".json";

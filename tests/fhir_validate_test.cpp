@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <sstream>
 
 #include "quire/fhir.h"
 #include "test_support.h"
@@ -20,30 +19,11 @@ fhir::options structural() {
   return o;
 }
 
-std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path &p) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(quire_test::read_text(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    size_t start = 0;
-    while (true) {
-      size_t tab = line.find('\t', start);
-      cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-      if (tab == std::string::npos) break;
-      start = tab + 1;
-    }
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 }  // namespace
 
 TEST_CASE("fhir validate: every broken resource gives exactly the expected issue", "[fhir][validate]") {
   auto dir = quire_test::data_dir() / "fhir" / "broken";
-  auto rows = read_tsv(dir / "expected.tsv");
+  auto rows = quire_test::read_tsv(dir / "expected.tsv");
   REQUIRE(rows.size() >= 40);
   size_t files = 0;
   for (const auto &e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".json";

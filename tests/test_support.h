@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,27 @@ inline std::string read_text(const std::filesystem::path &p) {
 inline std::vector<uint8_t> read_bytes(const std::filesystem::path &p) {
   std::string s = read_text(p);
   return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+/// The rows of a tab-separated file, each a vector of its cells; blank lines and lines starting
+/// with '#' (comments) are skipped. An empty or missing file gives no rows.
+inline std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path &p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_text(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    size_t start = 0;
+    while (true) {
+      size_t tab = line.find('\t', start);
+      cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    rows.push_back(cells);
+  }
+  return rows;
 }
 
 }  // namespace quire_test

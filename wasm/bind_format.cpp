@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../core/src/common/alloc.h"
+#include "bind_stream_writer.h"
 #include "bind_support.h"
 #include "quire/format.h"
 #include "quire/json.h"
@@ -384,64 +385,32 @@ EMSCRIPTEN_BINDINGS(quire_format) {
 
 namespace {
 
-/// NDJSON or CSV fed piece by piece (each piece one copy into the heap). The file's bytes collect
-/// in the heap only until the wrapper copies them out after each call (outputPointer, outputSize,
-/// then clearOutput), so the heap holds the writer's state, not the whole file.
-class format_stream_writer {
+/// NDJSON or CSV into a .quire file (fmt::text_writer), for quire::wasm::stream_writer. The options
+/// live here: the writer refers to them.
+class text_stream_origin {
  public:
-  format_stream_writer(const std::string &from, const std::string &options_json) {
-    auto parsed = fmt::parse_write_options_json(options_json, options_, input_);
-    if (!parsed) {
-      error_ = quire::wasm::to_record(parsed.error());
-      return;
-    }
-    auto w = fmt::text_writer::create(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson, options_, sink_,
-                                      input_);
-    if (!w) error_ = quire::wasm::to_record(w.error());
-    else writer_ = std::move(w).value();
+  using writer_type = fmt::text_writer;
+
+  text_stream_origin(const std::string &from, const std::string &options_json)
+      : format_(from == "csv" ? fmt::text_format::csv : fmt::text_format::ndjson), options_json_(options_json) {}
+
+  quire::result<std::unique_ptr<fmt::text_writer>> create(fmt::byte_sink &sink) {
+    auto parsed = fmt::parse_write_options_json(options_json_, options_, input_);
+    if (!parsed) return parsed.error();
+    return fmt::text_writer::create(format_, options_, sink, input_);
   }
 
-  error_record error() const { return error_; }
-
-  error_record feed(uintptr_t pointer, size_t length) {
-    if (!writer_) return error_;
-    auto r = writer_->feed(std::string_view(reinterpret_cast<const char *>(pointer), length));
-    return r ? error_record() : quire::wasm::to_record(r.error());
-  }
-
-  error_record finish() {
-    if (!writer_) return error_;
-    auto r = writer_->finish();
-    if (!r) return quire::wasm::to_record(r.error());
-    rows_ = static_cast<double>(*r);
-    return {};
-  }
-
-  double rows() const { return rows_; }
-  double output_pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
-  double output_size() const { return static_cast<double>(sink_.bytes.size()); }
-  void clear_output() { sink_.bytes.clear(); }
+  static quire::result<void> feed(fmt::text_writer &writer, std::string_view piece) { return writer.feed(piece); }
 
  private:
+  fmt::text_format format_;
+  std::string options_json_;
   fmt::write_options options_;
   fmt::input_options input_;
-  fmt::vector_sink sink_;  // before writer_: the writer writes into it until it is destroyed
-  std::unique_ptr<fmt::text_writer> writer_;
-  error_record error_;
-  double rows_ = 0;
 };
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(quire_format_stream) {
-  using namespace emscripten;
-  class_<format_stream_writer>("FormatStreamWriter")
-      .constructor<std::string, std::string>()
-      .function("error", &format_stream_writer::error)
-      .function("feed", &format_stream_writer::feed, allow_raw_pointers())
-      .function("finish", &format_stream_writer::finish)
-      .function("rows", &format_stream_writer::rows)
-      .function("outputPointer", &format_stream_writer::output_pointer)
-      .function("outputSize", &format_stream_writer::output_size)
-      .function("clearOutput", &format_stream_writer::clear_output);
+  quire::wasm::register_stream_writer<text_stream_origin, std::string, std::string>("FormatStreamWriter");
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../core/src/common/alloc.h"
+#include "bind_stream_writer.h"
 #include "bind_support.h"
 #include "quire/fhirpath.h"
 #include "quire/format.h"
@@ -121,53 +122,34 @@ class view_stream {
 };
 
 /// A view's rows written as NDJSON, CSV or a .quire table (core's table_writer), fed NDJSON piece
-/// by piece. The output collects in the heap only until the wrapper copies it out after each call
-/// (outputPointer, outputSize, then clearOutput), as format's stream writer does.
-class view_writer {
+/// by piece, for quire::wasm::stream_writer (as format's stream writer is).
+class view_table_origin {
  public:
-  view_writer(const view_handle &v, const std::string &kind, const std::string &options_json) : view_(v.shared()) {
+  using writer_type = quire::view::table_writer;
+
+  view_table_origin(const view_handle &v, const std::string &kind, const std::string &options_json)
+      : view_(v.shared()),
+        kind_(kind == "csv"      ? quire::view::output_kind::csv
+              : kind == "ndjson" ? quire::view::output_kind::ndjson
+                                 : quire::view::output_kind::quire),
+        options_json_(options_json) {}
+
+  quire::result<std::unique_ptr<quire::view::table_writer>> create(quire::format::byte_sink &sink) {
     quire::format::write_options options;
     quire::format::input_options input;  // the view fixes the schema: nothing to read here
-    auto parsed = quire::format::parse_write_options_json(options_json, options, input);
-    if (!parsed) {
-      error_ = quire::wasm::to_record(parsed.error());
-      return;
-    }
-    const auto k = kind == "csv"      ? quire::view::output_kind::csv
-                   : kind == "ndjson" ? quire::view::output_kind::ndjson
-                                      : quire::view::output_kind::quire;
-    auto w = quire::view::table_writer::create(*view_, k, options, sink_);
-    if (!w) error_ = quire::wasm::to_record(w.error());
-    else writer_ = std::move(w).value();
+    auto parsed = quire::format::parse_write_options_json(options_json_, options, input);
+    if (!parsed) return parsed.error();
+    return quire::view::table_writer::create(*view_, kind_, options, sink);
   }
 
-  error_record error() const { return error_; }
-
-  error_record feed(uintptr_t pointer, size_t length) {
-    if (!writer_) return error_;
-    auto r = writer_->feed_ndjson(heap_text(pointer, length));
-    return r ? error_record() : quire::wasm::to_record(r.error());
+  static quire::result<void> feed(quire::view::table_writer &writer, std::string_view piece) {
+    return writer.feed_ndjson(piece);
   }
-
-  error_record finish() {
-    if (!writer_) return error_;
-    auto r = writer_->finish();
-    if (!r) return quire::wasm::to_record(r.error());
-    rows_ = static_cast<double>(*r);
-    return {};
-  }
-
-  double rows() const { return rows_; }
-  double output_pointer() const { return static_cast<double>(reinterpret_cast<uintptr_t>(sink_.bytes.data())); }
-  double output_size() const { return static_cast<double>(sink_.bytes.size()); }
-  void clear_output() { sink_.bytes.clear(); }
 
  private:
   std::shared_ptr<quire::view::compiled_view> view_;  // the writer points into it
-  quire::format::vector_sink sink_;                   // before writer_: written into until it is destroyed
-  std::unique_ptr<quire::view::table_writer> writer_;
-  error_record error_;
-  double rows_ = 0;
+  quire::view::output_kind kind_;
+  std::string options_json_;
 };
 
 /// A compiled FHIRPath expression with its evaluator.
@@ -215,15 +197,7 @@ EMSCRIPTEN_BINDINGS(quire_view) {
       .constructor<const view_handle &, double>()
       .function("feed", &view_stream::feed)
       .function("finish", &view_stream::finish);
-  class_<view_writer>("ViewWriter")
-      .constructor<const view_handle &, std::string, std::string>()
-      .function("error", &view_writer::error)
-      .function("feed", &view_writer::feed)
-      .function("finish", &view_writer::finish)
-      .function("rows", &view_writer::rows)
-      .function("outputPointer", &view_writer::output_pointer)
-      .function("outputSize", &view_writer::output_size)
-      .function("clearOutput", &view_writer::clear_output);
+  quire::wasm::register_stream_writer<view_table_origin, const view_handle &, std::string, std::string>("ViewWriter");
   class_<fhirpath_handle>("FhirpathExpression")
       .constructor<uintptr_t, size_t>()
       .function("error", &fhirpath_handle::error)

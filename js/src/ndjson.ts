@@ -3,6 +3,7 @@
 // longest line (maxLineBytes).
 import type { EmbindHandle } from './quire.mjs';
 import { QuireError } from './errors.js';
+import { byteChunks } from './chunks.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput } from './module.js';
@@ -69,36 +70,7 @@ interface FeedJson {
   error: ErrorJson | null;
 }
 
-/** Bytes fed to the wasm side at once when the source is one big buffer. */
-const SLICE = 1 << 20;
-const encoder = new TextEncoder();
-
-async function* chunks(source: NdjsonSource): AsyncGenerator<Uint8Array> {
-  if (typeof source === 'string') source = encoder.encode(source);
-  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
-  if (source instanceof Uint8Array) {
-    for (let at = 0; at < source.length; at += SLICE) yield source.subarray(at, at + SLICE);
-    return;
-  }
-  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
-    // Not every browser makes ReadableStream async-iterable: read it through its reader.
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield typeof value === 'string' ? encoder.encode(value) : value;
-      }
-    } finally {
-      reader.releaseLock();
-    }
-  }
-  if (Symbol.asyncIterator in (source as object)) {
-    for await (const chunk of source as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-    return;
-  }
-  throw new TypeError('quire: ndjson.stream() reads a Uint8Array, an ArrayBuffer, a string, a Node Readable or a ReadableStream');
-}
+const NOT_A_SOURCE = 'quire: ndjson.stream() reads a Uint8Array, an ArrayBuffer, a string, a Node Readable or a ReadableStream';
 
 function toError(e: ErrorJson): QuireError {
   return QuireError.fromRecord({ ...e });
@@ -127,7 +99,7 @@ export class NdjsonStream extends Handle<NdjsonStreamHandle> implements AsyncIte
     if (this.#started) throw new Error('quire: an NdjsonStream can be iterated once');
     this.#started = true;
     try {
-      for await (const chunk of chunks(this.#source)) {
+      for await (const chunk of byteChunks(this.#source, NOT_A_SOURCE)) {
         const text = withInput(chunk, (pointer, length) => this.handle.feed(pointer, length));
         yield* this.#decode(text);
       }

@@ -3,6 +3,7 @@
 // module parses (or, with the text forms, hands over unparsed).
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
+import { byteChunks } from './chunks.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
@@ -335,37 +336,10 @@ function writeSource(source: ViewWriteSource): ViewSource {
   return source as ViewSource;
 }
 
-/** Bytes fed to the wasm side at once when the source is one big buffer. */
-const SLICE = 1 << 20;
-const encoder = new TextEncoder();
-
-/** The source in pieces, each at most as large as what the source gives at once. */
+/** The source in pieces, each at most as large as what the source gives at once; a Blob (a File) is read as its stream. */
 async function* pieces(source: ViewSource): AsyncGenerator<Uint8Array> {
-  if (typeof source === 'string') source = encoder.encode(source);
-  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
-  if (source instanceof Uint8Array) {
-    for (let at = 0; at < source.length; at += SLICE) yield source.subarray(at, at + SLICE);
-    return;
-  }
-  if (typeof Blob !== 'undefined' && source instanceof Blob) source = source.stream() as ReadableStream<Uint8Array>;
-  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
-    // Not every browser makes ReadableStream async-iterable: read it through its reader.
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield typeof value === 'string' ? encoder.encode(value) : value;
-      }
-    } finally {
-      reader.releaseLock();
-    }
-  }
-  if (Symbol.asyncIterator in (source as object)) {
-    for await (const chunk of source as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-    return;
-  }
-  throw new TypeError('quire: a view streams a Uint8Array, an ArrayBuffer, a string, a Blob, a Node Readable or a ReadableStream');
+  const bytes = typeof Blob !== 'undefined' && source instanceof Blob ? (source.stream() as ReadableStream<Uint8Array>) : (source as Exclude<ViewSource, Blob>);
+  yield* byteChunks(bytes, 'quire: a view streams a Uint8Array, an ArrayBuffer, a string, a Blob, a Node Readable or a ReadableStream');
 }
 
 async function* rowsOf(texts: AsyncGenerator<string>): AsyncGenerator<Row> {

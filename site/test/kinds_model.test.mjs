@@ -1,12 +1,12 @@
 // The FHIR, NDJSON, HL7 and CSV views' logic without a browser: the JSON byte index (nodes,
 // FHIRPath locations, line and column), Bundle references, the NDJSON line index over slices,
-// the HL7 table rows and the binary-byte test, and CSV rows from core's text.
+// the unchecked invariants folded into one note per reason, the HL7 table rows and the binary-byte test, and CSV rows from core's text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { JsonModel, bundleTargets, containedTarget, resolveReference } from '../viewer/views/json-model.mjs';
-import { LineIndex, trimLineEnd } from '../viewer/views/ndjson-model.mjs';
+import { LineIndex, UncheckedNotes, trimLineEnd, uncheckedText } from '../viewer/views/ndjson-model.mjs';
 import { fieldParts, hasBinary, messageRows, rawSegments } from '../viewer/views/hl7-model.mjs';
 import { HL7_FIELDS, fieldName } from '../viewer/hl7-fields.mjs';
 import { corpusDir } from './kinds_helpers.mjs';
@@ -104,6 +104,33 @@ test('line index: slices of any size give the same line starts', () => {
   const ended = new LineIndex();
   ended.push(enc.encode('x\ny\n'));
   assert.equal(ended.count, 2);
+});
+
+test('unchecked invariants: one note per reason, its keys and the lines it was on; other issues are not taken', () => {
+  const why = 'it calls htmlChecks(), which quire cannot evaluate (no resolver, terminology server or XHTML checker)';
+  const unchecked = (key, reason = why) => ({ severity: 'information', code: 'informational', key, details: `invariant ${key} not checked: ${reason}`, expression: 'Patient.text.div' });
+  const notes = new UncheckedNotes(2);
+  for (let line = 1; line <= 1234; line++) {
+    assert.equal(notes.add(line, unchecked('txt-1')), true);
+    assert.equal(notes.add(line, unchecked('txt-2')), true);
+  }
+  // A real issue and an error are the caller's to list by line.
+  assert.equal(notes.add(5, { severity: 'warning', code: 'invariant', key: 'dom-6', details: 'dom-6: A resource should have narrative' }), false);
+  assert.equal(notes.add(6, { severity: 'information', code: 'informational', details: 'no key' }), false);
+  assert.equal(notes.add(7, { code: 'INVALID_JSON', message: 'INVALID_JSON at offset 3' }), false);
+  assert.equal(notes.add(9, unchecked('pat-9', 'evaluating it failed here: FHIRPATH_TYPE_ERROR')), true);
+  assert.equal(notes.add(10, unchecked('pat-9', 'evaluating it failed here: FHIRPATH_TYPE_ERROR')), true);
+  // Past maxReasons a new reason is refused (listed by line), a known one still folds.
+  assert.equal(notes.add(11, unchecked('obs-7', 'another reason')), false);
+  assert.equal(notes.add(12, unchecked('txt-1')), true);
+  assert.deepEqual(notes.notes(), [
+    { keys: ['txt-1', 'txt-2'], why, lines: 1235 },
+    { keys: ['pat-9'], why: 'evaluating it failed here: FHIRPATH_TYPE_ERROR', lines: 2 },
+  ]);
+  assert.equal(uncheckedText(notes.notes()[0]), `txt-1, txt-2 not checked on 1,235 lines: ${why}`);
+  assert.equal(uncheckedText({ keys: ['pat-9'], why: 'x', lines: 1 }), 'pat-9 not checked on 1 line: x');
+  notes.clear();
+  assert.deepEqual(notes.notes(), []);
 });
 
 test('hl7 rows: decoded parts split repetitions, components and subcomponents', () => {

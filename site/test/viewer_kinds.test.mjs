@@ -109,6 +109,40 @@ async function expandPath(page, labels) {
   }, labels);
 }
 
+/** Each issue's text as the list shows it: core's severity, its issue type unless that is "informational" (the severity's word again), location, details. */
+function issueText(issue) {
+  return `${issue.severity}${issue.code === 'informational' ? ' ' : ` ${issue.code} `}${issue.expression || '(document)'} line ${issue.line}, column ${issue.column}: ${issue.details}`;
+}
+
+/**
+ * The FHIR view's issue list as laid out now: each number on the baseline of its issue's first
+ * line (however the text wraps), the numbers right-aligned in one column, the texts starting in one.
+ * Resolves to how many of the issues wrap onto more lines.
+ */
+async function assertIssuesAligned(page, label) {
+  const rows = await page.$$eval('[data-testid=fhir-issues] > li', (items) => items.map((li) => {
+    const box = (node) => {
+      const r = document.createRange();
+      r.selectNodeContents(node);
+      return r.getClientRects()[0];
+    };
+    const no = li.querySelector('.kf-issue-no');
+    const button = li.querySelector('button');
+    const first = box(button.querySelector('.kf-sev'));
+    const number = no ? box(no) : null;
+    return { no: no?.textContent, noBottom: number?.bottom, noRight: number?.right, firstBottom: first.bottom, textLeft: first.left, wraps: button.getBoundingClientRect().height > 1.5 * first.height };
+  }));
+  assert.ok(rows.length > 0, `${label}: issues listed`);
+  rows.forEach((r, k) => {
+    assert.equal(r.no, `${k + 1}.`, `${label}: issue ${k + 1} numbered`);
+    assert.ok(Math.abs(r.noBottom - r.firstBottom) <= 1, `${label}: number ${k + 1} on its first line (number ${r.noBottom}, text ${r.firstBottom})`);
+    assert.ok(Math.abs(r.noRight - rows[0].noRight) <= 0.5, `${label}: numbers right-aligned`);
+    assert.ok(Math.abs(r.textLeft - rows[0].textLeft) <= 0.5, `${label}: texts start in one column`);
+    assert.ok(r.noRight <= r.textLeft, `${label}: number ${k + 1} left of its text`);
+  });
+  return rows.filter((r) => r.wraps).length;
+}
+
 test('FHIR: a resource as an ARIA tree beside its raw JSON, by keyboard', { skip }, async () => {
   const page = await viewer();
   await openBytes(page, 'Patient-example.json', read('fhir-r4', 'examples', 'Patient-example.json'), 'fhir');
@@ -138,6 +172,19 @@ test('FHIR: a resource as an ARIA tree beside its raw JSON, by keyboard', { skip
   // The raw JSON: the line of the selected node is marked.
   const raw = page.locator('[data-testid=fhir-raw]');
   assert.match(await raw.textContent(), /"resourceType": "Patient"/);
+  // Its issues (txt-1 and txt-2, not checked): core's severity once, numbers beside their text's
+  // first line at 1280 px and at 390 px (where the texts wrap), light and dark.
+  const outcome = pkg.fhir.validate(read('fhir-r4', 'examples', 'Patient-example.json'));
+  assert.ok(outcome.issues.some((i) => i.code === 'informational'), 'the example has an unchecked invariant');
+  assert.deepEqual(await page.$$eval('[data-testid=fhir-issues] button', (b) => b.map((x) => x.textContent)), outcome.issues.map(issueText));
+  for (const text of await page.$$eval('[data-testid=fhir-issues] button', (b) => b.map((x) => x.textContent))) assert.doesNotMatch(text, /information.*informational/);
+  await assertIssuesAligned(page, '1280 light');
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.ok(await assertIssuesAligned(page, '390 light') > 0, 'at 390 px an issue wraps');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await assertIssuesAligned(page, '390 dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
   await shootAll(page, 'viewer-fhir');
   assert.deepEqual(page.kindsErrors, []);
   await page.context().close();
@@ -150,6 +197,10 @@ test('FHIR: each validation issue is pinned to its node with core\'s line and co
   const page = await viewer();
   await openBytes(page, 'Questionnaire-qs1.json', bytes, 'fhir');
   assert.equal(await page.locator('[data-testid=fhir-issues] li').count(), outcome.issues.length);
+  // Each issue's text: core's severity and issue type (an error's "required", "structure"... kept).
+  assert.deepEqual(await page.$$eval('[data-testid=fhir-issues] button', (b) => b.map((x) => x.textContent)), outcome.issues.map(issueText));
+  assert.ok(outcome.issues.some((i) => i.severity === 'error'), 'the example has errors');
+  await assertIssuesAligned(page, 'Questionnaire-qs1');
   const issue = outcome.issues[1];
   await page.locator('[data-testid=fhir-issues] button').nth(1).click();
   const selected = page.locator('#views [role=treeitem][aria-selected=true]');
@@ -228,8 +279,21 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   const lines = Buffer.concat([read('bulk-ndjson-synthea', 'Patient.000.ndjson'), read('bulk-ndjson-synthea', 'Organization.000.ndjson'),
     Buffer.from('{"resourceType":"Patient","id":"broken",\n{"resourceType":"Patient","id":"bad-date","birthDate":"1970-13-45"}\n')]);
   const expected = pkg.ndjson.stream(lines, { continueOnError: true });
+  // Real issues and unreadable lines by line; the invariants core could not check (reported once a
+  // validation, so once a line) folded into one note per reason with the lines it was on.
   const expectedIssues = [];
-  for await (const item of expected) if (!item.resource) expectedIssues.push(item.line);
+  const unchecked = new Map(); // reason -> { keys, lines }
+  for await (const item of expected) {
+    if (item.resource) continue;
+    if (item.issue?.code === 'informational') {
+      const why = item.issue.details.replace(`invariant ${item.issue.key} not checked: `, '');
+      if (!unchecked.has(why)) unchecked.set(why, { keys: new Set(), lines: new Set() });
+      unchecked.get(why).keys.add(item.issue.key);
+      unchecked.get(why).lines.add(item.line);
+    } else expectedIssues.push(item.line);
+  }
+  const expectedNotes = [...unchecked].map(([why, n]) => `${[...n.keys].join(', ')} not checked on ${n.lines.size.toLocaleString('en-US')} lines: ${why}`);
+  assert.ok([...unchecked.values()].some((n) => n.lines.size > 1 && n.keys.size > 1), 'some invariants are not checked on several lines');
   const stats = expected.stats;
   const page = await viewer();
   await openBytes(page, 'mixed.ndjson', lines, 'ndjson');
@@ -240,6 +304,8 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   const listed = await page.$$eval('[data-testid=ndjson-issues] li', (li) => li.map((x) => Number(/line (\d+)/.exec(x.textContent)[1])));
   assert.deepEqual(listed, expectedIssues);
   assert.ok(listed.length >= 2);
+  assert.deepEqual(await page.$$eval('[data-testid=ndjson-unchecked] li', (li) => li.map((x) => x.textContent)), expectedNotes);
+  assert.doesNotMatch(await page.textContent('[data-testid=ndjson-issues]'), /not checked/);
   assert.match(await page.textContent('[data-testid=ndjson-issues]'), /INVALID_JSON/);
   // A ViewDefinition is offered only when the package has views (its `view` module).
   assert.equal(await page.locator('.kn-view-def').isVisible(), typeof pkg.view?.streamText === 'function');

@@ -96,8 +96,12 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
     targets.size ? ` · ${targets.size} reference targets` : '',
     outcome.truncated ? ' · issue list cut' : '');
   const issueList = el('ol', { class: 'kf-issues', 'aria-label': 'Validation issues', 'data-testid': 'fhir-issues' });
-  for (const issue of outcome.issues) {
-    issueList.append(el('li', {},
+  outcome.issues.forEach((issue, k) => {
+    // The number is the item's own first column (not the list's marker, which sits on the last
+    // line of a button that wraps), hidden from assistive technology, which counts the items. The
+    // issue type "informational" (an invariant not checked) says again what the severity
+    // "information" says: the severity alone names it.
+    issueList.append(el('li', {}, el('span', { class: 'kf-issue-no', 'aria-hidden': 'true' }, `${k + 1}.`),
       el('button', {
         type: 'button', class: `kf-issue kf-${issue.severity}`,
         onclick: () => {
@@ -105,9 +109,9 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
           reveal(node, true);
           raw.jump(issue.line, issue.column);
         },
-      }, el('span', { class: 'kf-sev' }, issue.severity), ` ${issue.code} `, el('code', {}, issue.expression || '(document)'),
+      }, el('span', { class: 'kf-sev' }, issue.severity), issue.code === 'informational' ? ' ' : ` ${issue.code} `, el('code', {}, issue.expression || '(document)'),
       ` line ${issue.line}, column ${issue.column}: `, issue.details)));
-  }
+  });
   const layout = el('div', { class: 'kf-view' },
     el('header', { class: 'kf-head' }, summary, outcome.issues.length ? issueList : el('p', { class: 'kf-ok' }, 'No validation issues.')),
     el('div', { class: 'kf-split' },

@@ -6,7 +6,7 @@
 // FHIR ViewDefinition (core's view writer, fed slice by slice), download it and open it.
 import { createGrid } from '../grid.mjs';
 import { mount as mountFhir } from './fhir.mjs';
-import { LineIndex, trimLineEnd } from './ndjson-model.mjs';
+import { LineIndex, UncheckedNotes, trimLineEnd, uncheckedText } from './ndjson-model.mjs';
 import { el, errorLine, quireName, slices, useStyle } from './kinds-common.mjs';
 
 /** Issues kept for the list (each line's count is kept whatever this is). */
@@ -31,12 +31,16 @@ export async function mount(shellCtx) {
   const lineId = []; // line -> id
   const lineIssues = new Map(); // line -> number of issues and errors
   const listed = []; // { line, severity, code, text }
+  // Core reports each invariant it cannot evaluate once per validation, so once per line here:
+  // those fold into one note per reason for the file; the real issues stay listed by line.
+  const unchecked = new UncheckedNotes();
   let stats = null;
   let state = 'indexing';
   let child = null; // the inline FHIR view
 
   const status = el('p', { class: 'kn-status', role: 'status', 'data-testid': 'ndjson-status' }, 'Indexing…');
   const counts = el('table', { class: 'kn-counts', 'data-testid': 'ndjson-counts' });
+  const notesBox = el('ul', { class: 'kn-notes', 'aria-label': 'Invariants not checked', 'data-testid': 'ndjson-unchecked' });
   const issuesBox = el('ul', { class: 'kn-issues', 'aria-label': 'Line issues', 'data-testid': 'ndjson-issues' });
   const jumpInput = el('input', { type: 'number', min: '1', inputmode: 'numeric', 'aria-label': 'Line number', class: 'kn-jump', 'data-testid': 'ndjson-jump' });
   const convertButton = el('button', { type: 'button', 'data-testid': 'ndjson-convert', disabled: true }, 'Convert to .quire');
@@ -67,7 +71,7 @@ export async function mount(shellCtx) {
           el('label', {}, 'Line ', jumpInput), el('button', { type: 'submit' }, 'Go')),
         convertButton, openResultButton, resumeButton), viewBox),
     el('div', { class: 'kn-side' }, el('section', { 'aria-label': 'Resources by type' }, el('h3', {}, 'By resourceType'), counts),
-      el('section', { 'aria-label': 'Issues' }, el('h3', {}, 'Issues'), issuesBox)),
+      el('section', { 'aria-label': 'Issues' }, el('h3', {}, 'Issues'), notesBox, issuesBox)),
     gridBox, detail));
 
   const grid = createGrid(gridBox, {
@@ -119,6 +123,10 @@ export async function mount(shellCtx) {
       `line ${line}: `, el('strong', {}, code), rest)));
   }
 
+  function drawUnchecked() {
+    notesBox.replaceChildren(...unchecked.notes().map((n) => el('li', { class: 'kn-note' }, uncheckedText(n))));
+  }
+
   function drawCounts() {
     const byType = stats?.byType ?? {};
     const rows = Object.entries(byType).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -143,6 +151,8 @@ export async function mount(shellCtx) {
     lineId.length = 0;
     lineIssues.clear();
     listed.length = 0;
+    unchecked.clear();
+    notesBox.replaceChildren();
     issuesBox.replaceChildren();
     grid.setRowCount(0);
     state = 'indexing';
@@ -165,7 +175,7 @@ export async function mount(shellCtx) {
           if (typeof item.resource.id === 'string') lineId[item.line] = item.resource.id;
         } else if (item.issue) {
           const i = item.issue;
-          note(item.line, i.severity, i.code, `${i.expression} (column ${i.column}): ${i.details}`);
+          if (!unchecked.add(item.line, i)) note(item.line, i.severity, i.code, `${i.expression} (column ${i.column}): ${i.details}`);
         } else if (item.error) {
           note(item.line, 'error', item.error.code, errorLine(item.error));
         }
@@ -177,6 +187,7 @@ export async function mount(shellCtx) {
           grid.refresh();
           drawStatus();
           drawCounts();
+          drawUnchecked();
         }
       }
       state = 'done';
@@ -192,6 +203,7 @@ export async function mount(shellCtx) {
     grid.refresh();
     drawStatus();
     drawCounts();
+    drawUnchecked();
     convertButton.disabled = false;
     resumeButton.hidden = state === 'done';
     const wanted = Number(ctx.hash?.get('line'));
