@@ -3,6 +3,7 @@
 // core as native quire.
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
+import { byteChunks } from './chunks.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
@@ -521,63 +522,9 @@ export function blobReader(blob: Blob): RangeReader {
 
 // --- writing from a stream --------------------------------------------------------------------------
 
-/** Bytes handed to the wasm side at once when the source is one big buffer. */
-const STREAM_SLICE = 1 << 20;
-const encoder = new TextEncoder();
-
-/**
- * Encodes string chunks as UTF-8. A chunk may end between the two halves of a surrogate pair
- * (text cut by UTF-16 units): the first half waits for the next chunk instead of becoming U+FFFD.
- */
-class ChunkEncoder {
-  #pending = '';
-  encode(chunk: Uint8Array | string): Uint8Array {
-    if (typeof chunk !== 'string') return chunk;
-    let text = this.#pending + chunk;
-    this.#pending = '';
-    const last = text.charCodeAt(text.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) {
-      this.#pending = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    return encoder.encode(text);
-  }
-  flush(): Uint8Array {
-    const rest = encoder.encode(this.#pending);
-    this.#pending = '';
-    return rest;
-  }
-}
-
+/** A write source in pieces (chunks.ts), refused with format's own message. */
 async function* sourceChunks(source: WriteSource): AsyncGenerator<Uint8Array> {
-  if (typeof source === 'string') source = encoder.encode(source);
-  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
-  if (source instanceof Uint8Array) {
-    for (let at = 0; at < source.length; at += STREAM_SLICE) yield source.subarray(at, at + STREAM_SLICE);
-    return;
-  }
-  const text = new ChunkEncoder();
-  if (typeof (source as ReadableStream<Uint8Array | string>).getReader === 'function') {
-    // Not every browser makes ReadableStream async-iterable: read it through its reader.
-    const reader = (source as ReadableStream<Uint8Array | string>).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        yield text.encode(value);
-      }
-    } finally {
-      reader.releaseLock();
-    }
-    yield text.flush();
-    return;
-  }
-  if (source && typeof source === 'object' && Symbol.asyncIterator in source) {
-    for await (const chunk of source as AsyncIterable<Uint8Array | string>) yield text.encode(chunk);
-    yield text.flush();
-    return;
-  }
-  throw new TypeError('quire: a stream source is a Node Readable, a ReadableStream, an async iterable of chunks, or bytes / text');
+  yield* byteChunks(source, 'quire: a stream source is a Node Readable, a ReadableStream, an async iterable of chunks, or bytes / text');
 }
 
 function isStreamSource(input: unknown): input is AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string> {

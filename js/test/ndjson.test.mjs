@@ -36,6 +36,16 @@ test('ndjson: blank lines skipped, issues and bad lines with their line numbers 
   }
 });
 
+test('ndjson: string chunks cut between the halves of a surrogate pair keep the character (not U+FFFD)', async () => {
+  const text = JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Gr\u{1F600}n' }] }) + '\n';
+  const cut = text.indexOf('\u{1F600}') + 1; // between the pair's two UTF-16 units
+  assert.equal(text.charCodeAt(cut - 1) >= 0xd800 && text.charCodeAt(cut - 1) <= 0xdbff, true);
+  const items = await collect(ndjson.stream(Readable.from([text.slice(0, cut), text.slice(cut)], { objectMode: true })));
+  const resources = items.filter((i) => i.resource);
+  assert.equal(resources.length, 1);
+  assert.equal(resources[0].resource.name[0].family, 'Gr\u{1F600}n');
+});
+
 test('ndjson: a bad line throws QuireError with its line number by default', async () => {
   const lines = [];
   await assert.rejects(

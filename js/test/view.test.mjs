@@ -174,6 +174,18 @@ test('view: stream gives the rows of run over any piece size and source kind', a
   v.close();
 });
 
+test('view: string chunks cut between the halves of a surrogate pair keep the character (not U+FFFD)', async () => {
+  const text = JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Gr\u{1F600}n', given: ['\u{10348}'] }] }) + '\n';
+  const want = view.run(PATIENT_VIEW, text);
+  assert.equal(want[0].family, 'Gr\u{1F600}n');
+  // Every cut of the text in UTF-16 units, the pair's halves among them, as a stream of strings.
+  for (let cut = 1; cut < text.length; ++cut) {
+    const rows = [];
+    for await (const r of view.stream(PATIENT_VIEW, Readable.from([text.slice(0, cut), text.slice(cut)], { objectMode: true }))) rows.push(r);
+    assert.deepEqual(rows, want, `cut at ${cut}`);
+  }
+});
+
 test('view: a bad NDJSON line while streaming throws with its line number, after the rows before it', async () => {
   const text = '{"resourceType":"Patient","id":"a"}\n\n{"resourceType":"Patient","id":}\n{"resourceType":"Patient","id":"c"}\n';
   for (const size of [1, 7, 1000]) {
