@@ -39,7 +39,7 @@ std::string describe_node(const json::detail::node &n) {
 std::string tape_difference(const json::detail::tape_data &a, const json::detail::tape_data &b) {
   if (a.value_count != b.value_count) return "value_count";
   if (a.max_depth != b.max_depth) return "max_depth";
-  if (std::string_view(a.strings) != std::string_view(b.strings)) return "strings";
+  if (a.strings != b.strings) return "strings";
   if (a.tape.size() != b.tape.size()) return "tape size";
   for (size_t i = 0; i < a.tape.size(); ++i) {
     const auto &x = a.tape[i];
@@ -106,6 +106,7 @@ outcome compare(std::string_view input, const json::limits &lim = {}) {
     json::detail::tape_data borrowed;
     borrowed.input = std::string_view(padded.data(), input.size());
     borrowed.strings.reserve(input.size() + json::FAST_STRING_SLACK);
+    borrowed.tape.reserve(json::tape_entries_bound(input));
     const bool ok = json::fast_build(borrowed.input, lim, borrowed);
     CHECK(ok == f.ok());
     if (ok && f) CHECK(tape_difference(fast, borrowed) == "");

@@ -15,11 +15,15 @@ uint64_t first_invalid_utf8(std::string_view s) noexcept;
 /// The simdjson kernel in use ("haswell", "fallback"...).
 std::string_view simd_kernel() noexcept;
 
+/// An upper bound on the tape entries of a document: one per `,` `:` `[` `{`, plus the root.
+size_t tape_entries_bound(std::string_view s) noexcept;
+
 // The fast tape builder (json_tape.cpp). `padded` has simdjson's 64 bytes of padding after it
 // (it reads 16 bytes at a time past what it needs). It returns false, with `data`'s tape, strings
 // and counts emptied, for anything it does not accept: the caller then runs the reference walk,
-// which reports the error. `data.strings` must have capacity for padded.size() +
-// FAST_STRING_SLACK: strings are copied 16 bytes per store.
+// which reports the error. `data.tape` must have capacity for tape_entries_bound(padded) nodes and
+// `data.strings` for padded.size() + FAST_STRING_SLACK bytes (strings are copied 16 bytes per
+// store); what is in them is replaced.
 inline constexpr size_t FAST_STRING_SLACK = 64;
 bool fast_build(std::string_view padded, const limits &lim, detail::tape_data &data);
 /// As fast_build, counting (check()).

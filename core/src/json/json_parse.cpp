@@ -35,7 +35,8 @@ const kernel &best_kernel() {
   return chosen;
 }
 
-// An upper bound on the tape entries of a document: one per `,` `:` `[` `{`, plus the root.
+}  // namespace
+
 // Counted in blocks of 255 bytes into a byte-wide sum (the four tests are exclusive, so one OR
 // of them is 0 or 1): the compiler then vectorizes the loop, natively and in wasm (simd128); the
 // per-byte sum into a size_t it did not, and this pass was a tenth of parsing a short document.
@@ -56,6 +57,8 @@ size_t tape_entries_bound(std::string_view s) noexcept {
   }
   return n;
 }
+
+namespace {
 
 // Validates limits and gives simdjson a padded buffer: the caller's own when it has padding, else
 // a copy (kept in `copy`).

@@ -28,6 +28,12 @@
 #define QUIRE_JSON_SIMD128 1
 #endif
 
+#if defined(__GNUC__)
+#define QUIRE_INLINE inline __attribute__((always_inline))
+#else
+#define QUIRE_INLINE inline
+#endif
+
 namespace quire::json {
 namespace {
 
@@ -156,7 +162,9 @@ struct count_sink {
 template <typename Sink>
 class fast_parser {
  public:
-  fast_parser(std::string_view input, size_t max_depth, Sink &sink, std::vector<frame> &stack)
+  // `stack` has room for max_depth frames; building, `sink.d.tape` is sized to at least
+  // tape_entries_bound(input) nodes.
+  fast_parser(std::string_view input, size_t max_depth, Sink &sink, frame *stack)
       : base_(input.data()),
         p_(input.data()),
         end_(input.data() + input.size()),
@@ -169,13 +177,16 @@ class fast_parser {
     if constexpr (Sink::BUILD) return static_cast<size_t>(out_ - sink_.d.strings.data());
     return 0;
   }
+  /// Nodes written (building).
+  size_t nodes_used() const { return static_cast<size_t>(t_ - tape_); }
 
   bool run() {
-    stack_.clear();
+    depth_ = 0;
     // Checking writes nothing, but the write position still moves (as far as the input, never
     // beyond): pointing it into the input keeps that arithmetic within one object.
     if constexpr (Sink::BUILD) {
       out_ = sink_.d.strings.data();
+      tape_ = t_ = sink_.d.tape.data();
     } else {
       out_ = const_cast<char *>(base_);
     }
@@ -208,7 +219,7 @@ class fast_parser {
             break;
           }
           if (p_ >= end_) return false;
-          ++stack_.back().count;
+          ++top().count;
           continue;
         }
         case '"':
@@ -229,13 +240,13 @@ class fast_parser {
       }
       // After a value: the next member or element, or the ends of containers.
       for (;;) {
-        if (stack_.empty()) {
+        if (depth_ == 0) {
           skip_space();
           return p_ == end_;
         }
         skip_space();
         const char c = peek();
-        frame &f = stack_.back();
+        frame &f = top();
         if (c == ',') {
           ++p_;
           skip_space();
@@ -260,15 +271,20 @@ class fast_parser {
   const char *end_;
   size_t max_depth_;
   Sink &sink_;
-  std::vector<frame> &stack_;
-  char *out_ = nullptr;  // where the next unescaped string byte goes (building)
+  frame *stack_;  // the open containers: stack_[0] .. stack_[depth_ - 1]
+  size_t depth_ = 0;
+  char *out_ = nullptr;           // where the next unescaped string byte goes (building)
+  detail::node *tape_ = nullptr;  // the tape's first node and the next one to write (building)
+  detail::node *t_ = nullptr;
+
+  frame &top() { return stack_[depth_ - 1]; }
 
   // The byte at p_, or 0 (which nothing expects) at the end.
   char peek() const { return p_ < end_ ? *p_ : '\0'; }
 
   uint32_t here() const { return static_cast<uint32_t>(p_ - base_); }
 
-  void skip_space() {
+  QUIRE_INLINE void skip_space() {
     // Most documents are compact or indented: test the one byte before loading a block.
     if (p_ >= end_ || static_cast<unsigned char>(*p_) > ' ') return;
     for (;;) {
@@ -286,42 +302,41 @@ class fast_parser {
     }
   }
 
-  void push(uint32_t off, uint32_t start, uint32_t length, kind k, uint8_t flag) {
-    auto &tape = sink_.d.tape;
-    const uint32_t index = static_cast<uint32_t>(tape.size());
-    tape.push_back(detail::node{off, start, length, index + 1, static_cast<uint8_t>(k), flag});
+  QUIRE_INLINE void push(uint32_t off, uint32_t start, uint32_t length, kind k, uint8_t flag) {
+    const uint32_t index = static_cast<uint32_t>(t_ - tape_);
+    *t_++ = detail::node{off, start, length, index + 1, static_cast<uint8_t>(k), flag};
   }
 
-  bool open(bool is_object) {
-    const size_t depth = stack_.size() + 1;
+  QUIRE_INLINE bool open(bool is_object) {
+    const size_t depth = depth_ + 1;
     if (depth > max_depth_) return false;
     if constexpr (Sink::BUILD) {
       detail::tape_data &d = sink_.d;
       if (depth > d.max_depth) d.max_depth = depth;
       ++d.value_count;
-      stack_.push_back(frame{static_cast<uint32_t>(d.tape.size()), 0, is_object});
+      stack_[depth_] = frame{static_cast<uint32_t>(t_ - tape_), 0, is_object};
       push(here(), 0, 0, is_object ? kind::object : kind::array, 0);
     } else {
       if (depth > sink_.s.max_depth) sink_.s.max_depth = depth;
       ++(is_object ? sink_.s.objects : sink_.s.arrays);
-      stack_.push_back(frame{0, 0, is_object});
+      stack_[depth_] = frame{0, 0, is_object};
     }
+    depth_ = depth;
     return true;
   }
 
-  void close() {
+  QUIRE_INLINE void close() {
     if constexpr (Sink::BUILD) {
-      auto &tape = sink_.d.tape;
-      const frame &f = stack_.back();
-      tape[f.index].length = f.count;
-      tape[f.index].next = static_cast<uint32_t>(tape.size());
+      const frame &f = top();
+      tape_[f.index].length = f.count;
+      tape_[f.index].next = static_cast<uint32_t>(t_ - tape_);
     }
-    stack_.pop_back();
+    --depth_;
   }
 
   // A key at p_ (its quote), then the colon; leaves p_ at the member's value.
-  bool key() {
-    ++stack_.back().count;
+  QUIRE_INLINE bool key() {
+    ++top().count;
     const uint32_t off = here();
     uint32_t start = 0, length = 0;
     if (!string(start, length)) return false;
@@ -337,7 +352,7 @@ class fast_parser {
     return p_ < end_;
   }
 
-  bool string_value() {
+  QUIRE_INLINE bool string_value() {
     const uint32_t off = here();
     uint32_t start = 0, length = 0;
     if (!string(start, length)) return false;
@@ -353,7 +368,7 @@ class fast_parser {
   // The string whose quote is at p_, unescaped into the string buffer: 16 bytes are copied per
   // step whatever they hold (the buffer has room: see json_parse.cpp) and the write position moves
   // on only over the bytes that belong to the string.
-  bool string(uint32_t &start, uint32_t &length) {
+  QUIRE_INLINE bool string(uint32_t &start, uint32_t &length) {
     ++p_;
     char *out = out_;
     for (;;) {
@@ -461,7 +476,7 @@ class fast_parser {
     return true;
   }
 
-  bool literal(const char *word, size_t n, kind k, uint8_t flag) {
+  QUIRE_INLINE bool literal(const char *word, size_t n, kind k, uint8_t flag) {
     const uint32_t off = here();
     if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
     p_ += n;
@@ -477,7 +492,7 @@ class fast_parser {
 
   // JSON's number grammar (json_walk.h's valid_number): -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
   // The caller then requires a delimiter after it, so `01`, `1x` and `1.5.3` go to the reference.
-  bool number() {
+  QUIRE_INLINE bool number() {
     const char *start = p_;
     if (peek() == '-') ++p_;
     const char first = peek();
@@ -514,23 +529,27 @@ class fast_parser {
   }
 };
 
-// The open containers, one thread's, kept between calls so that a run of documents allocates once.
-std::vector<frame> &thread_stack() {
-  thread_local std::vector<frame> stack;
-  return stack;
-}
-
 size_t effective_depth(const limits &lim) { return lim.max_depth < HARD_MAX_DEPTH ? lim.max_depth : HARD_MAX_DEPTH; }
+
+// The open containers, one thread's, sized once for the deepest nesting allowed (48 KiB), so that
+// no call allocates and the parser indexes it without growth checks.
+frame *thread_stack() {
+  thread_local std::vector<frame> stack(HARD_MAX_DEPTH + 1);
+  return stack.data();
+}
 
 }  // namespace
 
 bool fast_build(std::string_view padded, const limits &lim, detail::tape_data &data) {
-  data.tape.clear();
   data.max_depth = 0;
   data.value_count = 0;
-  // Room for the 16-byte stores (the caller reserved it, so this does not allocate): no string is
-  // longer unescaped than written, so the writes stay below input.size() + FAST_STRING_SLACK.
-  data.strings.resize(padded.size() + FAST_STRING_SLACK);
+  // Sized to what the caller reserved (so no allocation, and no zeroing: the allocator leaves the
+  // elements uninitialized) and written through pointers. The tape's capacity is at least
+  // tape_entries_bound(padded), which counts nodes even for the part of a bad input parsed before
+  // the parser declines; the strings need room for the 16-byte stores: no string is longer
+  // unescaped than written, so the writes stay below input.size() + FAST_STRING_SLACK.
+  data.tape.resize(data.tape.capacity());
+  data.strings.resize(data.strings.capacity());
   tape_sink sink{data};
   fast_parser<tape_sink> parser(padded, effective_depth(lim), sink, thread_stack());
   if (!parser.run()) {
@@ -540,6 +559,7 @@ bool fast_build(std::string_view padded, const limits &lim, detail::tape_data &d
     data.value_count = 0;
     return false;
   }
+  data.tape.resize(parser.nodes_used());
   data.strings.resize(parser.strings_used());
   return true;
 }
