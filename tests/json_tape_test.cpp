@@ -240,10 +240,17 @@ TEST_CASE("json tape: numbers at every edge of the grammar") {
 
 TEST_CASE("json tape: structure, literals, whitespace and trailing content") {
   for (const char *s :
-       {"{}", "[]", "[[]]", "[{}]", "{\"a\":{}}", "{\"a\":[]}", "[[],[[]],{}]", "true", "false", "null", "\"\"",
-        "\"x\"", "[true,false,null]", "{\"\":\"\"}", " \t\r\n[ \t\r\n1 \t\r\n, \t\r\n2 ] \t\r\n",
+       {"{}", "[]", "[[]]", "[{}]", "{\"a\":{}}", "{\"a\":[]}", "[[],[[]],{}]", "true", "false", "null", "\"x\" ",
+        "[1] ", "\"\"", "\"x\"", "[true,false,null]", "{\"\":\"\"}", " \t\r\n[ \t\r\n1 \t\r\n, \t\r\n2 ] \t\r\n",
         " { \"a\" : 1 , \"b\" : [ ] , \"c\" : { } } ", "{\"a\":1,\"a\":2}"}) {
     CHECK(compare(s).fast_ok);
+  }
+  // simdjson 3.0.1 judges a root literal by a few bytes after it (is_root_null reads json[5];
+  // get_root_bool copies at most 6 bytes, so `true` and 3 spaces is "not a boolean"): the fast
+  // builder declines root literals with anything after them, and whatever the reference says stands.
+  for (const char *s : {"null ", "null  ", "null\n\n\n", "true ", "true  ", "true   ", "true    ", "false ", "false  ",
+                        "false   ", " null", "\ttrue", "\n false"}) {
+    compare(s);
   }
   // Pretty-printed, with indentation runs longer than a block.
   CHECK(compare("{\n" + std::string(40, ' ') + "\"a\": [\n" + std::string(33, '\t') + "1]\n}\n" + std::string(70, ' '))

@@ -192,6 +192,7 @@ class fast_parser {
     }
     skip_space();
     if (p_ >= end_) return false;
+    const bool root_literal = *p_ == 't' || *p_ == 'f' || *p_ == 'n';
     for (;;) {
       // A value starts at p_ (not past the end: every caller checked).
       switch (*p_) {
@@ -241,6 +242,10 @@ class fast_parser {
       // After a value: the next member or element, or the ends of containers.
       for (;;) {
         if (depth_ == 0) {
+          // simdjson 3.0.1 judges a root literal by bytes past it (is_root_null reads json[5],
+          // get_root_bool copies at most 6 bytes and calls more "not a boolean"), so `null `
+          // and `true   ` are errors there: anything after a root literal is the reference's call.
+          if (root_literal && p_ != end_) return false;
           skip_space();
           return p_ == end_;
         }
