@@ -204,6 +204,18 @@ TEST_CASE("json tape: escapes, surrogates and UTF-8") {
     CHECK(compare("[\"" + std::string(pad, 'a') + "\xF0\x9F\x8C\x80" + "z\"]").fast_ok);
     CHECK(compare("[\"" + std::string(pad, 'a') + "\xE2\x82\xAC\xC3\xA9\"]").fast_ok);
   }
+  // Sequences cut short by a quote, a backslash or the end, at every place in a block; and long
+  // runs of non-ASCII text.
+  for (size_t pad = 0; pad < 20; ++pad) {
+    const std::string a(pad, 'a');
+    CHECK_FALSE(compare("[\"" + a + "\xE2\x82\"]").fast_ok);
+    CHECK_FALSE(compare("[\"" + a + "\xF0\x9F\x8C\\n\"]").fast_ok);
+    CHECK_FALSE(compare("[\"" + a + "\xC3").fast_ok);
+    CHECK(compare("[\"" + a + "\xC3\xA9\\n\xE2\x82\xAC\"]").fast_ok);
+  }
+  std::string runs;
+  for (int i = 0; i < 40; ++i) runs += "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x8C\x80";
+  CHECK(compare("{\"" + runs + "\":\"" + runs + "x\"}").fast_ok);
   // Invalid UTF-8: overlong, surrogates, above U+10FFFF, truncated, stray continuation, bad lead
   // bytes, inside and outside strings.
   for (const char *s : {"[\"\xC0\xAF\"]", "[\"\xC1\xBF\"]", "[\"\xE0\x80\xAF\"]", "[\"\xED\xA0\x80\"]",

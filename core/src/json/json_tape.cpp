@@ -55,6 +55,8 @@ struct block {
     const __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
     return static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low)));
   }
+  // Bytes of 0x80 and above (their top bits).
+  uint32_t high() const { return static_cast<uint32_t>(_mm_movemask_epi8(v)); }
   uint32_t non_space() const {
     const __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
     const __m128i nl = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
@@ -75,6 +77,7 @@ struct block {
     const v128_t low = wasm_i8x16_lt(v, wasm_i8x16_splat(0x20));
     return static_cast<uint32_t>(wasm_i8x16_bitmask(wasm_v128_or(wasm_v128_or(quote, backslash), low)));
   }
+  uint32_t high() const { return static_cast<uint32_t>(wasm_i8x16_bitmask(v)); }
   uint32_t non_space() const {
     const v128_t sp = wasm_i8x16_eq(v, wasm_i8x16_splat(' '));
     const v128_t nl = wasm_i8x16_eq(v, wasm_i8x16_splat('\n'));
@@ -96,6 +99,11 @@ struct block {
   uint32_t string_specials() const {
     uint32_t m = 0;
     for (int i = 0; i < 16; ++i) m |= uint32_t{b[i] == '"' || b[i] == '\\' || b[i] < 0x20 || b[i] >= 0x80} << i;
+    return m;
+  }
+  uint32_t high() const {
+    uint32_t m = 0;
+    for (int i = 0; i < 16; ++i) m |= uint32_t{b[i] >= 0x80} << i;
     return m;
   }
   uint32_t non_space() const {
@@ -372,43 +380,57 @@ class fast_parser {
 
   // The string whose quote is at p_, unescaped into the string buffer: 16 bytes are copied per
   // step whatever they hold (the buffer has room: see json_parse.cpp) and the write position moves
-  // on only over the bytes that belong to the string.
+  // on only over the bytes that belong to the string. Non-ASCII bytes are validated in place
+  // (UTF-8 is copied as it is), so a block of text with accents or symbols is still one step.
   QUIRE_INLINE bool string(uint32_t &start, uint32_t &length) {
     ++p_;
     char *out = out_;
     for (;;) {
       const block b = block::load(p_);
       if constexpr (Sink::BUILD) b.store(out);
-      const uint32_t m = b.string_specials();
-      if (m == 0) {
+      const uint32_t high = b.high();
+      const uint32_t stops = b.string_specials() & ~high;  // quote, backslash, control character
+      const unsigned limit = stops != 0 ? first_bit(stops) : 16;
+      const uint32_t before = (uint32_t{1} << limit) - 1;
+      if ((high & before) != 0) {
+        // Whole UTF-8 sequences up to the stop; one that runs past the block's end is finished
+        // here (a stop byte is ASCII, so a sequence never runs into one: it would be invalid).
+        unsigned i = first_bit(high & before);
+        while (i < limit) {
+          const char *q = p_ + i;
+          if (q >= end_) return false;
+          if (static_cast<unsigned char>(*q) < 0x80) {
+            ++i;
+            continue;
+          }
+          const size_t n =
+              utf8_sequence(reinterpret_cast<const unsigned char *>(q), reinterpret_cast<const unsigned char *>(end_));
+          if (n == 0) return false;
+          i += static_cast<unsigned>(n);
+        }
+        if (i > limit) {  // only when there is no stop in this block
+          if constexpr (Sink::BUILD) std::memcpy(out + 16, p_ + 16, i - 16);
+          p_ += i;
+          out += i;
+          if (p_ >= end_) return false;
+          continue;
+        }
+      }
+      if (stops == 0) {
         p_ += 16;
         out += 16;
         if (p_ >= end_) return false;  // the string runs past the input
         continue;
       }
-      const unsigned i = first_bit(m);
-      p_ += i;
-      out += i;
+      p_ += limit;
+      out += limit;
       if (p_ >= end_) return false;
-      const unsigned char c = static_cast<unsigned char>(*p_);
+      const char c = *p_;
       if (c == '"') {
         ++p_;
         break;
       }
-      if (c == '\\') {
-        if (!escape(out)) return false;
-        continue;
-      }
-      if (c < 0x20) return false;  // control characters must be escaped
-      // Non-ASCII: whole valid UTF-8 sequences, as long as they run.
-      do {
-        const size_t n =
-            utf8_sequence(reinterpret_cast<const unsigned char *>(p_), reinterpret_cast<const unsigned char *>(end_));
-        if (n == 0) return false;
-        if constexpr (Sink::BUILD) std::memcpy(out, p_, n);
-        p_ += n;
-        out += n;
-      } while (p_ < end_ && static_cast<unsigned char>(*p_) >= 0x80);
+      if (c != '\\' || !escape(out)) return false;  // else a control character: it must be escaped
     }
     if constexpr (Sink::BUILD) {
       start = static_cast<uint32_t>(out_ - sink_.d.strings.data());
