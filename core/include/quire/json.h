@@ -61,13 +61,36 @@ struct node {
   uint8_t type;     ///< a json::kind
   uint8_t flag;     ///< booleans: the value; numbers: 1 when the text is an integer
 };
+/// std::allocator, except that an element made without arguments is left uninitialized (as
+/// `new T` does). The parser sizes the tape and the string buffer to an upper bound before it
+/// writes them once, front to back; resize() would first zero them, a pass over as many bytes as
+/// the input for nothing.
+template <typename T>
+struct uninitialized_allocator : std::allocator<T> {
+  using value_type = T;
+  uninitialized_allocator() noexcept = default;
+  template <typename U>
+  uninitialized_allocator(const uninitialized_allocator<U> &) noexcept {}
+  template <typename U>
+  struct rebind {
+    using other = uninitialized_allocator<U>;
+  };
+  template <typename U>
+  void construct(U *p) noexcept {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(static_cast<Args &&>(args)...);
+  }
+};
 /// What a document owns, on the heap so that views survive moving the document.
 struct tape_data {
   std::string_view input;
   std::unique_ptr<char[]> owned_input;  // the padded copy, when the document made one
   size_t owned_capacity = 0;            // bytes of owned_input (parse_into() reuses it)
-  std::vector<node> tape;
-  std::string strings;
+  std::vector<node, uninitialized_allocator<node>> tape;
+  std::vector<char, uninitialized_allocator<char>> strings;  // keys' and strings' unescaped bytes
   size_t max_depth = 0;
   size_t value_count = 0;
 };

@@ -35,7 +35,8 @@ const kernel &best_kernel() {
   return chosen;
 }
 
-// An upper bound on the tape entries of a document: one per `,` `:` `[` `{`, plus the root.
+}  // namespace
+
 // Counted in blocks of 255 bytes into a byte-wide sum (the four tests are exclusive, so one OR
 // of them is 0 or 1): the compiler then vectorizes the loop, natively and in wasm (simd128); the
 // per-byte sum into a size_t it did not, and this pass was a tenth of parsing a short document.
@@ -56,6 +57,8 @@ size_t tape_entries_bound(std::string_view s) noexcept {
   }
   return n;
 }
+
+namespace {
 
 // Validates limits and gives simdjson a padded buffer: the caller's own when it has padding, else
 // a copy (kept in `copy`).
@@ -97,6 +100,20 @@ quire::error located(quire::error err, std::string_view input) {
   return err;
 }
 
+// The tape of `d.input` (padded, limits checked, buffers reserved). The fast builder first; on
+// anything it declines, the simdjson walk parses the input again from the start. That costs a
+// second pass only for input that is bad (or unusual: see json_tape.cpp), and it keeps every
+// error exactly what the walk reports — code, offset and message — on every target.
+result<void> build_tape(detail::tape_data &d, const limits &lim, tape_path which) {
+  if (which != tape_path::reference_only) {
+    if (fast_build(d.input, lim, d)) return {};
+    if (which == tape_path::fast_only) {
+      return quire::error(quire::error_code::INVALID_JSON, "declined by the fast tape builder", 0);
+    }
+  }
+  return best_kernel().build(d.input, lim, d);
+}
+
 result<document> parse_padded(std::string_view input, size_t padding, const limits &lim,
                               std::unique_ptr<char[]> owned = nullptr) {
   auto data = std::make_unique<detail::tape_data>();
@@ -114,18 +131,28 @@ result<document> parse_padded(std::string_view input, size_t padding, const limi
   if (auto r = quire::detail::reserve_or_oom(data->tape, tape_entries_bound(data->input), "the document's tape"); !r) {
     return std::move(r).error();
   }
-  if (auto r = quire::detail::reserve_or_oom(data->strings, input.size(), "the document's strings"); !r) {
+  if (auto r = quire::detail::reserve_or_oom(data->strings, input.size() + FAST_STRING_SLACK, "the document's strings");
+      !r) {
     return std::move(r).error();
   }
-  auto r = best_kernel().build(data->input, lim, *data);
+  auto r = build_tape(*data, lim, tape_path::automatic);
   if (!r) return located(std::move(r).error(), input);
   return document(std::move(data));
 }
 
-result<stats> check_padded(std::string_view input, size_t padding, const limits &lim) {
+result<stats> check_padded(std::string_view input, size_t padding, const limits &lim,
+                           tape_path which = tape_path::automatic) {
   std::unique_ptr<char[]> copy;
   auto padded = padded_input(input, padding, lim, copy);
   if (!padded) return std::move(padded).error();
+  // As build_tape: the fast pass, and the walk for what it declines.
+  if (which != tape_path::reference_only) {
+    stats s;
+    if (fast_check(padded.value(), lim, s)) return s;
+    if (which == tape_path::fast_only) {
+      return quire::error(quire::error_code::INVALID_JSON, "declined by the fast tape builder", 0);
+    }
+  }
   auto r = best_kernel().check(padded.value(), lim);
   if (!r) return located(std::move(r).error(), input);
   return r;
@@ -198,16 +225,13 @@ result<document> parse(const byte_source &source, const limits &lim) {
   return parse_padded(input, padding, lim, std::move(buffer));
 }
 
-result<void> parse_into(document &doc, std::string_view input, const limits &lim) {
+result<void> parse_tape(detail::tape_data &d, std::string_view input, const limits &lim, tape_path which) {
   uint64_t cap = lim.max_document_bytes < HARD_MAX_BYTES ? lim.max_document_bytes : HARD_MAX_BYTES;
   if (input.size() > cap) {
-    doc = document{};
     return quire::error(
         quire::error_code::DOCUMENT_TOO_LARGE,
         "document of " + std::to_string(input.size()) + " bytes exceeds max_document_bytes " + std::to_string(cap), 0);
   }
-  if (!doc.data_) doc.data_ = std::make_unique<detail::tape_data>();
-  detail::tape_data &d = *doc.data_;
   const size_t need = input.size() + PADDING;
   if (d.owned_capacity < need) {
     d.owned_input.reset();
@@ -215,10 +239,7 @@ result<void> parse_into(document &doc, std::string_view input, const limits &lim
     // Some room beyond this document, so that slightly longer lines do not each allocate anew.
     const size_t room = need + need / 2;
     d.owned_input.reset(new (std::nothrow) char[room]);
-    if (!d.owned_input) {
-      doc = document{};
-      return quire::error(quire::error_code::OUT_OF_MEMORY, "cannot allocate a copy of the input", 0);
-    }
+    if (!d.owned_input) return quire::error(quire::error_code::OUT_OF_MEMORY, "cannot allocate a copy of the input", 0);
     d.owned_capacity = room;
   }
   if (!input.empty()) std::memcpy(d.owned_input.get(), input.data(), input.size());
@@ -230,19 +251,25 @@ result<void> parse_into(document &doc, std::string_view input, const limits &lim
   d.value_count = 0;
   // grow_or_oom doubles a buffer that must grow, so a run of documents settles on one size.
   if (auto r = quire::detail::grow_or_oom(d.tape, tape_entries_bound(d.input), "the document's tape"); !r) {
-    doc = document{};
     return std::move(r).error();
   }
-  if (auto r = quire::detail::grow_or_oom(d.strings, input.size(), "the document's strings"); !r) {
-    doc = document{};
+  if (auto r = quire::detail::grow_or_oom(d.strings, input.size() + FAST_STRING_SLACK, "the document's strings"); !r) {
     return std::move(r).error();
   }
-  auto r = best_kernel().build(d.input, lim, d);
-  if (!r) {
-    doc = document{};
-    return located(std::move(r).error(), input);
-  }
+  auto r = build_tape(d, lim, which);
+  if (!r) return located(std::move(r).error(), input);
   return {};
+}
+
+result<stats> check_with(std::string_view input, const limits &lim, tape_path which) {
+  return check_padded(input, 0, lim, which);
+}
+
+result<void> parse_into(document &doc, std::string_view input, const limits &lim) {
+  if (!doc.data_) doc.data_ = std::make_unique<detail::tape_data>();
+  auto r = parse_tape(*doc.data_, input, lim, tape_path::automatic);
+  if (!r) doc = document{};
+  return r;
 }
 
 result<stats> check(std::string_view input, const limits &lim) { return check_padded(input, 0, lim); }

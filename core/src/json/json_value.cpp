@@ -43,7 +43,7 @@ result<bool> value::get_bool() const {
 result<std::string_view> value::get_string() const {
   const auto &n = node_at(doc_, index_);
   if (n.type != static_cast<uint8_t>(kind::string)) return wrong_type(doc_, index_, "string");
-  return std::string_view(doc_->strings).substr(n.start, n.length);
+  return std::string_view(doc_->strings.data() + n.start, n.length);
 }
 
 result<std::string_view> value::get_number_text() const {

@@ -363,7 +363,7 @@ struct tape_builder {
   }
   uint32_t add_string(std::string_view s) {
     uint32_t start = static_cast<uint32_t>(d.strings.size());
-    d.strings.append(s);
+    d.strings.insert(d.strings.end(), s.begin(), s.end());
     return start;
   }
   void on_null(uint32_t off) {
