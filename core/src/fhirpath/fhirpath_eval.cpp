@@ -6,6 +6,7 @@
 // FHIR type the R4 tables give the element; computed strings live in the evaluator's arena until
 // the next evaluate().
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,8 +18,26 @@
 
 namespace quire::fhirpath {
 
+// What a member name means on objects of one FHIR type, found once from the R4 tables and kept
+// (engine::member_rule): finding it per key with fx::find_key was a good part of evaluating.
+enum class member_mode : uint8_t {
+  general,  // look every candidate key up (a choice element: `value` matches valueQuantity...)
+  exact,    // only the key `name` (and its `_name` companion) can match; its type is `type`
+  none,     // no key of the type matches
+};
+struct member_slot {
+  uint64_t program = 0;  // expression::program::id; 0: empty
+  uint32_t node = 0;
+  uint16_t fhir_type = NO_FHIR_TYPE;
+  member_mode mode = member_mode::general;
+  uint16_t type = NO_FHIR_TYPE;
+};
+
 struct evaluator::state {
   limits lim;
+  // Direct mapped on (program, node, type): a view's or a validation's member nodes meet few
+  // types each, and a miss costs one scan of the type's keys.
+  std::array<member_slot, 512> members{};
   const expression::program *prog = nullptr;
   const environment *env = nullptr;
   item context;
@@ -97,9 +116,10 @@ item decimal_item(decimal d) {
   return v;
 }
 
-// Builds the item for one JSON value of FHIR type t (NO_FHIR_TYPE: untyped JSON).
-item make_item(const json::value &v, uint16_t t, const json::value *companion) {
-  item it;
+// Fills `it` (a default item) for one JSON value of FHIR type t (NO_FHIR_TYPE: untyped JSON).
+// Collections get their items built in place (fill_item(out.emplace_back(), ...)): an item is
+// about 100 bytes, and building one then copying it in was a good part of a member step.
+void fill_item(item &it, const json::value &v, uint16_t t, const json::value *companion) {
   it.in_tape = true;
   it.node = v;
   if (companion) {
@@ -148,6 +168,11 @@ item make_item(const json::value &v, uint16_t t, const json::value *companion) {
       it.kind = value_kind::element;  // null: a primitive with only its `_name` companion
       break;
   }
+}
+
+item make_item(const json::value &v, uint16_t t, const json::value *companion) {
+  item it;
+  fill_item(it, v, t, companion);
   return it;
 }
 
@@ -168,13 +193,13 @@ void push_json(const json::value *v, const json::value *comp, uint16_t t, collec
         use_c = c.type() == json::kind::object;
       }
       if (e.is_null() && !use_c) continue;
-      out.push_back(make_item(e, t, use_c ? &c : nullptr));
+      fill_item(out.emplace_back(), e, t, use_c ? &c : nullptr);
     }
     return;
   }
   if (v) {
     if (v->is_null() && !(comp && comp->type() == json::kind::object)) return;
-    out.push_back(make_item(*v, t, comp && comp->type() == json::kind::object ? comp : nullptr));
+    fill_item(out.emplace_back(), *v, t, comp && comp->type() == json::kind::object ? comp : nullptr);
     return;
   }
   // Only the companion: primitives that have extensions but no value.
@@ -400,6 +425,28 @@ class engine {
     bool typed = t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind != fx::type_kind::primitive;
     std::optional<json::value> val, comp;
     uint16_t vt = NO_FHIR_TYPE;
+    if (typed) {
+      const member_slot &rule = member_rule(nd, t);
+      if (rule.mode == member_mode::none) return no_member(nd, t);
+      if (rule.mode == member_mode::exact) {
+        // The keys the loop below would accept, compared by length first; the last of each wins,
+        // as there.
+        const size_t n = name.size();
+        const char first = name[0];
+        for (json::member m : obj) {
+          std::string_view key = m.key;
+          if (key.size() == n) {
+            if (key[0] == first && std::memcmp(key.data(), name.data(), n) == 0) val = m.val;
+          } else if (key.size() == n + 1 && key[0] == '_' && key[1] == first &&
+                     std::memcmp(key.data() + 1, name.data(), n) == 0) {
+            comp = m.val;
+          }
+        }
+        if (!val && !comp) return true;
+        push_json(val ? &*val : nullptr, comp ? &*comp : nullptr, rule.type, out);
+        return true;
+      }
+    }
     for (json::member m : obj) {
       std::string_view key = m.key;
       bool underscore = !key.empty() && key[0] == '_';
@@ -421,21 +468,53 @@ class engine {
       else val = m.val;
       if (!typed && !exact) vt = NO_FHIR_TYPE;
     }
-    // A name the type does not define gives an empty collection, as N1 asks of a path that
-    // finds nothing (descendants() mixes types, so a stricter rule would reject valid paths).
-    if (!val && !comp) {
-      // `valueQuantity` is a JSON key, not a FHIRPath name: the element is `value` (FHIR R4, "Choice of data types").
-      if (typed) {
-        const fx::key_def *k = fx::find_key(t, name);
-        if (k && fx::ELEMENTS[k->element].is_choice)
-          return type_error(nd.pos, std::string(name) + " is a JSON key of the choice element " +
-                                        std::string(fx::ELEMENTS[k->element].name.view()) + "[x]: use " +
-                                        std::string(fx::ELEMENTS[k->element].name.view()) + ".ofType(...)");
-      }
-      return true;
-    }
+    if (!val && !comp) return typed ? no_member(nd, t) : true;
     push_json(val ? &*val : nullptr, comp ? &*comp : nullptr, vt, out);
     return true;
+  }
+
+  // A name the type does not define gives an empty collection, as N1 asks of a path that finds
+  // nothing (descendants() mixes types, so a stricter rule would reject valid paths)...
+  bool no_member(const node &nd, uint16_t t) {
+    std::string_view name = nd.name;
+    // ...but `valueQuantity` is a JSON key, not a FHIRPath name: the element is `value` (FHIR R4,
+    // "Choice of data types").
+    const fx::key_def *k = fx::find_key(t, name);
+    if (k && fx::ELEMENTS[k->element].is_choice)
+      return type_error(nd.pos, std::string(name) + " is a JSON key of the choice element " +
+                                    std::string(fx::ELEMENTS[k->element].name.view()) + "[x]: use " +
+                                    std::string(fx::ELEMENTS[k->element].name.view()) + ".ofType(...)");
+    return true;
+  }
+
+  // The keys of objects of type t that a member node's name matches: those whose element is named
+  // so, as the general loop in member() finds them key by key (fx::find_key of each candidate).
+  const member_slot &member_rule(const node &nd, uint16_t t) {
+    const auto n = static_cast<uint32_t>(&nd - prog_.nodes.data());
+    const uint64_t h = (prog_.id * 0x9E3779B97F4A7C15ull) ^ (uint64_t{n} << 16) ^ t;
+    member_slot &slot = s_.members[(h ^ (h >> 29)) & (s_.members.size() - 1)];
+    if (slot.program == prog_.id && slot.node == n && slot.fhir_type == t) return slot;
+    slot.program = prog_.id;
+    slot.node = n;
+    slot.fhir_type = t;
+    std::string_view name = nd.name;
+    const fx::type_def &td = fx::TYPES[t];
+    const fx::key_def *match = nullptr;
+    size_t matches = 0;
+    for (uint32_t i = td.first_key; i < td.first_key + td.key_count; ++i) {
+      if (fx::ELEMENTS[fx::KEYS[i].element].name.view() != name) continue;
+      match = &fx::KEYS[i];
+      ++matches;
+    }
+    if (matches == 0) {
+      slot.mode = member_mode::none;
+    } else if (matches == 1 && match->key.view() == name) {
+      slot.mode = member_mode::exact;
+      slot.type = match->type;
+    } else {
+      slot.mode = member_mode::general;
+    }
+    return slot;
   }
 
   static uint16_t extension_type() {
