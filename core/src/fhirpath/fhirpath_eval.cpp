@@ -492,8 +492,14 @@ class engine {
   const member_slot &member_rule(const node &nd, uint16_t t) {
     const auto n = static_cast<uint32_t>(&nd - prog_.nodes.data());
     const uint64_t h = (prog_.id * 0x9E3779B97F4A7C15ull) ^ (uint64_t{n} << 16) ^ t;
-    member_slot &slot = s_.members[(h ^ (h >> 29)) & (s_.members.size() - 1)];
-    if (slot.program == prog_.id && slot.node == n && slot.fhir_type == t) return slot;
+    // Two ways: a pair whose slot another pair of the same resource also uses would otherwise
+    // miss on every resource (a miss scans the type's keys).
+    const size_t i = (h ^ (h >> 29)) & (s_.members.size() - 2);
+    auto hit = [&](const member_slot &m) { return m.program == prog_.id && m.node == n && m.fhir_type == t; };
+    if (hit(s_.members[i])) return s_.members[i];
+    if (hit(s_.members[i + 1])) return s_.members[i + 1];
+    s_.members[i + 1] = s_.members[i];  // the newest in the first way, the one it displaces in the second
+    member_slot &slot = s_.members[i];
     slot.program = prog_.id;
     slot.node = n;
     slot.fhir_type = t;

@@ -714,13 +714,29 @@ namespace {
 // A JSON string literal, the bytes json::append_quoted writes: a text with nothing to escape (no
 // `"`, `\` or control character; most of a resource's strings) is copied in one piece, into a
 // buffer grown once, where append_quoted goes byte by byte.
+bool needs_escape(std::string_view s) {
+  // Eight bytes at a time: whether any is below 0x20, `"` or `\\` (exact for presence: each test
+  // sets a byte's high bit only when some byte of the word is such a byte).
+  constexpr uint64_t ONES = 0x0101010101010101ull, HIGH = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    const uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
+    const uint64_t found = ((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash);
+    if (found & HIGH) return true;
+  }
+  for (; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == '"' || c == '\\') return true;
+  }
+  return false;
+}
+
 void append_string(std::string &out, std::string_view s) {
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == '"' || c == '\\') {
-      json::append_quoted(out, s);
-      return;
-    }
+  if (needs_escape(s)) {
+    json::append_quoted(out, s);
+    return;
   }
   // Grown geometrically by hand: libc++'s reserve() gives exactly what is asked, which would make
   // appending many values to one buffer quadratic.
