@@ -13,6 +13,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "../common/utf8.h"
 #include "fhir_internal.h"
 #include "fhirpath_internal.h"
 
@@ -2072,23 +2073,6 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
 }
 
 namespace {
-void append_utf8(std::string &out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 std::string base64_encode(std::string_view s, bool url) {
   std::string out;
@@ -2416,7 +2400,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                     }
                     cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
                   }
-                  if (done) append_utf8(r, cp);
+                  if (done) quire::detail::append_utf8(r, cp);
                 } else {
                   done = false;
                 }
@@ -2476,7 +2460,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                   cp = cp * 16 + static_cast<uint32_t>(d);
                 }
                 if (k == 4) {
-                  append_utf8(r, cp);
+                  quire::detail::append_utf8(r, cp);
                   i += 4;
                 } else {
                   r += "\\u";
