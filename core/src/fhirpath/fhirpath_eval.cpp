@@ -6,7 +6,6 @@
 // FHIR type the R4 tables give the element; computed strings live in the evaluator's arena until
 // the next evaluate().
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +21,7 @@ namespace quire::fhirpath {
 // What a member name means on objects of one FHIR type, found once from the R4 tables and kept
 // (engine::member_rule): finding it per key with fx::find_key was a good part of evaluating.
 enum class member_mode : uint8_t {
+  seen,     // met once: looked up as `general` this time, the rule is found the next time
   general,  // look every candidate key up (a choice element: `value` matches valueQuantity...)
   exact,    // only the key `name` (and its `_name` companion) can match; its type is `type`
   none,     // no key of the type matches
@@ -36,9 +36,9 @@ struct member_slot {
 
 struct evaluator::state {
   limits lim;
-  // Direct mapped on (program, node, type): a view's or a validation's member nodes meet few
-  // types each, and a miss costs one scan of the type's keys.
-  std::array<member_slot, 512> members{};
+  // Two-way set associative on (program, node, type), made on first use (fhir's validation makes
+  // an evaluator per resource, most of which never reach a member step twice).
+  std::vector<member_slot> members;
   const expression::program *prog = nullptr;
   const environment *env = nullptr;
   item context;
@@ -492,18 +492,27 @@ class engine {
   // so, as the general loop in member() finds them key by key (fx::find_key of each candidate).
   const member_slot &member_rule(const node &nd, uint16_t t) {
     const auto n = static_cast<uint32_t>(&nd - prog_.nodes.data());
+    if (s_.members.empty()) s_.members.resize(512);
     const uint64_t h = (prog_.id * 0x9E3779B97F4A7C15ull) ^ (uint64_t{n} << 16) ^ t;
     // Two ways: a pair whose slot another pair of the same resource also uses would otherwise
     // miss on every resource (a miss scans the type's keys).
     const size_t i = (h ^ (h >> 29)) & (s_.members.size() - 2);
     auto hit = [&](const member_slot &m) { return m.program == prog_.id && m.node == n && m.fhir_type == t; };
-    if (hit(s_.members[i])) return s_.members[i];
-    if (hit(s_.members[i + 1])) return s_.members[i + 1];
-    s_.members[i + 1] = s_.members[i];  // the newest in the first way, the one it displaces in the second
-    member_slot &slot = s_.members[i];
-    slot.program = prog_.id;
-    slot.node = n;
-    slot.fhir_type = t;
+    member_slot *found = hit(s_.members[i]) ? &s_.members[i] : hit(s_.members[i + 1]) ? &s_.members[i + 1] : nullptr;
+    if (found && found->mode != member_mode::seen) return *found;
+    if (!found) {
+      // A pair met once costs only this slot: finding its rule (a binary search) pays back only
+      // when it comes again, as a view's columns do on every resource; many of an invariant's
+      // steps run once (and the general loop looks keys up only when the object has one).
+      s_.members[i + 1] = s_.members[i];  // the newest in the first way, the one it displaces in the second
+      member_slot &slot = s_.members[i];
+      slot.program = prog_.id;
+      slot.node = n;
+      slot.fhir_type = t;
+      slot.mode = member_mode::seen;
+      return slot;
+    }
+    member_slot &slot = *found;
     std::string_view name = nd.name;
     const fx::type_def &td = fx::TYPES[t];
     // A key whose element is named `name` is `name` itself or `name` and a type (a choice): all
@@ -554,6 +563,15 @@ class engine {
     auto obj = v.node.get_object().value();
     uint16_t t = v.fhir_type;
     bool typed = t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind != fx::type_kind::primitive;
+    // Most objects have no `_name` companion at all: then no key's companion need be searched for
+    // (a scan of the object per key, which made children() quadratic in the object's size).
+    bool companions = false;
+    for (json::member m : obj) {
+      if (!m.key.empty() && m.key[0] == '_') {
+        companions = true;
+        break;
+      }
+    }
     for (json::member m : obj) {
       std::string_view key = m.key;
       if (key == "resourceType") continue;
@@ -575,7 +593,7 @@ class engine {
         if (k) vt = k->type;
       }
       std::optional<json::value> comp;
-      if (key.size() < 200) {
+      if (companions && key.size() < 200) {
         char buf[201];
         buf[0] = '_';
         std::memcpy(buf + 1, key.data(), key.size());
