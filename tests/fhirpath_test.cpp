@@ -428,3 +428,90 @@ TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpat
   // repeat() stops when it finds nothing new.
   CHECK(run("Patient.name.repeat('x')", *doc) == "[\"x\"]");
 }
+
+TEST_CASE("fhirpath: strings print as json::append_quoted writes them, escapes anywhere in the text", "[fhirpath]") {
+  // to_json copies a string with nothing to escape in one piece, testing eight bytes at a time:
+  // each character that must be escaped, and some that must not, at every place of a 20-byte text.
+  const std::string specials[] = {"\"",
+                                  "\\",
+                                  "\n",
+                                  "\t",
+                                  std::string(1, '\x01'),
+                                  std::string(1, '\x1f'),
+                                  std::string(1, '\0'),
+                                  "\x7f",
+                                  "\xc3\xa9",
+                                  " ",
+                                  "!",
+                                  "#",
+                                  "[",
+                                  "]",
+                                  "}",
+                                  "~"};
+  for (const std::string &c : specials) {
+    for (size_t at = 0; at < 20; ++at) {
+      std::string text(20, 'a');
+      text.replace(at, 1, c);
+      fhirpath::item v;
+      v.kind = fhirpath::value_kind::string;
+      v.text = text;
+      std::string want;
+      json::append_quoted(want, text);
+      INFO("character " << static_cast<int>(static_cast<unsigned char>(c[0])) << " at " << at);
+      CHECK(fhirpath::to_json(v) == want);
+      std::string appended = "x";
+      fhirpath::append_json(appended, v);
+      CHECK(appended == "x" + want);
+    }
+  }
+}
+
+TEST_CASE("fhirpath: one evaluator gives the same results as fresh ones across expressions and types", "[fhirpath]") {
+  // The evaluator keeps what a member name means on each FHIR type, per expression: reused over
+  // many expressions, resource types and expressions compiled after others were destroyed (whose
+  // addresses a new one may take), it must answer as a fresh evaluator does.
+  const char *resources[] = {PATIENT, OBSERVATION,
+                             R"({"resourceType":"Organization","id":"o2","name":"Acme","alias":["A","B"]})",
+                             R"({"id":"untyped","name":"n","value":1,"valueQuantity":2})"};
+  const char *exprs[] = {"name",
+                         "id",
+                         "name.given",
+                         "name.given.extension.url",
+                         "birthDate.extension.value",
+                         "gender.id",
+                         "value",
+                         "value.ofType(Quantity).unit",
+                         "valueQuantity",
+                         "alias.first()",
+                         "contained.name",
+                         "code.coding.code",
+                         "deceased",
+                         "status = 'final'"};
+  std::vector<json::document> docs;
+  for (const char *r : resources) docs.push_back(doc_of(r));
+  fhirpath::evaluator shared;
+  for (int round = 0; round < 3; ++round) {
+    for (const char *text : exprs) {
+      // Compiled anew each round: the earlier round's expression is gone, its address free.
+      auto e = fhirpath::compile(text);
+      REQUIRE(e);
+      for (const auto &d : docs) {
+        fhirpath::evaluator fresh;
+        auto want = fresh.evaluate(*e, d.root());
+        auto got = shared.evaluate(*e, d.root());
+        INFO(text << " on " << d.input());
+        REQUIRE(want.ok() == got.ok());
+        if (want) {
+          CHECK(fhirpath::to_json(**got) == fhirpath::to_json(**want));
+        } else {
+          CHECK(got.code() == want.code());
+          CHECK(got.error().offset == want.error().offset);
+          CHECK(got.error().message == want.error().message);
+        }
+      }
+    }
+  }
+  CHECK(run("name.given.count()", doc_of(PATIENT)) == "[4]");  // Peter, the _given-only one, James, Jim
+  CHECK(run("valueQuantity", doc_of(OBSERVATION)) == "FHIRPATH_TYPE_ERROR@0");
+  CHECK(run("value.unit", doc_of(OBSERVATION)) == R"(["kg"])");
+}

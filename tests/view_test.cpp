@@ -381,3 +381,48 @@ TEST_CASE("view: the .quire bytes of the golden view are pinned in tests/data/vi
   const size_t start = table.find("\n") + 1;
   CHECK(table.substr(start, table.find('\n', start) - start) == line);
 }
+
+TEST_CASE("view: one-row selects filled in place give the rows and errors that crossing them gives", "[view]") {
+  // Plain selects (no forEach, no unionAll) are written straight into the row; around a forEach
+  // and a unionAll the rows are crossed. Both must give the rows the specification's cross
+  // product gives, in column order.
+  const char *view_text = R"v({"resource":"Patient","select":[
+    {"column":[{"name":"id","path":"id"}],"select":[{"column":[{"name":"n","path":"name.count()"}]}]},
+    {"forEach":"name","column":[{"name":"family","path":"family"}],
+     "select":[{"column":[{"name":"first","path":"given.first()"}]}]},
+    {"column":[{"name":"tail","path":"'t'"}]},
+    {"unionAll":[{"column":[{"name":"u","path":"'a'"}]},{"forEach":"name.given","column":[{"name":"u","path":"$this"}]}]}]})v";
+  CHECK(run_json(view_text, PATIENT) == R"([{"id":"pt1","n":2,"family":"Smith","first":"A","tail":"t","u":"a"},)"
+                                        R"({"id":"pt1","n":2,"family":"Smith","first":"A","tail":"t","u":"A"},)"
+                                        R"({"id":"pt1","n":2,"family":"Smith","first":"A","tail":"t","u":"B"},)"
+                                        R"({"id":"pt1","n":2,"family":"Jones","first":null,"tail":"t","u":"a"},)"
+                                        R"({"id":"pt1","n":2,"family":"Jones","first":null,"tail":"t","u":"A"},)"
+                                        R"({"id":"pt1","n":2,"family":"Jones","first":null,"tail":"t","u":"B"}])");
+  // A forEach over nothing ends the rows even when one-row selects follow it.
+  CHECK(run_json(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},
+    {"forEach":"telecom","column":[{"name":"t","path":"value"}]},{"column":[{"name":"g","path":"gender"}]}]})",
+                 PATIENT) == "[]");
+
+  // The first error in evaluation order, with its place: a nested select's column.
+  auto v = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]},
+    {"column":[{"name":"a","path":"id"}],"select":[{"column":[{"name":"f","path":"name.family"}]}]},
+    {"column":[{"name":"b","path":"name.given"}]}]})");
+  REQUIRE(v);
+  auto doc = json::parse(PATIENT);
+  REQUIRE(doc);
+  std::vector<view::row> rows;
+  view::runner run(*v);
+  auto r = run.run(doc->root(), rows);
+  CHECK(r.code() == error_code::FHIRPATH_TYPE_ERROR);
+  CHECK(r.error().path == "select[1].select[0].column[0].path");
+  CHECK(r.error().message.rfind("select[1].select[0].column[0].path gives 2 values", 0) == 0);
+  CHECK(rows.empty());
+
+  // max_rows_per_resource 0: even a flat view's one row is too many, as when rows are crossed.
+  view::limits none;
+  none.max_rows_per_resource = 0;
+  auto flat = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]}]})", none);
+  REQUIRE(flat);
+  view::runner run0(*flat);
+  CHECK(run0.run(doc->root(), rows).code() == error_code::DOCUMENT_TOO_LARGE);
+}

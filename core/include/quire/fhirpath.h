@@ -194,6 +194,9 @@ std::string_view unsupported_function(const expression &expr) noexcept;
 std::string to_json(const collection &c);
 /// One item as JSON text (see to_json(collection)).
 std::string to_json(const item &v);
+/// As to_json(), appended to `out` (a caller writing many values reuses one buffer).
+void append_json(std::string &out, const collection &c);
+void append_json(std::string &out, const item &v);
 
 /// The name of a value's type as type() gives it: `FHIR.code`, `System.Integer`.
 std::string type_name(const item &v);

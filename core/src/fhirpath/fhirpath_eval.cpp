@@ -12,13 +12,33 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "../common/utf8.h"
 #include "fhir_internal.h"
 #include "fhirpath_internal.h"
 
 namespace quire::fhirpath {
 
+// What a member name means on objects of one FHIR type, found once from the R4 tables and kept
+// (engine::member_rule): finding it per key with fx::find_key was a good part of evaluating.
+enum class member_mode : uint8_t {
+  seen,     // met once: looked up as `general` this time, the rule is found the next time
+  general,  // look every candidate key up (a choice element: `value` matches valueQuantity...)
+  exact,    // only the key `name` (and its `_name` companion) can match; its type is `type`
+  none,     // no key of the type matches
+};
+struct member_slot {
+  uint64_t program = 0;  // expression::program::id; 0: empty
+  uint32_t node = 0;
+  uint16_t fhir_type = NO_FHIR_TYPE;
+  member_mode mode = member_mode::general;
+  uint16_t type = NO_FHIR_TYPE;
+};
+
 struct evaluator::state {
   limits lim;
+  // Two-way set associative on (program, node, type), made on first use (fhir's validation makes
+  // an evaluator per resource, most of which never reach a member step twice).
+  std::vector<member_slot> members;
   const expression::program *prog = nullptr;
   const environment *env = nullptr;
   item context;
@@ -97,9 +117,10 @@ item decimal_item(decimal d) {
   return v;
 }
 
-// Builds the item for one JSON value of FHIR type t (NO_FHIR_TYPE: untyped JSON).
-item make_item(const json::value &v, uint16_t t, const json::value *companion) {
-  item it;
+// Fills `it` (a default item) for one JSON value of FHIR type t (NO_FHIR_TYPE: untyped JSON).
+// Collections get their items built in place (fill_item(out.emplace_back(), ...)): an item is
+// about 100 bytes, and building one then copying it in was a good part of a member step.
+void fill_item(item &it, const json::value &v, uint16_t t, const json::value *companion) {
   it.in_tape = true;
   it.node = v;
   if (companion) {
@@ -148,6 +169,11 @@ item make_item(const json::value &v, uint16_t t, const json::value *companion) {
       it.kind = value_kind::element;  // null: a primitive with only its `_name` companion
       break;
   }
+}
+
+item make_item(const json::value &v, uint16_t t, const json::value *companion) {
+  item it;
+  fill_item(it, v, t, companion);
   return it;
 }
 
@@ -168,13 +194,13 @@ void push_json(const json::value *v, const json::value *comp, uint16_t t, collec
         use_c = c.type() == json::kind::object;
       }
       if (e.is_null() && !use_c) continue;
-      out.push_back(make_item(e, t, use_c ? &c : nullptr));
+      fill_item(out.emplace_back(), e, t, use_c ? &c : nullptr);
     }
     return;
   }
   if (v) {
     if (v->is_null() && !(comp && comp->type() == json::kind::object)) return;
-    out.push_back(make_item(*v, t, comp && comp->type() == json::kind::object ? comp : nullptr));
+    fill_item(out.emplace_back(), *v, t, comp && comp->type() == json::kind::object ? comp : nullptr);
     return;
   }
   // Only the companion: primitives that have extensions but no value.
@@ -400,6 +426,28 @@ class engine {
     bool typed = t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind != fx::type_kind::primitive;
     std::optional<json::value> val, comp;
     uint16_t vt = NO_FHIR_TYPE;
+    if (typed) {
+      const member_slot &rule = member_rule(nd, t);
+      if (rule.mode == member_mode::none) return no_member(nd, t);
+      if (rule.mode == member_mode::exact) {
+        // The keys the loop below would accept, compared by length first; the last of each wins,
+        // as there.
+        const size_t n = name.size();
+        const char first = name[0];
+        for (json::member m : obj) {
+          std::string_view key = m.key;
+          if (key.size() == n) {
+            if (key[0] == first && std::memcmp(key.data(), name.data(), n) == 0) val = m.val;
+          } else if (key.size() == n + 1 && key[0] == '_' && key[1] == first &&
+                     std::memcmp(key.data() + 1, name.data(), n) == 0) {
+            comp = m.val;
+          }
+        }
+        if (!val && !comp) return true;
+        push_json(val ? &*val : nullptr, comp ? &*comp : nullptr, rule.type, out);
+        return true;
+      }
+    }
     for (json::member m : obj) {
       std::string_view key = m.key;
       bool underscore = !key.empty() && key[0] == '_';
@@ -421,21 +469,74 @@ class engine {
       else val = m.val;
       if (!typed && !exact) vt = NO_FHIR_TYPE;
     }
-    // A name the type does not define gives an empty collection, as N1 asks of a path that
-    // finds nothing (descendants() mixes types, so a stricter rule would reject valid paths).
-    if (!val && !comp) {
-      // `valueQuantity` is a JSON key, not a FHIRPath name: the element is `value` (FHIR R4, "Choice of data types").
-      if (typed) {
-        const fx::key_def *k = fx::find_key(t, name);
-        if (k && fx::ELEMENTS[k->element].is_choice)
-          return type_error(nd.pos, std::string(name) + " is a JSON key of the choice element " +
-                                        std::string(fx::ELEMENTS[k->element].name.view()) + "[x]: use " +
-                                        std::string(fx::ELEMENTS[k->element].name.view()) + ".ofType(...)");
-      }
-      return true;
-    }
+    if (!val && !comp) return typed ? no_member(nd, t) : true;
     push_json(val ? &*val : nullptr, comp ? &*comp : nullptr, vt, out);
     return true;
+  }
+
+  // A name the type does not define gives an empty collection, as N1 asks of a path that finds
+  // nothing (descendants() mixes types, so a stricter rule would reject valid paths)...
+  bool no_member(const node &nd, uint16_t t) {
+    std::string_view name = nd.name;
+    // ...but `valueQuantity` is a JSON key, not a FHIRPath name: the element is `value` (FHIR R4,
+    // "Choice of data types").
+    const fx::key_def *k = fx::find_key(t, name);
+    if (k && fx::ELEMENTS[k->element].is_choice)
+      return type_error(nd.pos, std::string(name) + " is a JSON key of the choice element " +
+                                    std::string(fx::ELEMENTS[k->element].name.view()) + "[x]: use " +
+                                    std::string(fx::ELEMENTS[k->element].name.view()) + ".ofType(...)");
+    return true;
+  }
+
+  // The keys of objects of type t that a member node's name matches: those whose element is named
+  // so, as the general loop in member() finds them key by key (fx::find_key of each candidate).
+  const member_slot &member_rule(const node &nd, uint16_t t) {
+    const auto n = static_cast<uint32_t>(&nd - prog_.nodes.data());
+    if (s_.members.empty()) s_.members.resize(512);
+    const uint64_t h = (prog_.id * 0x9E3779B97F4A7C15ull) ^ (uint64_t{n} << 16) ^ t;
+    // Two ways: a pair whose slot another pair of the same resource also uses would otherwise
+    // miss on every resource (a miss scans the type's keys).
+    const size_t i = (h ^ (h >> 29)) & (s_.members.size() - 2);
+    auto hit = [&](const member_slot &m) { return m.program == prog_.id && m.node == n && m.fhir_type == t; };
+    member_slot *found = hit(s_.members[i]) ? &s_.members[i] : hit(s_.members[i + 1]) ? &s_.members[i + 1] : nullptr;
+    if (found && found->mode != member_mode::seen) return *found;
+    if (!found) {
+      // A pair met once costs only this slot: finding its rule (a binary search) pays back only
+      // when it comes again, as a view's columns do on every resource; many of an invariant's
+      // steps run once (and the general loop looks keys up only when the object has one).
+      s_.members[i + 1] = s_.members[i];  // the newest in the first way, the one it displaces in the second
+      member_slot &slot = s_.members[i];
+      slot.program = prog_.id;
+      slot.node = n;
+      slot.fhir_type = t;
+      slot.mode = member_mode::seen;
+      return slot;
+    }
+    member_slot &slot = *found;
+    std::string_view name = nd.name;
+    const fx::type_def &td = fx::TYPES[t];
+    // A key whose element is named `name` is `name` itself or `name` and a type (a choice): all
+    // begin with `name`, and a type's keys are sorted, so they are the keys from lower_bound(name)
+    // while the prefix holds. A miss costs one binary search, as one fx::find_key did.
+    const fx::key_def *first = fx::KEYS + td.first_key, *last = first + td.key_count;
+    const fx::key_def *k =
+        std::lower_bound(first, last, name, [](const fx::key_def &d, std::string_view s) { return d.key.view() < s; });
+    const fx::key_def *match = nullptr;
+    size_t matches = 0;
+    for (; k != last && k->key.view().substr(0, name.size()) == name; ++k) {
+      if (fx::ELEMENTS[k->element].name.view() != name) continue;
+      match = k;
+      ++matches;
+    }
+    if (matches == 0) {
+      slot.mode = member_mode::none;
+    } else if (matches == 1 && match->key.view() == name) {
+      slot.mode = member_mode::exact;
+      slot.type = match->type;
+    } else {
+      slot.mode = member_mode::general;
+    }
+    return slot;
   }
 
   static uint16_t extension_type() {
@@ -462,6 +563,15 @@ class engine {
     auto obj = v.node.get_object().value();
     uint16_t t = v.fhir_type;
     bool typed = t != NO_FHIR_TYPE && t < fx::TYPE_COUNT && fx::TYPES[t].kind != fx::type_kind::primitive;
+    // Most objects have no `_name` companion at all: then no key's companion need be searched for
+    // (a scan of the object per key, which made children() quadratic in the object's size).
+    bool companions = false;
+    for (json::member m : obj) {
+      if (!m.key.empty() && m.key[0] == '_') {
+        companions = true;
+        break;
+      }
+    }
     for (json::member m : obj) {
       std::string_view key = m.key;
       if (key == "resourceType") continue;
@@ -483,7 +593,7 @@ class engine {
         if (k) vt = k->type;
       }
       std::optional<json::value> comp;
-      if (key.size() < 200) {
+      if (companions && key.size() < 200) {
         char buf[201];
         buf[0] = '_';
         std::memcpy(buf + 1, key.data(), key.size());
@@ -1987,23 +2097,6 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
 }
 
 namespace {
-void append_utf8(std::string &out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 std::string base64_encode(std::string_view s, bool url) {
   std::string out;
@@ -2331,7 +2424,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                     }
                     cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
                   }
-                  if (done) append_utf8(r, cp);
+                  if (done) quire::detail::append_utf8(r, cp);
                 } else {
                   done = false;
                 }
@@ -2391,7 +2484,7 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
                   cp = cp * 16 + static_cast<uint32_t>(d);
                 }
                 if (k == 4) {
-                  append_utf8(r, cp);
+                  quire::detail::append_utf8(r, cp);
                   i += 4;
                 } else {
                   r += "\\u";

@@ -87,7 +87,14 @@ struct node {
 
 }  // namespace quire::fhirpath
 
+namespace quire::fhirpath {
+/// A number no other program of this process has had: evaluators key their caches on it (an
+/// address could be reused by a later program).
+uint64_t next_program_id() noexcept;
+}  // namespace quire::fhirpath
+
 struct quire::fhirpath::expression::program {
+  uint64_t id = next_program_id();
   std::string text;
   std::vector<node> nodes;
   std::vector<uint32_t> args;

@@ -4,6 +4,7 @@
 // nesting of the text (parentheses, arguments, unary signs), not the number of operators; and
 // the depth of the produced tree is checked against limits::max_depth as nodes are made, so that
 // a left-leaning chain (`1+1+1+...`, `a.b.c...`) cannot make evaluation recurse without bound.
+#include <atomic>
 #include <cstring>
 
 #include "fhirpath_internal.h"
@@ -777,6 +778,11 @@ class parser {
 };
 
 }  // namespace
+
+uint64_t next_program_id() noexcept {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 expression::expression() : program_(std::make_unique<program>()) {}
 expression::~expression() = default;

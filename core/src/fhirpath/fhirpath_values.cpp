@@ -4,6 +4,7 @@
 // Decimals are a 64-bit digit string with a scale, never a double: `0.700` keeps its precision,
 // `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
 // through 128-bit integers and are rounded back (half away from zero).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -710,6 +711,42 @@ std::string type_spec_name(const type_spec &t) {
 // --- output ---
 
 namespace {
+// A JSON string literal, the bytes json::append_quoted writes: a text with nothing to escape (no
+// `"`, `\` or control character; most of a resource's strings) is copied in one piece, into a
+// buffer grown once, where append_quoted goes byte by byte.
+bool needs_escape(std::string_view s) {
+  // Eight bytes at a time: whether any is below 0x20, `"` or `\\` (exact for presence: each test
+  // sets a byte's high bit only when some byte of the word is such a byte).
+  constexpr uint64_t ONES = 0x0101010101010101ull, HIGH = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    const uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
+    const uint64_t found = ((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash);
+    if (found & HIGH) return true;
+  }
+  for (; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == '"' || c == '\\') return true;
+  }
+  return false;
+}
+
+void append_string(std::string &out, std::string_view s) {
+  if (needs_escape(s)) {
+    json::append_quoted(out, s);
+    return;
+  }
+  // Grown geometrically by hand: libc++'s reserve() gives exactly what is asked, which would make
+  // appending many values to one buffer quadratic.
+  const size_t need = out.size() + s.size() + 2;
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+  out += '"';
+  out += s;
+  out += '"';
+}
+
 void append_item(std::string &out, const item &v) {
   switch (v.kind) {
     case value_kind::boolean: out += v.boolean ? "true" : "false"; return;
@@ -730,7 +767,7 @@ void append_item(std::string &out, const item &v) {
     case value_kind::string:
     case value_kind::date:
     case value_kind::date_time:
-    case value_kind::time: json::append_quoted(out, v.text); return;
+    case value_kind::time: append_string(out, v.text); return;
     case value_kind::quantity: {
       std::string s = decimal_text(v.dec);
       s += ' ';
@@ -761,6 +798,17 @@ void append_item(std::string &out, const item &v) {
 }
 }  // namespace
 
+void append_json(std::string &out, const item &v) { append_item(out, v); }
+
+void append_json(std::string &out, const collection &c) {
+  out += '[';
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (i) out += ',';
+    append_item(out, c[i]);
+  }
+  out += ']';
+}
+
 std::string to_json(const item &v) {
   std::string out;
   append_item(out, v);
@@ -768,12 +816,8 @@ std::string to_json(const item &v) {
 }
 
 std::string to_json(const collection &c) {
-  std::string out = "[";
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (i) out += ',';
-    append_item(out, c[i]);
-  }
-  out += ']';
+  std::string out;
+  append_json(out, c);
   return out;
 }
 

@@ -33,6 +33,7 @@ struct select_node {
   std::vector<select_node> union_all;
   size_t first_column = 0;  // [first_column, end_column): every output column this node fills
   size_t end_column = 0;
+  bool one_row = false;  // always exactly one row: no iteration, no unionAll, and so for its selects
 };
 
 struct where_def {
@@ -277,6 +278,15 @@ size_t assign(select_node &node, size_t base, const std::vector<column_info> &in
   return end;
 }
 
+// Marks the nodes whose rows are always exactly one (see select_node::one_row).
+bool mark_one_row(select_node &node) {
+  bool one = node.iter == iteration::plain && node.union_all.empty();
+  for (auto &s : node.selects) one = mark_one_row(s) && one;
+  for (auto &u : node.union_all) mark_one_row(u);
+  node.one_row = one;
+  return one;
+}
+
 }  // namespace
 
 compiled_view::compiled_view() : program_(std::make_unique<program>()) {}
@@ -403,6 +413,7 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
     p.columns.clear();
     size_t next_info = 0, at = 0;
     for (auto &node : p.selects) at = assign(node, at, infos, next_info, p.columns, true);
+    for (auto &node : p.selects) mark_one_row(node);
     for (size_t a = 0; a < p.columns.size(); ++a) {
       for (size_t b = a + 1; b < p.columns.size(); ++b) {
         if (p.columns[a].name == p.columns[b].name) {
@@ -438,15 +449,45 @@ result<compiled_view> compile(std::string_view view_json, const limits &lim) {
 
 // --- running ---
 
+namespace {
+
+// Where an expression sits in the view, for its errors. The text is built only when one occurs:
+// a path string built per cell per resource was a good part of running a flat view.
+struct place {
+  std::string_view base;    // the node's or column's path
+  std::string_view suffix;  // `.path`, `.forEach`, `.repeat`...
+  size_t index = SIZE_MAX;  // `[i]` after the suffix (repeat's expressions), SIZE_MAX for none
+
+  std::string text() const {
+    std::string t(base);
+    t += suffix;
+    if (index != SIZE_MAX) {
+      t += '[';
+      t += std::to_string(index);
+      t += ']';
+    }
+    return t;
+  }
+};
+
+}  // namespace
+
 struct runner::state {
   const compiled_view::program *p = nullptr;
   fhirpath::evaluator ev;
   fhirpath::environment env;
   json::value resource;
   fhirpath::item resource_item;  // the resource being run, as the evaluator's %resource
-  json::document line;           // run_ndjson's document, its buffers reused from line to line
+  // The FHIR type context_item() found for the view's resource type: every resource run has that
+  // resourceType, so later ones are typed_item()s of it, without looking the name up again.
+  std::optional<uint16_t> resource_type;
+  json::document line;  // run_ndjson's document, its buffers reused from line to line
   size_t width = 0;
   std::vector<row> *out = nullptr;
+  // A one_row select is written straight into the row being built (fill) instead of going through
+  // node_rows and cross: the same cells, without the vectors of rows between. Not when the row
+  // limit is 0, where cross and node_rows fail on the first row.
+  bool fill_one_row = false;
 
   explicit state(const compiled_view::program &prog) : p(&prog), ev(prog.lim.fhirpath) {
     env.constants = prog.constants;
@@ -454,27 +495,33 @@ struct runner::state {
     idx.kind = fhirpath::value_kind::integer;
     env.constants.emplace_back("rowIndex", fhirpath::collection{idx});
     width = prog.columns.size();
+    fill_one_row = prog.lim.max_rows_per_resource >= 1;
   }
 
   // The result lives in the evaluator until its next evaluation: callers that keep it (forEach
   // contexts, repeat) copy it; columns read it in place (a copy per cell was one allocation each).
   result<const fhirpath::collection *> eval(const fhirpath::expression &e, const fhirpath::item &ctx, int64_t row_index,
-                                            const std::string &path) {
+                                            const place &where) {
     fhirpath::item &idx = env.constants.back().second[0];
     idx.integer = row_index;
     idx.dec = fhirpath::decimal{row_index, 0};  // the engine compares integers with decimals through it
     auto r = ev.evaluate(e, ctx, env);
     if (!r) {
       error err = std::move(r).error();
-      err.message = path + ": " + err.message;
-      return at(std::move(err), path);
+      std::string path = where.text();
+      std::string message = path;
+      message += ": ";
+      message += err.message;
+      err.message = std::move(message);
+      return at(std::move(err), std::move(path));
     }
     return *r;
   }
 
-  static cell make_cell(const fhirpath::item &it) {
-    cell c;
-    c.json = fhirpath::to_json(it);
+  // One item's cell, its text written into the cell's own string.
+  static void set_cell(cell &c, const fhirpath::item &it) {
+    c.json.clear();
+    fhirpath::append_json(c.json, it);
     switch (it.kind) {
       case fhirpath::value_kind::boolean: c.kind = cell_kind::boolean; break;
       case fhirpath::value_kind::integer: c.kind = cell_kind::integer; break;
@@ -491,7 +538,6 @@ struct runner::state {
         if (c.kind == cell_kind::null_value) c.json.clear();
       }
     }
-    return c;
   }
 
   result<void> check_rows(size_t n) const {
@@ -504,7 +550,7 @@ struct runner::state {
 
   // a × b: each pair's row has b's cells in [first, end) where b has a value, a's cells elsewhere
   // (their columns are disjoint). The last use of a row of either side moves its cells instead of
-  // copying them: a flat view's one row per select is then never copied at all.
+  // copying them.
   result<std::vector<row>> cross(std::vector<row> a, std::vector<row> b, size_t first, size_t end) {
     if (!b.empty() && a.size() > p->lim.max_rows_per_resource / b.size()) return check_rows(SIZE_MAX).error();
     std::vector<row> out;
@@ -536,13 +582,17 @@ struct runner::state {
   result<void> collect_repeat(const select_node &node, const fhirpath::item &ctx, int64_t row_index, size_t depth,
                               fhirpath::collection &out) {
     if (depth > p->lim.max_repeat_depth) {
-      error e(error_code::MAX_DEPTH_EXCEEDED, node.path + ".repeat descends deeper than max_repeat_depth");
-      e.path = node.path + ".repeat";
+      std::string path = node.path;
+      path += ".repeat";
+      std::string message = path;
+      message += " descends deeper than max_repeat_depth";
+      error e(error_code::MAX_DEPTH_EXCEEDED, std::move(message));
+      e.path = std::move(path);
       return e;
     }
     fhirpath::collection children;
     for (size_t i = 0; i < node.repeat_exprs.size(); ++i) {
-      auto r = eval(node.repeat_exprs[i], ctx, row_index, node.path + ".repeat[" + std::to_string(i) + "]");
+      auto r = eval(node.repeat_exprs[i], ctx, row_index, place{node.path, ".repeat", i});
       if (!r) return r.error();
       children.insert(children.end(), (*r)->begin(), (*r)->end());
     }
@@ -555,23 +605,70 @@ struct runner::state {
     return {};
   }
 
-  result<cell> column_cell(const column_def &col, const fhirpath::item &c, int64_t idx) {
-    auto got = eval(col.expr, c, idx, col.path + ".path");
+  // One column's value for one context, into `value` (a null cell when the column gives nothing).
+  result<void> column_cell(const column_def &col, const fhirpath::item &c, int64_t idx, cell &value) {
+    auto got = eval(col.expr, c, idx, place{col.path, ".path"});
     if (!got) return got.error();
     const fhirpath::collection &r = **got;
-    cell value;
     if (col.collection) {
       value.kind = cell_kind::array;
-      value.json = fhirpath::to_json(r);
+      value.json.clear();
+      fhirpath::append_json(value.json, r);
     } else if (r.size() > 1) {
-      error e(error_code::FHIRPATH_TYPE_ERROR,
-              col.path + ".path gives " + std::to_string(r.size()) + " values in a column that is not a collection");
-      e.path = col.path + ".path";
+      std::string path = col.path;
+      path += ".path";
+      std::string message = path;
+      message += " gives ";
+      message += std::to_string(r.size());
+      message += " values in a column that is not a collection";
+      error e(error_code::FHIRPATH_TYPE_ERROR, std::move(message));
+      e.path = std::move(path);
       return e;
     } else if (r.size() == 1) {
-      value = make_cell(r[0]);
+      set_cell(value, r[0]);
+    } else {
+      value = cell{};
     }
-    return value;
+    return {};
+  }
+
+  // The cells of a one_row node for one context, written into `r`: what node_rows gives for it and
+  // cross joins in, in the same order of evaluation (so the same first error).
+  result<void> fill(const select_node &node, const fhirpath::item &ctx, int64_t row_index, row &r) {
+    for (const auto &col : node.columns) {
+      auto v = column_cell(col, ctx, row_index, r.cells[col.index]);
+      if (!v) return v;
+    }
+    for (const auto &s : node.selects) {
+      auto v = fill(s, ctx, row_index, r);
+      if (!v) return v;
+    }
+    return {};
+  }
+
+  // Joins the rows of each of `selects` (for one context) into `first`, the one row built so far:
+  // while `single`, one_row selects are filled into it in place; from the first select that is
+  // not one_row, `first` moves into `rows` (single becomes false) and the rest are crossed. On
+  // return the rows are `first` when still single, else `rows` (which crosses may have emptied).
+  result<void> join_selects(const std::vector<select_node> &selects, const fhirpath::item &ctx, int64_t row_index,
+                            row &first, bool &single, std::vector<row> &rows) {
+    for (const auto &s : selects) {
+      if (single && s.one_row && fill_one_row) {
+        auto ok = fill(s, ctx, row_index, first);
+        if (!ok) return ok;
+        continue;
+      }
+      if (single) {
+        rows.push_back(std::move(first));
+        single = false;
+      }
+      auto sub = node_rows(s, ctx, row_index);
+      if (!sub) return sub.error();
+      auto joined = cross(std::move(rows), std::move(sub).value(), s.first_column, s.end_column);
+      if (!joined) return joined.error();
+      rows = std::move(joined).value();
+    }
+    return {};
   }
 
   // The rows of one node for one context item.
@@ -582,7 +679,7 @@ struct runner::state {
       case iteration::for_each:
       case iteration::for_each_or_null: {
         auto r = eval(node.iter_expr, ctx, row_index,
-                      node.path + (node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"));
+                      place{node.path, node.iter == iteration::for_each ? ".forEach" : ".forEachOrNull"});
         if (!r) return r.error();
         contexts = **r;  // kept across the columns' evaluations
         break;
@@ -602,9 +699,8 @@ struct runner::state {
       row r{std::vector<cell>(width)};
       fhirpath::item nothing = fhirpath::context_item(null_doc.root());
       for (const auto &col : node.columns) {
-        auto v = column_cell(col, nothing, 0);
+        auto v = column_cell(col, nothing, 0, r.cells[col.index]);
         if (!v) return v.error();
-        r.cells[col.index] = std::move(v).value();
       }
       out.push_back(std::move(r));
       return out;
@@ -613,36 +709,40 @@ struct runner::state {
     for (size_t k = 0; k < contexts.size(); ++k) {
       const fhirpath::item &c = contexts[k];
       int64_t idx = iterates ? static_cast<int64_t>(k) : row_index;
-      std::vector<row> rows(1, row{std::vector<cell>(width)});
+      row first{std::vector<cell>(width)};
       for (const auto &col : node.columns) {
-        auto v = column_cell(col, c, idx);
+        auto v = column_cell(col, c, idx, first.cells[col.index]);
         if (!v) return v.error();
-        rows[0].cells[col.index] = std::move(v).value();
       }
-      for (const auto &s : node.selects) {
-        auto sub = node_rows(s, c, idx);
-        if (!sub) return sub.error();
-        auto joined = cross(std::move(rows), std::move(sub).value(), s.first_column, s.end_column);
-        if (!joined) return joined.error();
-        rows = std::move(joined).value();
-      }
+      bool single = true;
+      std::vector<row> rows;
+      auto ok = join_selects(node.selects, c, idx, first, single, rows);
+      if (!ok) return ok.error();
       if (!node.union_all.empty()) {
+        if (single) {
+          rows.push_back(std::move(first));
+          single = false;
+        }
         std::vector<row> all;
-        size_t first = node.union_all.front().first_column, end = node.union_all.front().end_column;
+        size_t from = node.union_all.front().first_column, end = node.union_all.front().end_column;
         for (const auto &u : node.union_all) {
           auto sub = node_rows(u, c, idx);
           if (!sub) return sub.error();
           for (auto &r : *sub) all.push_back(std::move(r));
-          auto ok = check_rows(all.size());
-          if (!ok) return ok.error();
+          auto counted = check_rows(all.size());
+          if (!counted) return counted.error();
         }
-        auto joined = cross(std::move(rows), std::move(all), first, end);
+        auto joined = cross(std::move(rows), std::move(all), from, end);
         if (!joined) return joined.error();
         rows = std::move(joined).value();
       }
-      for (auto &r : rows) out.push_back(std::move(r));
-      auto ok = check_rows(out.size());
-      if (!ok) return ok.error();
+      if (single) {
+        out.push_back(std::move(first));
+      } else {
+        for (auto &r : rows) out.push_back(std::move(r));
+      }
+      auto counted = check_rows(out.size());
+      if (!counted) return counted.error();
     }
     return out;
   }
@@ -656,31 +756,42 @@ struct runner::state {
     if (!rts || *rts != p->resource) return {};
     env.resource = &resource;
     env.root_resource = &resource;
-    resource_item = fhirpath::context_item(resource);  // its type looked up once, not per column
+    // Its type looked up once per view, not per resource nor per column.
+    if (resource_type) {
+      resource_item = fhirpath::typed_item(&resource, *resource_type, nullptr);
+    } else {
+      resource_item = fhirpath::context_item(resource);
+      resource_type = resource_item.fhir_type;
+    }
     env.resource_item = &resource_item;
     env.root_resource_item = &resource_item;
     const fhirpath::item &ctx = resource_item;
     for (const auto &w : p->wheres) {
-      auto got = eval(w.expr, ctx, 0, w.path);
+      auto got = eval(w.expr, ctx, 0, place{w.path, ""});
       if (!got) return got.error();
       const fhirpath::collection &r = **got;
       if (r.empty()) return {};
       if (r.size() != 1 || r[0].kind != fhirpath::value_kind::boolean) {
-        error e(error_code::FHIRPATH_TYPE_ERROR, w.path + " must give one boolean (got " + fhirpath::to_json(r) + ")");
+        std::string message = w.path;
+        message += " must give one boolean (got ";
+        message += fhirpath::to_json(r);
+        message += ')';
+        error e(error_code::FHIRPATH_TYPE_ERROR, std::move(message));
         e.path = w.path;
         return e;
       }
       if (!r[0].boolean) return {};
     }
-    std::vector<row> rows(1, row{std::vector<cell>(width)});
-    for (const auto &s : p->selects) {
-      auto sub = node_rows(s, ctx, 0);
-      if (!sub) return sub.error();
-      auto joined = cross(std::move(rows), std::move(sub).value(), s.first_column, s.end_column);
-      if (!joined) return joined.error();
-      rows = std::move(joined).value();
+    row first{std::vector<cell>(width)};
+    bool single = true;
+    std::vector<row> rows;
+    auto ok = join_selects(p->selects, ctx, 0, first, single, rows);
+    if (!ok) return ok;
+    if (single) {
+      out->push_back(std::move(first));
+    } else {
+      for (auto &r : rows) out->push_back(std::move(r));
     }
-    for (auto &r : rows) out->push_back(std::move(r));
     return {};
   }
 };

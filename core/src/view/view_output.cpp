@@ -2,6 +2,7 @@
 // column types and the bytes of each kind).
 #include <charconv>
 
+#include "../common/utf8.h"
 #include "quire/view.h"
 
 namespace quire::view {
@@ -71,24 +72,6 @@ std::string_view cell_kind_name(cell_kind k) {
   return "a value";
 }
 
-void append_utf8(std::string &out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 bool hex4(std::string_view s, size_t at, uint32_t &out) {
   if (at + 4 > s.size()) return false;
   uint32_t v = 0;
@@ -146,7 +129,7 @@ void unquote(std::string_view quoted, std::string &out) {
           cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           i += 6;
         }
-        append_utf8(out, cp);
+        quire::detail::append_utf8(out, cp);
         break;
       }
       default: out.append(s.substr(bs, 2));

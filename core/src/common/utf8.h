@@ -1,0 +1,30 @@
+// UTF-8 encoding of one code point, shared by the FHIRPath string functions (unescape, decode of
+// \u escapes) and the view writer's unquoting of cells, so that both write the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace quire::detail {
+
+/// Appends code point `cp` as UTF-8 (1 to 4 bytes). The caller has checked it is a scalar value
+/// (at most 0x10FFFF and not a surrogate) or accepts its plain encoding.
+inline void append_utf8(std::string &out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace quire::detail
