@@ -94,6 +94,9 @@ struct tape_data {
   size_t max_depth = 0;
   size_t value_count = 0;
 };
+/// WRONG_TYPE for the value at `index` when `wanted` was asked (json_value.cpp): the accessors'
+/// error path, out of line so that the inline accessors stay small.
+quire::error wrong_type(const tape_data *doc, uint32_t index, std::string_view wanted);
 }  // namespace detail
 
 /// One value of a document. Cheap to copy; valid while its document lives.
@@ -226,6 +229,23 @@ inline array::iterator &array::iterator::operator++() {
   index_ = doc_->tape[index_].next;
   return *this;
 }
+inline result<std::string_view> value::get_string() const {
+  const detail::node &n = doc_->tape[index_];
+  if (n.type != static_cast<uint8_t>(kind::string)) return detail::wrong_type(doc_, index_, "string");
+  return std::string_view(doc_->strings.data() + n.start, n.length);
+}
+inline result<object> value::get_object() const {
+  if (type() != kind::object) return detail::wrong_type(doc_, index_, "object");
+  return object(doc_, index_);
+}
+inline result<array> value::get_array() const {
+  if (type() != kind::array) return detail::wrong_type(doc_, index_, "array");
+  return array(doc_, index_);
+}
+inline object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
+inline object::iterator object::end() const noexcept { return iterator(doc_, doc_->tape[index_].next); }
+inline array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }
+inline array::iterator array::end() const noexcept { return iterator(doc_, doc_->tape[index_].next); }
 
 /// A parsed document. Move-only. See the lifetime note at the top of this header.
 class document {

@@ -11,14 +11,14 @@ namespace {
 
 const detail::node &node_at(const detail::tape_data *d, uint32_t i) { return d->tape[i]; }
 
-quire::error wrong_type(const detail::tape_data *d, uint32_t i, std::string_view wanted) {
+}  // namespace
+
+quire::error detail::wrong_type(const detail::tape_data *d, uint32_t i, std::string_view wanted) {
   const auto &n = node_at(d, i);
   return quire::error(
       error_code::WRONG_TYPE,
       "expected " + std::string(wanted) + ", found " + std::string(kind_name(static_cast<kind>(n.type))), n.offset);
 }
-
-}  // namespace
 
 std::string_view kind_name(kind k) noexcept {
   switch (k) {
@@ -36,19 +36,13 @@ uint64_t value::offset() const noexcept { return node_at(doc_, index_).offset; }
 
 result<bool> value::get_bool() const {
   const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::boolean)) return wrong_type(doc_, index_, "boolean");
+  if (n.type != static_cast<uint8_t>(kind::boolean)) return detail::wrong_type(doc_, index_, "boolean");
   return n.flag != 0;
-}
-
-result<std::string_view> value::get_string() const {
-  const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::string)) return wrong_type(doc_, index_, "string");
-  return std::string_view(doc_->strings.data() + n.start, n.length);
 }
 
 result<std::string_view> value::get_number_text() const {
   const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::number)) return wrong_type(doc_, index_, "number");
+  if (n.type != static_cast<uint8_t>(kind::number)) return detail::wrong_type(doc_, index_, "number");
   return doc_->input.substr(n.start, n.length);
 }
 
@@ -74,16 +68,6 @@ result<int64_t> value::get_int64() const {
                         "integer does not fit in 64 bits: " + std::string(text->substr(0, 40)), n.offset);
   }
   return v;
-}
-
-result<object> value::get_object() const {
-  if (type() != kind::object) return wrong_type(doc_, index_, "object");
-  return object(doc_, index_);
-}
-
-result<array> value::get_array() const {
-  if (type() != kind::array) return wrong_type(doc_, index_, "array");
-  return array(doc_, index_);
 }
 
 result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
@@ -130,8 +114,6 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
   return std::optional<value>(current);
 }
 
-object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
-object::iterator object::end() const noexcept { return iterator(doc_, node_at(doc_, index_).next); }
 size_t object::size() const noexcept { return node_at(doc_, index_).length; }
 uint64_t object::offset() const noexcept { return node_at(doc_, index_).offset; }
 
@@ -142,8 +124,6 @@ std::optional<value> object::find(std::string_view key) const noexcept {
   return std::nullopt;
 }
 
-array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }
-array::iterator array::end() const noexcept { return iterator(doc_, node_at(doc_, index_).next); }
 size_t array::size() const noexcept { return node_at(doc_, index_).length; }
 uint64_t array::offset() const noexcept { return node_at(doc_, index_).offset; }
 
