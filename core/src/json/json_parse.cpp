@@ -61,14 +61,14 @@ size_t tape_entries_bound(std::string_view s) noexcept {
 namespace {
 
 // The tape's room for a document: tape_entries_bound() of it, except that a short document (an
-// NDJSON line, a resource) gets its length + 1 without the counting pass, which was a sixth of
-// parsing a 1.7 KB Patient. Every node but the root is announced by one of its bytes, so no
-// document, even a bad one declined halfway, needs more; up to 32 KiB that is at most 640 KiB of
-// tape, reserved once and reused from line to line (and left uninitialized until written).
-constexpr size_t SHORT_DOCUMENT = 32 * 1024;
-size_t tape_room(std::string_view s) noexcept {
-  return s.size() <= SHORT_DOCUMENT ? s.size() + 1 : tape_entries_bound(s);
-}
+// NDJSON line, a small resource) gets a fixed SHORT_ROOM nodes without the counting pass, which
+// was a sixth of parsing a 1.7 KB Patient. Every node but the root is announced by one of its
+// bytes, so a document of fewer than SHORT_ROOM bytes, even a bad one declined halfway, never
+// needs more. The room is fixed so that lines of different lengths never grow the tape, and it
+// stays below alloc.h's PROBE_THRESHOLD (3,072 nodes of 20 bytes = 60 KiB), so no probe runs.
+constexpr size_t SHORT_ROOM = 3072;
+static_assert(SHORT_ROOM * sizeof(detail::node) < quire::detail::PROBE_THRESHOLD);
+size_t tape_room(std::string_view s) noexcept { return s.size() < SHORT_ROOM ? SHORT_ROOM : tape_entries_bound(s); }
 
 // Validates limits and gives simdjson a padded buffer: the caller's own when it has padding, else
 // a copy (kept in `copy`).
