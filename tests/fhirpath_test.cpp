@@ -430,8 +430,9 @@ TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpat
 }
 
 TEST_CASE("fhirpath: strings print as json::append_quoted writes them, escapes anywhere in the text", "[fhirpath]") {
-  // to_json copies a string with nothing to escape in one piece, testing eight bytes at a time:
-  // each character that must be escaped, and some that must not, at every place of a 20-byte text.
+  // A string value's JSON is json::append_quoted's (tested byte by byte in json_test.cpp), through
+  // to_json and append_json alike: each character that must be escaped, and some that must not, at
+  // every place of a 20-byte text.
   const std::string specials[] = {"\"",
                                   "\\",
                                   "\n",

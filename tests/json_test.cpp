@@ -55,6 +55,77 @@ TEST_CASE("json: strings are unescaped, keys too") {
   CHECK(json::to_json(doc->root()) == "{\"k\xc3\xa9y\":\"a\\\"b\\\\c\\n\xc3\xa9\xf0\x9f\x98\x80\"}");
 }
 
+namespace {
+// append_quoted's bytes, written the plain way: one byte at a time, minimal escapes.
+std::string quoted_byte_by_byte(const std::string &s) {
+  static const char *hex = "0123456789abcdef";
+  std::string out = "\"";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\b') out += "\\b";
+    else if (c == '\f') out += "\\f";
+    else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+}  // namespace
+
+TEST_CASE("json: append_quoted escapes every character that must be, wherever it is in the text") {
+  // append_quoted tests eight bytes at a time and copies runs with nothing to escape in one piece:
+  // each character that must be escaped, and some close to them that must not, alone and in
+  // pairs, at every place of texts across several words, appended after earlier text.
+  const std::string specials[] = {"\"",
+                                  "\\",
+                                  "\n",
+                                  "\r",
+                                  "\t",
+                                  "\b",
+                                  "\f",
+                                  std::string(1, '\x01'),
+                                  std::string(1, '\x1f'),
+                                  std::string(1, '\0'),
+                                  "\x7f",
+                                  "\xc3\xa9",
+                                  " ",
+                                  "!",
+                                  "#",
+                                  "[",
+                                  "]",
+                                  "}",
+                                  "~",
+                                  "\x80",
+                                  "\xff"};
+  for (size_t length : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{20}}) {
+    for (const std::string &c : specials) {
+      for (size_t at = 0; at < length; ++at) {
+        for (size_t second : {length, (at + 5) % length}) {
+          std::string text(length, 'a');
+          text.replace(at, 1, c);
+          if (second < length && second != at) text[second] = '"';
+          INFO("character " << static_cast<int>(static_cast<unsigned char>(c[0])) << " at " << at << " of " << length);
+          std::string out = "prefix";
+          json::append_quoted(out, text);
+          CHECK(out == "prefix" + quoted_byte_by_byte(text));
+        }
+      }
+    }
+  }
+  std::string empty;
+  json::append_quoted(empty, "");
+  CHECK(empty == "\"\"");
+}
+
 TEST_CASE("json: scalar documents") {
   CHECK(json::parse("42")->root().get_int64().value() == 42);
   CHECK(json::parse(" \"x\" ")->root().get_string().value() == "x");

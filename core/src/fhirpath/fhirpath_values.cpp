@@ -711,42 +711,6 @@ std::string type_spec_name(const type_spec &t) {
 // --- output ---
 
 namespace {
-// A JSON string literal, the bytes json::append_quoted writes: a text with nothing to escape (no
-// `"`, `\` or control character; most of a resource's strings) is copied in one piece, into a
-// buffer grown once, where append_quoted goes byte by byte.
-bool needs_escape(std::string_view s) {
-  // Eight bytes at a time: whether any is below 0x20, `"` or `\\` (exact for presence: each test
-  // sets a byte's high bit only when some byte of the word is such a byte).
-  constexpr uint64_t ONES = 0x0101010101010101ull, HIGH = 0x8080808080808080ull;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    const uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
-    const uint64_t found = ((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash);
-    if (found & HIGH) return true;
-  }
-  for (; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == '"' || c == '\\') return true;
-  }
-  return false;
-}
-
-void append_string(std::string &out, std::string_view s) {
-  if (needs_escape(s)) {
-    json::append_quoted(out, s);
-    return;
-  }
-  // Grown geometrically by hand: libc++'s reserve() gives exactly what is asked, which would make
-  // appending many values to one buffer quadratic.
-  const size_t need = out.size() + s.size() + 2;
-  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
-  out += '"';
-  out += s;
-  out += '"';
-}
-
 void append_item(std::string &out, const item &v) {
   switch (v.kind) {
     case value_kind::boolean: out += v.boolean ? "true" : "false"; return;
@@ -767,7 +731,7 @@ void append_item(std::string &out, const item &v) {
     case value_kind::string:
     case value_kind::date:
     case value_kind::date_time:
-    case value_kind::time: append_string(out, v.text); return;
+    case value_kind::time: json::append_quoted(out, v.text); return;
     case value_kind::quantity: {
       std::string s = decimal_text(v.dec);
       s += ' ';
