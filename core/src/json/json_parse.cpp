@@ -60,12 +60,14 @@ size_t tape_entries_bound(std::string_view s) noexcept {
 
 namespace {
 
-// The tape's room for a document: tape_entries_bound() of it, except that a short document (an
-// NDJSON line, a small resource) gets a fixed SHORT_ROOM nodes without the counting pass, which
-// was a sixth of parsing a 1.7 KB Patient. Every node but the root is announced by one of its
-// bytes, so a document of fewer than SHORT_ROOM bytes, even a bad one declined halfway, never
-// needs more. The room is fixed so that lines of different lengths never grow the tape, and it
-// stays below alloc.h's PROBE_THRESHOLD (3,072 nodes of 20 bytes = 60 KiB), so no probe runs.
+// The tape's room for a document parsed into a reused one (parse_into: NDJSON lines, a view's
+// resources): tape_entries_bound() of it, except that a short document gets a fixed SHORT_ROOM
+// nodes without the counting pass, which was a sixth of parsing a 1.7 KB Patient. Every node but the root is announced
+// by one of its bytes, so a document of fewer than SHORT_ROOM bytes, even a bad one declined halfway, never needs more.
+// The room is fixed so that lines of different lengths never grow the tape, and it stays below alloc.h's
+// PROBE_THRESHOLD (3,072 nodes of 20 bytes = 60 KiB), so no probe runs. A document parsed once (parse()) keeps its tape
+// as long as it lives, so it is sized exactly: 60 KiB for every small document kept (a compiled view holds one) would
+// add up.
 constexpr size_t SHORT_ROOM = 3072;
 static_assert(SHORT_ROOM * sizeof(detail::node) < quire::detail::PROBE_THRESHOLD);
 size_t tape_room(std::string_view s) noexcept { return s.size() < SHORT_ROOM ? SHORT_ROOM : tape_entries_bound(s); }
@@ -138,7 +140,7 @@ result<document> parse_padded(std::string_view input, size_t padding, const limi
   // by one of , : [ { — counting them (strings included, so an upper bound) costs one quick pass.
   // Both are sized from the input, so an allocation that fails is OUT_OF_MEMORY, not an abort
   // (common/alloc.h).
-  if (auto r = quire::detail::reserve_or_oom(data->tape, tape_room(data->input), "the document's tape"); !r) {
+  if (auto r = quire::detail::reserve_or_oom(data->tape, tape_entries_bound(data->input), "the document's tape"); !r) {
     return std::move(r).error();
   }
   if (auto r = quire::detail::reserve_or_oom(data->strings, input.size() + FAST_STRING_SLACK, "the document's strings");
