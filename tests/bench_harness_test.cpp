@@ -1,7 +1,10 @@
 // The benchmark harness: the runner's figures, readings, the comparison's checksum check, the
 // gates' self-check, and the seeded generator being the same on every target.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "quire/bench.h"
 #include "quire/json.h"
@@ -39,6 +42,33 @@ bench::registration generating_case{[] {
   c.generated_bytes = [] { return generated_made; };
   return c;
 }()};
+// A fast call (tens of ns) whose calls numbered in `stalled` (from 1, counted from make_input) busy-wait
+// 3 ms first: what a warm-up or a descheduled thread does to the runner's opening calls.
+struct stalling_case {
+  std::vector<int> stalled;
+  int calls = 0;
+  result<uint64_t> run(std::string_view in) {
+    ++calls;
+    if (std::find(stalled.begin(), stalled.end(), calls) != stalled.end()) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3);
+      while (std::chrono::steady_clock::now() < until) {}
+    }
+    return linear_sum(in);
+  }
+};
+stalling_case stalled_opening{{1, 2}}, stalled_replan{{1, 2, 4}};
+bench::registration stalled_opening_case{{"test.stalled", "opening-calls",
+                                          [] {
+                                            stalled_opening.calls = 0;
+                                            return std::string(64, 'x');
+                                          },
+                                          [](std::string_view in) { return stalled_opening.run(in); }}};
+bench::registration stalled_replan_case{{"test.stalled", "opening-and-replan",
+                                         [] {
+                                           stalled_replan.calls = 0;
+                                           return std::string(64, 'x');
+                                         },
+                                         [](std::string_view in) { return stalled_replan.run(in); }}};
 bench::gate_registration test_gate{
     {"test.sum/bytes", [](uint64_t scale) { return std::string(40000 * scale, 'y'); }, linear_sum, quadratic_sum}};
 
@@ -68,6 +98,35 @@ TEST_CASE("bench: the runner measures a case and checksums its result") {
   CHECK(r.time_ns.median == r.time_ns.p50);
   CHECK(r.checksum == "0000000000780000");  // 65536 * 120 = 0x780000
   CHECK(r.ops_per_s > 0);
+}
+
+// The plan once trusted two slow opening calls: a 2 us call planned as single calls, which a
+// browser's 5 us clock read as 0 or 5,000 ns (hl7v2.parse/adt-a01-1kib in Chromium).
+TEST_CASE("bench: a fast call whose opening calls stalled is still timed in batches") {
+  bench::run_options opts;
+  opts.filter = "test.stalled/opening-calls";
+  opts.quick = true;
+  auto readings = bench::run_cases(opts);
+  REQUIRE(readings.size() == 1);
+  const auto &r = readings[0];
+  CHECK(r.error.empty());
+  CHECK(r.calls_per_sample > 1);
+  CHECK(r.calls > 200);
+  CHECK(r.time_ns.median < 1e6);  // not the 3 ms stall
+}
+
+// Re-planning times batches again, and the batch that reaches a sample's length is timed twice:
+// a stall in that one batch (the 4th call, the re-plan's first) must not make the plan single calls.
+TEST_CASE("bench: a stall while re-planning does not make the plan single calls") {
+  bench::run_options opts;
+  opts.filter = "test.stalled/opening-and-replan";
+  opts.quick = true;
+  auto readings = bench::run_cases(opts);
+  REQUIRE(readings.size() == 1);
+  const auto &r = readings[0];
+  CHECK(r.error.empty());
+  CHECK(r.calls_per_sample > 1);
+  CHECK(r.time_ns.median < 1e6);
 }
 
 TEST_CASE("bench: a failing case is reported, not measured") {
