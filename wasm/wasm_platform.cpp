@@ -1,5 +1,7 @@
 // The wasm platform layer: the memory probe reads the wasm heap (dlmalloc's mallinfo and the size
-// of linear memory). Bytes from JavaScript arrive as memory byte sources (core's borrow_bytes):
+// of linear memory); tasks run one after the other on the calling thread (the module is built
+// without threads: Emscripten's pthreads need SharedArrayBuffer, which a page has only when it is
+// cross-origin isolated). Bytes from JavaScript arrive as memory byte sources (core's borrow_bytes):
 // the wrapper copies them into the heap once, with padding.
 #include <emscripten/heap.h>
 #include <malloc.h>
@@ -30,6 +32,21 @@ class heap_probe final : public memory_probe {
 const memory_probe &default_memory_probe() {
   static const heap_probe probe;
   return probe;
+}
+
+namespace {
+class calling_thread final : public task_runner {
+ public:
+  unsigned concurrency() const noexcept override { return 1; }
+  void run(size_t count, const std::function<void(size_t)> &work) const override {
+    for (size_t i = 0; i < count; ++i) work(i);
+  }
+};
+}  // namespace
+
+const task_runner &default_task_runner() {
+  static const calling_thread runner;
+  return runner;
 }
 
 }  // namespace quire

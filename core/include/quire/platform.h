@@ -1,13 +1,16 @@
-// quire/platform.h — what differs by target enters core through these two interfaces.
+// quire/platform.h — what differs by target enters core through these three interfaces.
 //
 // A byte_source gives core its input: a size, and ranges of bytes. Natively it is a file read
 // whole, memory-mapped or mapped-and-prewarmed (native/include/quire/file_source.h); in wasm it is
 // bytes handed over from JavaScript. A memory_probe tells how much memory the process (native) or
-// the wasm heap uses. Core never calls the operating system or JavaScript directly.
+// the wasm heap uses. A task_runner runs pieces of work at the same time: natively on threads, in
+// wasm one after the other on the calling thread. Core never calls the operating system or
+// JavaScript directly.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -73,5 +76,23 @@ class memory_probe {
 
 /// The probe of the target this binary was built for (native: /proc/self/status; wasm: the heap).
 const memory_probe &default_memory_probe();
+
+/// Runs several tasks at the same time where the target can. Core splits work into tasks that
+/// share nothing mutable and puts their results together in order, so what it returns does not
+/// depend on how many ran at once or in which order they ran.
+class task_runner {
+ public:
+  virtual ~task_runner() = default;
+  /// How many tasks can run at the same time (at least 1; 1 means one after the other).
+  virtual unsigned concurrency() const noexcept = 0;
+  /// Calls work(i) once for every i in [0, count) and returns when every call has returned. work
+  /// must be safe to call from several threads at once. A runner that cannot start a thread runs
+  /// that task on the calling thread instead: slower, never lost.
+  virtual void run(size_t count, const std::function<void(size_t)> &work) const = 0;
+};
+
+/// The task runner of the target this binary was built for (native: a thread per task beyond the
+/// first, concurrency() the hardware's threads; wasm: the calling thread alone, concurrency() 1).
+const task_runner &default_task_runner();
 
 }  // namespace quire
