@@ -2,7 +2,8 @@
 # `quire view run` and `quire fhirpath` (ctest cli_view, native only): each output kind gives the
 # bytes core gives (the golden files in tests/data/view_output/, which view_output_test.cpp pins
 # core to), an index on a view column answers `quire query --find`, standard input works, and a
-# bad view, a bad line and a failed run end with the right code, line and no half-written file.
+# bad view, a bad line and a failed run end with the right code, line and no half-written file;
+# --threads gives the same bytes and errors for any number of threads.
 #   tests/cli_view.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_view.sh path/to/quire}") || exit 1
@@ -125,6 +126,28 @@ has "NO_SUCH_COLUMN" "an unknown index column"
 run 2 "no input" -- view run "$view"
 run 1 "a missing input" -- view run "$view" missing.ndjson
 has "missing.ndjson: FILE_NOT_FOUND" "a missing input's line"
+
+# Threads: NDJSON of a few MiB (1 MiB pieces, each cut among the threads) gives the same bytes, the
+# same summary counts and the same error on one thread and on three.
+sed -e '$a\' "$input" >copy.ndjson  # with a line end after its last line
+for i in $(seq 6000); do cat copy.ndjson; done >many.ndjson
+for kind in ndjson csv quire; do
+  run 0 "many lines as $kind on one thread" -- view run "$view" many.ndjson --out one.$kind --threads 1
+  one_summary=${err#*: }
+  one_summary=${one_summary% (*}
+  run 0 "many lines as $kind on three threads" -- view run "$view" many.ndjson --out three.$kind --threads 3
+  summary=${err#*: }
+  summary=${summary% (*}
+  [[ $summary == "$one_summary" ]] || fail "three threads' summary: $summary (one thread's: $one_summary)"
+  same three.$kind one.$kind "three threads write one thread's $kind bytes"
+done
+{ head -20000 many.ndjson; printf '{"resourceType": nope}\n'; tail -9000 many.ndjson; } >many_bad.ndjson
+run 1 "a bad line among many on one thread" -- view run "$view" many_bad.ndjson --threads 1
+one_err=$err
+run 1 "a bad line among many on three threads" -- view run "$view" many_bad.ndjson --threads 3
+[[ $err == "$one_err" ]] || fail "three threads' error: $err (one thread's: $one_err)"
+has "line 20001" "the error names the bad line"
+run 2 "--threads that is not a count" -- view run "$view" "$input" --threads many
 
 # quire fhirpath: one JSON array per resource.
 run 0 "fhirpath over NDJSON" -- fhirpath "name.given" "$input"

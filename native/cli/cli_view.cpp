@@ -11,6 +11,7 @@
 #include "quire/fhirpath.h"
 #include "quire/file_source.h"
 #include "quire/json.h"
+#include "quire/platform.h"
 #include "quire/spill_file.h"
 #include "quire/view.h"
 
@@ -181,6 +182,11 @@ int run_view(arguments &args) {
   if (!parse_count(args.option("--chunk-rows"), chunk_rows)) {
     return usage_error("view run", "--chunk-rows takes a whole number");
   }
+  // NDJSON lines run on this many threads (0, the default: one per hardware thread).
+  uint64_t threads = 0;
+  if (!parse_count(args.option("--threads"), threads) || threads > view::run_options::MAX_THREADS) {
+    return usage_error("view run", "--threads takes a whole number from 0 to 256");
+  }
   auto files = args.positional();
   if (!args.error().empty()) return usage_error("view run", args.error());
   if (files.size() < 2) return usage_error("view run", "needs VIEW.json and at least one INPUT (- for standard input)");
@@ -228,7 +234,8 @@ int run_view(arguments &args) {
   }
   counting_sink sink(to_file ? static_cast<format::byte_sink &>(*to_file) : to_stdout);
   const std::string &target = out_path ? *out_path : std::string("-");
-  auto w = view::table_writer::create(*v, kind, opts, sink);
+  view::run_options run{.tasks = &default_task_runner(), .threads = static_cast<unsigned>(threads)};
+  auto w = view::table_writer::create(*v, kind, opts, sink, run);
   if (!w) return fail(target, w.error());
   view::table_writer &tw = *w.value();
 
@@ -347,10 +354,11 @@ int run_fhirpath(arguments &args) {
 registration view_run{
     {"view", "run",
      "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire] [--index COL:sorted|hash|text]... [--chunk-rows N] "
-     "[--spill-dir DIR] [--quiet]",
+     "[--threads N] [--spill-dir DIR] [--quiet]",
      "Run a SQL on FHIR ViewDefinition over resources, Bundles or NDJSON (- for standard input); rows go to "
      "standard output as NDJSON, or to --out as NDJSON, CSV or an indexed .quire table (kind from the extension; "
-     "written to a temporary name, then renamed). A summary line goes to standard error.",
+     "written to a temporary name, then renamed). NDJSON lines run on --threads threads (default: one per "
+     "hardware thread; the output is the same for any number). A summary line goes to standard error.",
      run_view}};
 registration fhirpath_eval{{"fhirpath", "", "EXPR FILE",
                             "Evaluate a FHIRPath expression over a resource, a Bundle (as one resource) or each line "

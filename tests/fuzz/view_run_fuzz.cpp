@@ -1,15 +1,18 @@
 // Fuzz target for running ViewDefinitions into tables: the input is NDJSON, run through a few fixed
 // views (flat columns, forEach, repeat, unionAll, where) by table_writer into NDJSON, CSV and
 // .quire. Invariants: nothing crashes; feeding in pieces (sizes taken from the input) gives the
-// same bytes and the same error as feeding whole; every kind writes the same number of rows and
-// fails alike (the column checks are the same for all), and the .quire file opens with that many
-// rows.
+// same bytes and the same error as feeding whole; so does spreading the lines over three tasks
+// (run_options, here run one after the other, the last first), for the table_writer and for
+// runner::run_ndjson; every kind writes the same number of rows and fails alike (the column checks
+// are the same for all), and the .quire file opens with that many rows.
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "quire/platform.h"
 #include "quire/view.h"
 
 namespace {
@@ -44,15 +47,27 @@ struct outcome {
   uint64_t rows = 0;
 };
 
-outcome write(const quire::view::compiled_view &v, quire::view::output_kind kind, std::string_view input,
-              size_t piece) {
+// Three tasks on paper, run on the calling thread the last first: every cut of the lines, on any
+// target, without the timing of real threads.
+class last_first final : public quire::task_runner {
+ public:
+  unsigned concurrency() const noexcept override { return 3; }
+  void run(size_t count, const std::function<void(size_t)> &work) const override {
+    for (size_t i = count; i-- > 0;) work(i);
+  }
+};
+const last_first three_tasks;
+const quire::view::run_options SPREAD{.tasks = &three_tasks, .min_parallel_bytes = 0};
+
+outcome write(const quire::view::compiled_view &v, quire::view::output_kind kind, std::string_view input, size_t piece,
+              const quire::view::run_options &run = {}) {
   quire::format::vector_sink sink;
   quire::format::write_options options;
   options.chunk_rows = 4;
   // Every view's first column is a string: a hash index on it exercises the index writer.
   if (kind == quire::view::output_kind::quire)
     options.indexes = {{v.columns()[0].name, quire::format::index_kind::hash}};
-  auto w = quire::view::table_writer::create(v, kind, options, sink);
+  auto w = quire::view::table_writer::create(v, kind, options, sink, run);
   if (!w) std::abort();  // the views are fixed and valid
   outcome o;
   quire::result<void> fed;
@@ -102,6 +117,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::abort();
     }
     if (whole.ok && whole.bytes != pieces.bytes) std::abort();
+    outcome spread = write(v, kind, input, input.size() ? input.size() : 1, SPREAD);
+    if (spread.ok != whole.ok || spread.code != whole.code || spread.line != whole.line || spread.rows != whole.rows ||
+        spread.bytes != whole.bytes) {
+      std::abort();
+    }
     if (first) {
       rows = whole.rows;
       ok = whole.ok;
@@ -115,5 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!f || f->row_count() != rows) std::abort();
     }
   }
+  // The runner alone: the same rows and the same error on three tasks as on one.
+  std::vector<quire::view::row> one_rows, spread_rows;
+  quire::view::runner one(v), spread(v, SPREAD);
+  auto a = one.run_ndjson(input, one_rows);
+  auto b = spread.run_ndjson(input, spread_rows);
+  if (a.ok() != b.ok() || (!a && a.error().describe() != b.error().describe())) std::abort();
+  if (quire::view::rows_to_json(v, one_rows) != quire::view::rows_to_json(v, spread_rows)) std::abort();
   return 0;
 }

@@ -60,7 +60,16 @@
 //
 // Memory: a table_writer holds one incomplete NDJSON line (at most table_writer::MAX_LINE_BYTES),
 // the rows of one resource, and the output being built: up to OUTPUT_FLUSH_BYTES of text for
-// NDJSON/CSV, one chunk plus the writer's sort memory for .quire. It never holds the input.
+// NDJSON/CSV, one chunk plus the writer's sort memory for .quire. It never holds the input. On
+// threads (run_options) it also holds the rows of one round of lines (about 4 MiB of NDJSON) and
+// a runner and a document per thread.
+//
+// Threads: runner::run_ndjson and table_writer::feed_ndjson spread long NDJSON over a task runner
+// (quire/platform.h) when run_options names one; rows, bytes, counts and errors are the same as on
+// one thread (the lines are cut into runs, each run by its own runner, and put back in order; a
+// writer's tasks also check the cells and write NDJSON or CSV text).
+//
+//   quire::view::runner run(*v, {.tasks = &quire::default_task_runner()});  // natively: all cores
 //
 // IMPORTANT: lifetimes. A compiled view owns everything it needs (its own parsed copy of the
 // view). Rows own their cells' text: they stay valid after the resource's document is gone. A
@@ -78,6 +87,7 @@
 #include "quire/fhirpath.h"
 #include "quire/format.h"
 #include "quire/json.h"
+#include "quire/platform.h"
 #include "quire/result.h"
 
 namespace quire::view {
@@ -148,11 +158,36 @@ class compiled_view {
 /// in error::path (`select[1].column[0].name`, `constant[0]`, `where[0].path`).
 result<compiled_view> compile(std::string_view view_json, const limits &lim = {});
 
-/// Runs a compiled view; holds a FHIRPath evaluator and scratch. Not thread-safe: one per thread.
-/// The view must outlive the runner.
+/// How NDJSON text is spread over threads (runner::run_ndjson, table_writer::feed_ndjson). The
+/// rows, their order and every error are the same whatever the number of threads: each thread
+/// runs a run of whole lines with its own runner, and the results are put together in line order
+/// (an error is the one of the first line that fails, as one thread gives it).
+struct run_options {
+  static constexpr size_t DEFAULT_MIN_PARALLEL_BYTES = size_t{256} << 10;
+  static constexpr unsigned MAX_THREADS = 256;
+
+  /// Where the threads come from: nullptr (the default) runs everything on the calling thread;
+  /// `&quire::default_task_runner()` (quire/platform.h) is the target's (natively a thread per
+  /// task; in WebAssembly the calling thread). A caller that runs views on threads of its own
+  /// leaves it null.
+  const task_runner *tasks = nullptr;
+  /// Tasks to cut a text into: 0 (the default) tasks->concurrency() (natively the hardware's
+  /// threads), at most MAX_THREADS. A task runner whose concurrency() is 1 gets one task.
+  unsigned threads = 0;
+  /// NDJSON text shorter than this runs on the calling thread alone: starting threads would cost
+  /// more than such a text's lines.
+  size_t min_parallel_bytes = DEFAULT_MIN_PARALLEL_BYTES;
+};
+
+/// How many tasks `options` cut NDJSON text of `bytes` into (1: the calling thread alone).
+unsigned parallel_parts(const run_options &options, size_t bytes) noexcept;
+
+/// Runs a compiled view; holds a FHIRPath evaluator and scratch. Not thread-safe: one per thread
+/// (run_ndjson spreads a long text over threads itself, run_options). The view must outlive the
+/// runner.
 class runner {
  public:
-  explicit runner(const compiled_view &v);
+  explicit runner(const compiled_view &v, const run_options &options = {});
   ~runner();
   runner(runner &&) noexcept;
   runner &operator=(runner &&) noexcept;
@@ -164,8 +199,8 @@ class runner {
   result<void> run(const json::value &resource, std::vector<row> &out);
   /// Every entry.resource of a Bundle (rows in entry order).
   result<void> run_bundle(const json::value &bundle, std::vector<row> &out);
-  /// Every line of NDJSON text (blank lines skipped). A line that is not JSON is an error whose
-  /// `line` is its line number.
+  /// Every line of NDJSON text (blank lines skipped), on several threads when the text is long
+  /// (run_options). A line that is not JSON is an error whose `line` is its line number.
   result<void> run_ndjson(std::string_view text, std::vector<row> &out);
   /// JSON text whose shape is not known in advance (the npm package's `view.run`): one resource,
   /// a Bundle (its entries; unless the view is over Bundle itself), a JSON array of resources, or
@@ -243,8 +278,10 @@ class table_writer {
   /// indexes or an order, so options with indexes or sorted_by are INVALID_ARGUMENT for them.
   /// Errors: INVALID_ARGUMENT, NO_SUCH_COLUMN (an index on a column the view does not have) and the
   /// other errors of format::writer::create (an index kind the column's type cannot have).
+  /// `run` says how feed_ndjson() spreads the lines of a piece over threads.
   static result<std::unique_ptr<table_writer>> create(const compiled_view &v, output_kind kind,
-                                                      const format::write_options &options, format::byte_sink &sink);
+                                                      const format::write_options &options, format::byte_sink &sink,
+                                                      const run_options &run = {});
   ~table_writer();
   table_writer(const table_writer &) = delete;
   table_writer &operator=(const table_writer &) = delete;

@@ -7,6 +7,8 @@
 // disjoint cells.
 #include "quire/view.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -473,7 +475,11 @@ struct place {
 }  // namespace
 
 struct runner::state {
+  const compiled_view *view = nullptr;
   const compiled_view::program *p = nullptr;
+  run_options options;
+  // run_ndjson's runners for the threads beyond the calling one, made when first needed and kept.
+  std::vector<std::unique_ptr<runner>> helpers;
   fhirpath::evaluator ev;
   fhirpath::environment env;
   json::value resource;
@@ -489,7 +495,9 @@ struct runner::state {
   // limit is 0, where cross and node_rows fail on the first row.
   bool fill_one_row = false;
 
-  explicit state(const compiled_view::program &prog) : p(&prog), ev(prog.lim.fhirpath) {
+  state(const compiled_view &v, const run_options &o)
+      : view(&v), p(&v.compiled()), options(o), ev(v.compiled().lim.fhirpath) {
+    const compiled_view::program &prog = *p;
     env.constants = prog.constants;
     fhirpath::item idx;
     idx.kind = fhirpath::value_kind::integer;
@@ -796,7 +804,7 @@ struct runner::state {
   }
 };
 
-runner::runner(const compiled_view &v) : state_(std::make_unique<state>(v.compiled())) {}
+runner::runner(const compiled_view &v, const run_options &options) : state_(std::make_unique<state>(v, options)) {}
 runner::~runner() = default;
 runner::runner(runner &&) noexcept = default;
 runner &runner::operator=(runner &&) noexcept = default;
@@ -843,27 +851,85 @@ error on_line(error e, uint32_t line) {
 
 }  // namespace
 
-result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
-  size_t pos = 0;
-  uint32_t line = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view l = text.substr(pos, end - pos);
+namespace {
+
+// The lines of text[begin, end) (whole lines: end is the text's end or just past a line end),
+// numbered from first_line; `lines` counts those read. Offsets in errors are into the whole text.
+result<void> run_lines(runner &run, json::document &doc, std::string_view text, size_t begin, size_t end,
+                       uint32_t first_line, std::vector<row> &out, uint32_t &lines) {
+  size_t pos = begin;
+  uint32_t line = first_line - 1;
+  lines = 0;
+  while (pos < end) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos || nl > end) nl = end;
+    std::string_view l = text.substr(pos, nl - pos);
     ++line;
+    ++lines;
     size_t start = pos;
-    pos = end + 1;
+    pos = nl + 1;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-    json::document &doc = state_->line;
     if (auto parsed = json::parse_into(doc, l); !parsed) {
       error e = std::move(parsed).error();
       if (e.offset != error::NO_OFFSET) e.offset += start;
       e.line = line;
       return e;
     }
-    auto r = run(doc.root(), out);
+    auto r = run.run(doc.root(), out);
     if (!r) return on_line(r.error(), line);
+  }
+  return {};
+}
+
+}  // namespace
+
+unsigned parallel_parts(const run_options &o, size_t bytes) noexcept {
+  if (!o.tasks || bytes < o.min_parallel_bytes || o.tasks->concurrency() <= 1) return 1;
+  return std::min(o.threads ? o.threads : o.tasks->concurrency(), run_options::MAX_THREADS);
+}
+
+result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
+  state &s = *state_;
+  const unsigned parts = parallel_parts(s.options, text.size());
+  uint32_t lines = 0;
+  if (parts <= 1) return run_lines(*this, s.line, text, 0, text.size(), 1, out, lines);
+
+  // Cut the text into runs of whole lines of about equal size, one a task. A task's line numbers
+  // are not known until the runs before it are counted: a task that fails stops, and its run is
+  // read again below on this thread, numbered from its real first line, for the rows before the
+  // error and the error itself exactly as one thread gives them.
+  std::vector<size_t> cut(parts + 1, text.size());
+  cut[0] = 0;
+  for (unsigned k = 1; k < parts; ++k) {
+    const size_t at = std::max(cut[k - 1], text.size() / parts * k);
+    const size_t nl = text.find('\n', at);
+    cut[k] = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  while (s.helpers.size() + 1 < parts) s.helpers.push_back(std::make_unique<runner>(*s.view));
+  struct part {
+    std::vector<row> rows;
+    uint32_t lines = 0;
+    bool failed = false;
+  };
+  std::vector<part> done(parts);
+  s.options.tasks->run(parts, [&](size_t k) {
+    runner &r = k == 0 ? *this : *s.helpers[k - 1];
+    json::document &doc = r.state_->line;
+    done[k].failed = !run_lines(r, doc, text, cut[k], cut[k + 1], 1, done[k].rows, done[k].lines);
+  });
+  uint32_t line = 1;
+  for (unsigned k = 0; k < parts; ++k) {
+    if (done[k].failed) {
+      auto again = run_lines(*this, s.line, text, cut[k], cut[k + 1], line, out, lines);
+      if (!again) return again;
+      line += lines;  // it failed on its thread, not here (memory that was short then): go on
+      continue;
+    }
+    if (out.empty()) out = std::move(done[k].rows);
+    else
+      out.insert(out.end(), std::make_move_iterator(done[k].rows.begin()), std::make_move_iterator(done[k].rows.end()));
+    line += done[k].lines;
   }
   return {};
 }

@@ -1,6 +1,8 @@
 // A view's rows written out: NDJSON, CSV or a .quire table, streamed (quire/view.h describes the
 // column types and the bytes of each kind).
+#include <algorithm>
 #include <charconv>
+#include <span>
 
 #include "../common/utf8.h"
 #include "quire/view.h"
@@ -219,12 +221,17 @@ struct table_writer::impl {
   std::vector<target> targets;
   std::unique_ptr<format::writer> table;  // .quire only
 
-  std::vector<row> rows;                 // one resource's rows, dropped once written
-  std::vector<format::cell> cells;       // one row for the .quire writer
-  std::vector<std::string> texts;        // per column: a string cell's unquoted text
-  std::vector<std::string_view> fields;  // per column: the CSV field's text (unquoted)
-  std::vector<bool> present;             // per column: not null
-  std::string text;                      // NDJSON/CSV output not yet handed to the sink
+  std::vector<row> rows;  // one resource's rows, dropped once written
+  // The scratch of the column checks: one row's converted cells (one per thread).
+  struct converter {
+    std::vector<format::cell> cells;       // one row for the .quire writer
+    std::vector<std::string> texts;        // per column: a string cell's unquoted text
+    std::vector<std::string_view> fields;  // per column: the CSV field's text (unquoted)
+    std::vector<bool> present;             // per column: not null
+    explicit converter(size_t width) : cells(width), texts(width), fields(width), present(width) {}
+  };
+  converter conv{0};
+  std::string text;  // NDJSON/CSV output not yet handed to the sink
 
   std::string pending;      // the incomplete NDJSON line carried over from earlier pieces
   uint64_t line = 1;        // number of the line pending belongs to
@@ -312,47 +319,53 @@ struct table_writer::impl {
   }
 
   // Checks one cell against its column and prepares what each kind writes: cells[col] for
-  // .quire, fields[col] for CSV.
-  result<void> convert(size_t col, const cell &c, const origin &o) {
+  // .quire, fields[col] for CSV. False when the column cannot hold the cell, `why` then the
+  // reason the error adds (often none).
+  bool convert(converter &cv, size_t col, const cell &c, std::string_view &why) const {
+    auto &cells = cv.cells;
+    auto &texts = cv.texts;
+    auto &fields = cv.fields;
+    auto &present = cv.present;
     present[col] = c.kind != cell_kind::null_value;
     cells[col] = format::cell::null();
-    if (!present[col]) return {};
+    if (!present[col]) return true;
     std::string_view field = c.json;
     switch (targets[col]) {
       case target::boolean:
-        if (c.kind != cell_kind::boolean) return mismatch(col, c, o, "");
+        if (c.kind != cell_kind::boolean) return fail_with(why, "");
         cells[col] = format::cell::of(c.json == "true");
         break;
       case target::integer64:
         if (c.kind == cell_kind::string) {
           unquote(c.json, texts[col]);
           auto v = parse_int64(texts[col]);
-          if (!v) return mismatch(col, c, o, "not a 64-bit integer");
+          if (!v) return fail_with(why, "not a 64-bit integer");
           cells[col] = format::cell::of(*v);
           field = texts[col];
           break;
         }
         [[fallthrough]];
       case target::integer: {
-        if (c.kind != cell_kind::integer) return mismatch(col, c, o, "");
+        if (c.kind != cell_kind::integer) return fail_with(why, "");
         auto v = parse_int64(c.json);
-        if (!v) return mismatch(col, c, o, "not a 64-bit integer");
+        if (!v) return fail_with(why, "not a 64-bit integer");
         cells[col] = format::cell::of(*v);
         break;
       }
       case target::decimal:
-        if (c.kind != cell_kind::decimal && c.kind != cell_kind::integer) return mismatch(col, c, o, "");
+        if (c.kind != cell_kind::decimal && c.kind != cell_kind::integer) return fail_with(why, "");
         cells[col] = format::cell::text(c.json);
         break;
       case target::json:
-        if (c.kind != cell_kind::array && c.kind != cell_kind::object) return mismatch(col, c, o, "");
+        if (c.kind != cell_kind::array && c.kind != cell_kind::object) return fail_with(why, "");
         cells[col] = format::cell::text(c.json);
         break;
       case target::string:
         if (c.kind == cell_kind::array || c.kind == cell_kind::object) {
-          return mismatch(col, c, o, "declare a complex type or collection: true to keep it as json");
+          return fail_with(why, "declare a complex type or collection: true to keep it as json");
         }
         if (c.kind == cell_kind::string) {
+          if (kind == output_kind::ndjson) return true;  // NDJSON writes the cell's JSON as it is
           unquote(c.json, texts[col]);
           field = texts[col];
         }
@@ -360,7 +373,12 @@ struct table_writer::impl {
         break;
     }
     fields[col] = field;
-    return {};
+    return true;
+  }
+
+  static bool fail_with(std::string_view &why, std::string_view reason) {
+    why = reason;
+    return false;
   }
 
   result<void> flush_text(bool all) {
@@ -371,31 +389,44 @@ struct table_writer::impl {
     return {};
   }
 
-  result<void> write_rows(const origin &o) {
+  // Checks every cell of a row (false at the first its column cannot hold: `col` and `why` say
+  // which and why) and, for NDJSON and CSV, appends the row's line to `out`.
+  bool convert_row(converter &cv, const row &r, std::string &out, size_t &col, std::string_view &why) const {
+    static const cell NULL_CELL;
     const size_t width = view->columns().size();
-    for (const row &r : rows) {
-      for (size_t col = 0; col < width; ++col) {
-        static const cell NULL_CELL;
-        auto ok = convert(col, col < r.cells.size() ? r.cells[col] : NULL_CELL, o);
-        if (!ok) return ok.error();
-      }
-      switch (kind) {
-        case output_kind::ndjson:
-          append_row_json(text, *view, r);
-          text += '\n';
-          break;
-        case output_kind::csv:
-          for (size_t col = 0; col < width; ++col) {
-            if (col) text += ',';
-            if (present[col]) append_csv_field(text, fields[col]);
-          }
-          text += '\n';
-          break;
-        case output_kind::quire: {
-          auto ok = table->append_row(cells);
-          if (!ok) return ok.error();
-          break;
+    for (col = 0; col < width; ++col) {
+      if (!convert(cv, col, col < r.cells.size() ? r.cells[col] : NULL_CELL, why)) return false;
+    }
+    switch (kind) {
+      case output_kind::ndjson:
+        append_row_json(out, *view, r);
+        out += '\n';
+        break;
+      case output_kind::csv:
+        for (size_t c = 0; c < width; ++c) {
+          if (c) out += ',';
+          if (cv.present[c]) append_csv_field(out, cv.fields[c]);
         }
+        out += '\n';
+        break;
+      case output_kind::quire: break;
+    }
+    return true;
+  }
+
+  // Writes rows of one resource; `where()` gives the resource's origin, asked only for an error.
+  template <class Where>
+  result<void> write_rows(std::span<const row> rs, const Where &where) {
+    static const cell NULL_CELL;
+    for (const row &r : rs) {
+      size_t col = 0;
+      std::string_view why;
+      if (!convert_row(conv, r, text, col, why)) {
+        return mismatch(col, col < r.cells.size() ? r.cells[col] : NULL_CELL, where(), why);
+      }
+      if (kind == output_kind::quire) {
+        auto ok = table->append_row(conv.cells);
+        if (!ok) return ok.error();
       }
       ++row_count;
       if (kind != output_kind::quire) {
@@ -403,7 +434,6 @@ struct table_writer::impl {
         if (!ok) return ok.error();
       }
     }
-    rows.clear();
     return {};
   }
 
@@ -419,7 +449,9 @@ struct table_writer::impl {
       e.offset = error::NO_OFFSET;
       return e;
     }
-    return write_rows(o);
+    auto ok = write_rows(rows, [&o]() -> const origin & { return o; });
+    rows.clear();
+    return ok;
   }
 
   result<void> add(const json::value &resource, origin &o) {
@@ -476,6 +508,239 @@ struct table_writer::impl {
     return e;
   }
 
+  // --- feed_ndjson on threads ---------------------------------------------------------------
+  // A round of whole lines is cut into runs, one a task; each task parses and runs its lines with
+  // its own runner and document. For NDJSON and CSV a task also checks every cell and writes its
+  // lines' text; for .quire it keeps the rows, which this thread checks and appends (the .quire
+  // writer takes rows in order). This thread then takes the tasks' work in line order, counting
+  // resources, rows and lines as feed_serial does: the output, the counts and every error are the
+  // same as on one thread. A line its task could not run or write (not JSON, too long, a failing
+  // resource, a value its column cannot hold) and everything after it in the round are read again
+  // by feed_serial, which gives the output before the error and the error itself exactly as one
+  // thread does.
+  static constexpr size_t ROUND_BYTES = size_t{4} << 20;
+
+  run_options options;
+  struct helper {
+    view::runner run;
+    json::document doc;
+    converter conv;
+    explicit helper(const compiled_view &v) : run(v), conv(v.columns().size()) {}
+  };
+  std::vector<std::unique_ptr<helper>> helpers;  // tasks 1..n-1 (task 0 uses run and line_doc)
+
+  struct ran_group {     // the rows of one resource (a line's, or one Bundle entry's)
+    int64_t entry = -1;  // its Bundle entry, -1 for the line's own resource
+    size_t first_row = 0, rows = 0;
+  };
+  struct ran_line {
+    size_t begin = 0, end = 0;  // in the round, end at the line end
+    size_t first_group = 0, groups = 0;
+    size_t rows = 0, text_end = 0;  // NDJSON and CSV: rows written, the end of its text in ran_run::text
+    bool failed = false;
+  };
+  struct ran_run {
+    std::vector<ran_line> lines;
+    std::vector<ran_group> groups;
+    std::vector<row> rows;  // .quire: every row; NDJSON and CSV: one line's, written into text
+    std::string text;
+  };
+
+  unsigned parts_for(size_t bytes) const { return parallel_parts(options, bytes); }
+
+  // Runs the lines of round[begin, end) into `out`; stops at the first line it cannot run.
+  void run_part(view::runner &r, json::document &doc, converter &cv, std::string_view round, size_t begin, size_t end,
+                ran_run &out) const {
+    size_t pos = begin;
+    while (pos < end) {
+      size_t nl = round.find('\n', pos);
+      if (nl == std::string_view::npos || nl > end) nl = end;
+      ran_line l;
+      l.begin = pos;
+      l.end = nl;
+      l.first_group = out.groups.size();
+      pos = nl + 1;
+      std::string_view text = round.substr(l.begin, l.end - l.begin);
+      l.failed = text.size() > table_writer::MAX_LINE_BYTES;
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      if (!l.failed && text.find_first_not_of(" \t") != std::string_view::npos) {
+        l.failed = !run_resources(r, doc, text, out);
+        l.groups = out.groups.size() - l.first_group;
+        if (!l.failed && kind != output_kind::quire) {
+          // The line's rows become text here and are dropped: its resources' rows in order.
+          size_t col = 0;
+          std::string_view why;
+          for (const row &rw : out.rows) {
+            if (!convert_row(cv, rw, out.text, col, why)) {
+              l.failed = true;
+              break;
+            }
+          }
+          l.rows = out.rows.size();
+          out.rows.clear();
+          out.groups.resize(l.first_group);
+        }
+      }
+      l.text_end = out.text.size();
+      out.lines.push_back(l);
+      if (l.failed) return;
+    }
+  }
+
+  // One line's resource, or each entry.resource of its Bundle, as add() reads them.
+  bool run_resources(view::runner &r, json::document &doc, std::string_view text, ran_run &out) const {
+    if (!json::parse_into(doc, text)) return false;
+    const json::value root = doc.root();
+    auto obj = root.get_object();
+    bool bundle = false;
+    if (obj && view->resource() != "Bundle") {
+      auto rt = obj->find("resourceType");
+      bundle = rt && rt->get_string().ok() && rt->get_string().value() == "Bundle";
+    }
+    auto one = [&](const json::value &res, int64_t entry) {
+      ran_group g{entry, out.rows.size(), 0};
+      if (!r.run(res, out.rows)) return false;
+      g.rows = out.rows.size() - g.first_row;
+      out.groups.push_back(g);
+      return true;
+    };
+    if (!bundle) return one(root, -1);
+    auto entries = obj->find("entry");
+    if (!entries) return true;
+    auto arr = entries->get_array();
+    if (!arr) return false;
+    int64_t i = 0;
+    for (json::value e : *arr) {
+      if (auto eo = e.get_object()) {
+        if (auto res = eo->find("resource")) {
+          if (!one(*res, i)) return false;
+        }
+      }
+      ++i;
+    }
+    return true;
+  }
+
+  // Where a resource of a line that ran came from, for an error: the line parsed again.
+  origin origin_of(std::string_view text, const ran_group &g) {
+    origin o;
+    o.line = line;
+    o.line_start = line_start;
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    if (!json::parse_into(line_doc, text)) return o;  // it parsed on its thread
+    o.resource = line_doc.root();
+    if (g.entry >= 0) {
+      o.entry = "Bundle.entry[";
+      o.entry += std::to_string(g.entry);
+      o.entry += "].resource";
+      auto obj = o.resource.get_object();
+      auto entries = obj ? obj->find("entry") : std::nullopt;
+      auto arr = entries ? entries->get_array() : result<json::array>(error(error_code::WRONG_TYPE, ""));
+      if (arr) {
+        size_t i = 0;
+        for (json::value e : *arr) {
+          if (i++ != static_cast<size_t>(g.entry)) continue;
+          if (auto eo = e.get_object()) {
+            if (auto res = eo->find("resource")) o.resource = *res;
+          }
+          break;
+        }
+      }
+    }
+    return o;
+  }
+
+  // A round of whole lines (it ends just past a line end; nothing is pending).
+  result<void> feed_round(std::string_view round) {
+    const unsigned parts = parts_for(round.size());
+    if (parts <= 1) return feed_serial(round);
+    std::vector<size_t> cut(parts + 1, round.size());
+    cut[0] = 0;
+    for (unsigned k = 1; k < parts; ++k) {
+      const size_t at = std::max(cut[k - 1], round.size() / parts * k);
+      const size_t nl = round.find('\n', at);
+      cut[k] = nl == std::string_view::npos ? round.size() : nl + 1;
+    }
+    while (helpers.size() + 1 < parts) helpers.push_back(std::make_unique<helper>(*view));
+    std::vector<ran_run> done(parts);
+    options.tasks->run(parts, [&](size_t k) {
+      if (k == 0) run_part(run, line_doc, conv, round, cut[0], cut[1], done[0]);
+      else run_part(helpers[k - 1]->run, helpers[k - 1]->doc, helpers[k - 1]->conv, round, cut[k], cut[k + 1], done[k]);
+    });
+    for (const ran_run &part : done) {
+      size_t text_at = 0;
+      for (const ran_line &l : part.lines) {
+        if (l.failed) return feed_serial(round.substr(l.begin));
+        if (kind != output_kind::quire) {
+          resource_count += l.groups;
+          row_count += l.rows;
+          text.append(part.text, text_at, l.text_end - text_at);
+          text_at = l.text_end;
+          if (auto ok = flush_text(false); !ok) return fail(ok.error());
+          position += l.end - l.begin + 1;
+          line += 1;
+          line_start = position;
+          continue;
+        }
+        for (size_t g = l.first_group; g < l.first_group + l.groups; ++g) {
+          const ran_group &rg = part.groups[g];
+          ++resource_count;
+          auto ok = write_rows(std::span<const row>(part.rows.data() + rg.first_row, rg.rows),
+                               [&]() { return origin_of(round.substr(l.begin, l.end - l.begin), rg); });
+          if (!ok) {  // as run_line places an error of its line
+            error e = ok.error();
+            if (e.offset != error::NO_OFFSET) e.offset += line_start;
+            e.line = static_cast<uint32_t>(line);
+            return fail(std::move(e));
+          }
+        }
+        position += l.end - l.begin + 1;
+        line += 1;
+        line_start = position;
+      }
+    }
+    return {};
+  }
+
+  // NDJSON read on the calling thread, line by line (what feed_ndjson does without threads).
+  result<void> feed_serial(std::string_view piece) {
+    size_t pos = 0;
+    while (pos < piece.size()) {
+      size_t nl = piece.find('\n', pos);
+      size_t end = nl == std::string_view::npos ? piece.size() : nl;
+      std::string_view seg = piece.substr(pos, end - pos);
+      if (pending.size() + seg.size() > table_writer::MAX_LINE_BYTES) {
+        std::string m = "line ";
+        m += std::to_string(line);
+        m += " is longer than ";
+        m += std::to_string(table_writer::MAX_LINE_BYTES);
+        m += " bytes";
+        error e(error_code::LINE_TOO_LONG, std::move(m), line_start);
+        e.line = static_cast<uint32_t>(line);
+        return fail(std::move(e));
+      }
+      position += seg.size();
+      if (nl == std::string_view::npos) {
+        // Only the incomplete end of a piece is copied; whole lines are read in place.
+        pending.append(seg);
+        break;
+      }
+      std::string_view l = seg;
+      if (!pending.empty()) {
+        pending.append(seg);
+        l = pending;
+      }
+      auto ok = run_line(l);
+      if (!ok) return fail(ok.error());
+      pending.clear();
+      position += 1;
+      line += 1;
+      line_start = position;
+      pos = nl + 1;
+    }
+    return {};
+  }
+
   result<void> fail(error e) {
     failed = e;
     return e;
@@ -493,18 +758,16 @@ table_writer::~table_writer() = default;
 
 result<std::unique_ptr<table_writer>> table_writer::create(const compiled_view &v, output_kind kind,
                                                            const format::write_options &options,
-                                                           format::byte_sink &sink) {
+                                                           format::byte_sink &sink, const run_options &run) {
   auto schema = table_schema(v);
   if (!schema) return schema.error();
   auto p = std::make_unique<impl>(v);
+  p->options = run;
   p->kind = kind;
   p->sink = &sink;
   const size_t width = v.columns().size();
   for (const auto &c : v.columns()) p->targets.push_back(target_of(c));
-  p->cells.resize(width);
-  p->texts.resize(width);
-  p->fields.resize(width);
-  p->present.resize(width);
+  p->conv = impl::converter(width);
   switch (kind) {
     case output_kind::quire: {
       auto w = format::writer::create(*schema, options, sink);
@@ -545,41 +808,22 @@ result<void> table_writer::add_resource(const json::value &resource_or_bundle) {
 result<void> table_writer::feed_ndjson(std::string_view piece) {
   impl &s = *impl_;
   if (auto ok = s.usable(); !ok) return ok;
+  // Whole lines go to threads in rounds of about ROUND_BYTES (a line longer than that is a round
+  // of its own); the line that completes what was pending, and the piece's incomplete end, stay here.
+  const size_t last = piece.rfind('\n');
+  if (last == std::string_view::npos || s.parts_for(last + 1) <= 1) return s.feed_serial(piece);
   size_t pos = 0;
-  while (pos < piece.size()) {
-    size_t nl = piece.find('\n', pos);
-    size_t end = nl == std::string_view::npos ? piece.size() : nl;
-    std::string_view seg = piece.substr(pos, end - pos);
-    if (s.pending.size() + seg.size() > MAX_LINE_BYTES) {
-      std::string m = "line ";
-      m += std::to_string(s.line);
-      m += " is longer than ";
-      m += std::to_string(MAX_LINE_BYTES);
-      m += " bytes";
-      error e(error_code::LINE_TOO_LONG, std::move(m), s.line_start);
-      e.line = static_cast<uint32_t>(s.line);
-      return s.fail(std::move(e));
-    }
-    s.position += seg.size();
-    if (nl == std::string_view::npos) {
-      // Only the incomplete end of a piece is copied; whole lines are read in place.
-      s.pending.append(seg);
-      break;
-    }
-    std::string_view l = seg;
-    if (!s.pending.empty()) {
-      s.pending.append(seg);
-      l = s.pending;
-    }
-    auto ok = s.run_line(l);
-    if (!ok) return s.fail(ok.error());
-    s.pending.clear();
-    s.position += 1;
-    s.line += 1;
-    s.line_start = s.position;
-    pos = nl + 1;
+  if (!s.pending.empty()) {
+    pos = piece.find('\n') + 1;
+    if (auto ok = s.feed_serial(piece.substr(0, pos)); !ok) return ok;
   }
-  return {};
+  while (pos <= last) {
+    size_t end = last + 1;
+    if (end - pos > impl::ROUND_BYTES) end = piece.find('\n', pos + impl::ROUND_BYTES) + 1;
+    if (auto ok = s.feed_round(piece.substr(pos, end - pos)); !ok) return ok;
+    pos = end;
+  }
+  return s.feed_serial(piece.substr(pos));
 }
 
 result<void> table_writer::end_ndjson() {
