@@ -4,9 +4,10 @@
 //   view.patient_flat        a patient-demographics view, ten flat columns, over the Patient file
 //   view.observation_coding  forEach code.coding (1-3 codings each), over the Observation file
 //   fhirpath.evaluate        six expressions per Patient, each compiled once
-// Each call starts from the bytes (every line parsed) and ends with the rows' text: the checksum
-// is a digest of append_row_json's bytes, one row a line, so that the three targets must agree
-// row for row. The same text is each view case's answer, which bench/peers_view.mjs checks
+// Each call starts from the bytes (every line parsed) and ends with the rows' text, as
+// view::table_writer writes NDJSON (append_row_json's bytes, one row a line, every cell checked
+// against its column's type): the checksum is a digest of that text, so that the three targets
+// must agree row for row. The same text is each view case's answer, which bench/peers_view.mjs checks
 // @medplum/core's evalSqlOnFhir against. Scaling gates on the resource count, each with a
 // quadratic twin.
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "quire/bench.h"
 #include "quire/fhirpath.h"
 #include "quire/json.h"
+#include "quire/platform.h"
 #include "quire/view.h"
 
 namespace quire::bench {
@@ -76,19 +78,29 @@ const compiled_views &views() {
   return v;
 }
 
-// Runs a view over NDJSON and writes its rows' text, one JSON object a line.
+// The rows' text, kept in one string.
+class string_sink final : public format::byte_sink {
+ public:
+  std::string text;
+  result<void> write(std::span<const uint8_t> bytes) override {
+    text.append(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    return {};
+  }
+};
+
+// Runs a view over NDJSON and writes its rows' text, one JSON object a line, as an application
+// would: a table_writer whose lines run on the target's threads (natively one per hardware thread,
+// or `quire-bench --threads N`; in WebAssembly the calling thread alone: quire/platform.h).
 result<std::string> view_rows_text(const result<view::compiled_view> &v, std::string_view input) {
   if (!v) return v.error();
-  view::runner run(*v);
-  std::vector<view::row> rows;
-  if (auto r = run.run_ndjson(input, rows); !r) return r.error();
-  std::string text;
-  text.reserve(rows.size() * 160);
-  for (const auto &row : rows) {
-    view::append_row_json(text, *v, row);
-    text += '\n';
-  }
-  return text;
+  string_sink out;
+  out.text.reserve(input.size() / 4);
+  auto w = view::table_writer::create(*v, view::output_kind::ndjson, {}, out,
+                                      {.tasks = &default_task_runner(), .threads = case_threads()});
+  if (!w) return w.error();
+  if (auto ok = w.value()->feed_ndjson(input); !ok) return ok.error();
+  if (auto rows = w.value()->finish(); !rows) return rows.error();
+  return std::move(out.text);
 }
 
 uint64_t rows_digest(const std::string &text) {

@@ -1,12 +1,14 @@
 // `quire-bench`: the native benchmark runner, the comparison of readings and the native scaling
 // gates. Its own executable (not a `quire` subcommand): the shipped CLI carries no benchmark case.
-//   quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]
+//   quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--threads N] [--list]
+//               [--scaling]
 //   quire-bench compare A.json [B.json ...]
 #include <malloc.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +22,9 @@
 
 #include "quire/bench.h"
 #include "quire/json.h"
+#include "quire/platform.h"
 #include "quire/version.h"
+#include "quire/view.h"
 
 namespace quire::bench_cli {
 namespace {
@@ -173,9 +177,10 @@ std::string meta_json(const std::string &exe) {
     << ",\"dirty\":" << (dirty ? "true" : "false") << ",\"compiler\":" << quoted(v.compiler)
     << ",\"flags\":" << quoted(v.flags) << ",\"simd\":" << quoted(v.simd)
     << "},\"machine\":{\"cpu\":" << quoted(cpu_model()) << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN)
-    << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release) << "},\"started_at\":" << quoted(started)
-    << ",\"startup\":{\"process_start_ms\":" << start_ms << ",\"artifact_bytes\":" << size
-    << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
+    << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release)
+    << ",\"threads\":" << (bench::case_threads() ? bench::case_threads() : default_task_runner().concurrency())
+    << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << start_ms
+    << ",\"artifact_bytes\":" << size << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
   return m.str();
 }
 
@@ -200,11 +205,19 @@ int run_bench(arguments &args) {
   auto filter = args.option("--filter");
   auto out = args.option("--out");
   auto seconds = args.option("--seconds");
+  auto threads = args.option("--threads");
   auto rest = args.positional();
   if (!args.error().empty() || !rest.empty())
     return usage_error("", args.error().empty() ? "takes no positional arguments" : args.error());
   if (filter) opts.filter = *filter;
   if (seconds) opts.seconds_per_case = std::atof(seconds->c_str());
+  if (threads) {
+    unsigned n = 0;
+    auto [p, ec] = std::from_chars(threads->data(), threads->data() + threads->size(), n);
+    if (ec != std::errc() || p != threads->data() + threads->size() || n > view::run_options::MAX_THREADS)
+      return usage_error("", "--threads takes a whole number from 0 to 256");
+    bench::set_case_threads(n);
+  }
 
   if (list) {
     for (const auto &c : bench::all_cases()) std::printf("%s%s\n", c.name().c_str(), c.large ? " (large)" : "");
@@ -307,7 +320,8 @@ int run_compare(arguments &args) {
 constexpr const char *HELP =
     "quire-bench — quire's benchmark cases natively, the comparison of readings, the scaling gates.\n\n"
     "Usage:\n"
-    "  quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--list] [--scaling]\n"
+    "  quire-bench [--quick] [--filter TEXT[,TEXT]] [--out FILE] [--large] [--seconds S] [--threads N] [--list]\n"
+    "              [--scaling]\n"
     "        Run the benchmark cases natively and write a reading (JSON); --scaling runs the scaling gates.\n"
     "  quire-bench compare A.json [B.json ...]\n"
     "        Compare readings case by case; exit 1 when checksums differ between them.\n"

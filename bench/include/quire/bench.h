@@ -90,6 +90,12 @@ struct run_options {
   std::function<void(size_t, size_t, const std::string &)> progress;
 };
 
+/// Threads a case that can spread its work may use (the view cases: view::run_options::threads
+/// with the target's task runner): 0, the default, as many as the task runner runs at once
+/// (natively the hardware's threads; in wasm 1). Set by `quire-bench --threads N`.
+void set_case_threads(unsigned threads) noexcept;
+unsigned case_threads() noexcept;
+
 /// Runs the cases that match `options`, measuring each with the same code on every target.
 std::vector<case_reading> run_cases(const run_options &options);
 
