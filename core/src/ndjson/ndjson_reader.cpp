@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../common/alloc.h"
+#include "../common/line_end.h"
 #include "quire/ndjson.h"
 
 namespace quire::ndjson {
@@ -109,8 +110,9 @@ result<void> reader::feed(std::string_view chunk, const line_callback &visit) {
   position_ += chunk.size();
   size_t pos = 0;
   while (pos < chunk.size() && !stopped_) {
-    const char *nl = static_cast<const char *>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
-    size_t end = nl ? static_cast<size_t>(nl - chunk.data()) : chunk.size();
+    const size_t line_end = detail::find_line_end(chunk, pos);
+    const bool nl = line_end != std::string_view::npos;
+    size_t end = nl ? line_end : chunk.size();
     std::string_view piece = chunk.substr(pos, end - pos);
     uint64_t piece_offset = chunk_start + pos;
     pos = nl ? end + 1 : chunk.size();

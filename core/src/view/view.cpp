@@ -12,6 +12,8 @@
 #include <optional>
 #include <utility>
 
+#include "../common/line_end.h"
+
 namespace quire::view {
 
 namespace {
@@ -861,8 +863,8 @@ result<void> run_lines(runner &run, json::document &doc, std::string_view text, 
   uint32_t line = first_line - 1;
   lines = 0;
   while (pos < end) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos || nl > end) nl = end;
+    size_t nl = detail::find_line_end(text, pos, end);
+    if (nl == std::string_view::npos) nl = end;
     std::string_view l = text.substr(pos, nl - pos);
     ++line;
     ++lines;
@@ -903,7 +905,7 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   cut[0] = 0;
   for (unsigned k = 1; k < parts; ++k) {
     const size_t at = std::max(cut[k - 1], text.size() / parts * k);
-    const size_t nl = text.find('\n', at);
+    const size_t nl = detail::find_line_end(text, at);
     cut[k] = nl == std::string_view::npos ? text.size() : nl + 1;
   }
   while (s.helpers.size() + 1 < parts) s.helpers.push_back(std::make_unique<runner>(*s.view));
@@ -1016,7 +1018,7 @@ result<void> ndjson_feeder::feed(std::string_view piece, std::vector<row> &out) 
   if (s.stopped) return *s.stopped;
   size_t pos = 0;
   while (pos < piece.size()) {
-    const size_t nl = piece.find('\n', pos);
+    const size_t nl = detail::find_line_end(piece, pos);
     if (nl == std::string_view::npos) {
       if (s.pending.empty()) s.pending_offset = s.position + pos;
       if (s.pending.size() + (piece.size() - pos) > s.max_line_bytes) return s.fail(s.too_long(s.pending_offset));

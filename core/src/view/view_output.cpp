@@ -4,6 +4,7 @@
 #include <charconv>
 #include <span>
 
+#include "../common/line_end.h"
 #include "../common/utf8.h"
 #include "quire/view.h"
 
@@ -553,8 +554,8 @@ struct table_writer::impl {
                 ran_run &out) const {
     size_t pos = begin;
     while (pos < end) {
-      size_t nl = round.find('\n', pos);
-      if (nl == std::string_view::npos || nl > end) nl = end;
+      size_t nl = detail::find_line_end(round, pos, end);
+      if (nl == std::string_view::npos) nl = end;
       ran_line l;
       l.begin = pos;
       l.end = nl;
@@ -658,7 +659,7 @@ struct table_writer::impl {
     cut[0] = 0;
     for (unsigned k = 1; k < parts; ++k) {
       const size_t at = std::max(cut[k - 1], round.size() / parts * k);
-      const size_t nl = round.find('\n', at);
+      const size_t nl = detail::find_line_end(round, at);
       cut[k] = nl == std::string_view::npos ? round.size() : nl + 1;
     }
     while (helpers.size() + 1 < parts) helpers.push_back(std::make_unique<helper>(*view));
@@ -706,7 +707,7 @@ struct table_writer::impl {
   result<void> feed_serial(std::string_view piece) {
     size_t pos = 0;
     while (pos < piece.size()) {
-      size_t nl = piece.find('\n', pos);
+      size_t nl = detail::find_line_end(piece, pos);
       size_t end = nl == std::string_view::npos ? piece.size() : nl;
       std::string_view seg = piece.substr(pos, end - pos);
       if (pending.size() + seg.size() > table_writer::MAX_LINE_BYTES) {
@@ -814,12 +815,12 @@ result<void> table_writer::feed_ndjson(std::string_view piece) {
   if (last == std::string_view::npos || s.parts_for(last + 1) <= 1) return s.feed_serial(piece);
   size_t pos = 0;
   if (!s.pending.empty()) {
-    pos = piece.find('\n') + 1;
+    pos = detail::find_line_end(piece) + 1;
     if (auto ok = s.feed_serial(piece.substr(0, pos)); !ok) return ok;
   }
   while (pos <= last) {
     size_t end = last + 1;
-    if (end - pos > impl::ROUND_BYTES) end = piece.find('\n', pos + impl::ROUND_BYTES) + 1;
+    if (end - pos > impl::ROUND_BYTES) end = detail::find_line_end(piece, pos + impl::ROUND_BYTES) + 1;
     if (auto ok = s.feed_round(piece.substr(pos, end - pos)); !ok) return ok;
     pos = end;
   }
