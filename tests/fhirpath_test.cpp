@@ -7,6 +7,7 @@
 #include <string>
 
 #include "quire/fhirpath.h"
+#include "test_support.h"
 
 using namespace quire;
 
@@ -433,23 +434,7 @@ TEST_CASE("fhirpath: strings print as json::append_quoted writes them, escapes a
   // A string value's JSON is json::append_quoted's (tested byte by byte in json_test.cpp), through
   // to_json and append_json alike: each character that must be escaped, and some that must not, at
   // every place of a 20-byte text.
-  const std::string specials[] = {"\"",
-                                  "\\",
-                                  "\n",
-                                  "\t",
-                                  std::string(1, '\x01'),
-                                  std::string(1, '\x1f'),
-                                  std::string(1, '\0'),
-                                  "\x7f",
-                                  "\xc3\xa9",
-                                  " ",
-                                  "!",
-                                  "#",
-                                  "[",
-                                  "]",
-                                  "}",
-                                  "~"};
-  for (const std::string &c : specials) {
+  for (const std::string &c : quire_test::json_escape_specials()) {
     for (size_t at = 0; at < 20; ++at) {
       std::string text(20, 'a');
       text.replace(at, 1, c);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "quire/json.h"
+#include "test_support.h"
 
 using namespace quire;
 
@@ -85,29 +86,8 @@ TEST_CASE("json: append_quoted escapes every character that must be, wherever it
   // append_quoted tests eight bytes at a time and copies runs with nothing to escape in one piece:
   // each character that must be escaped, and some close to them that must not, alone and in
   // pairs, at every place of texts across several words, appended after earlier text.
-  const std::string specials[] = {"\"",
-                                  "\\",
-                                  "\n",
-                                  "\r",
-                                  "\t",
-                                  "\b",
-                                  "\f",
-                                  std::string(1, '\x01'),
-                                  std::string(1, '\x1f'),
-                                  std::string(1, '\0'),
-                                  "\x7f",
-                                  "\xc3\xa9",
-                                  " ",
-                                  "!",
-                                  "#",
-                                  "[",
-                                  "]",
-                                  "}",
-                                  "~",
-                                  "\x80",
-                                  "\xff"};
   for (size_t length : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{20}}) {
-    for (const std::string &c : specials) {
+    for (const std::string &c : quire_test::json_escape_specials()) {
       for (size_t at = 0; at < length; ++at) {
         for (size_t second : {length, (at + 5) % length}) {
           std::string text(length, 'a');

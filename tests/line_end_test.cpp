@@ -36,3 +36,25 @@ TEST_CASE("line end: the first \\n in a range, wherever it is", "[common]") {
     }
   }
 }
+
+TEST_CASE("line end: a text cut into runs of whole lines", "[common]") {
+  const std::string text = "a\nbb\n\nccc\ndddd\neeeee\nf";  // no line end after the last line
+  for (unsigned parts = 1; parts <= 30; ++parts) {
+    INFO(parts << " parts");
+    const auto cut = quire::detail::cut_at_line_ends(text, parts);
+    REQUIRE(cut.size() == parts + 1);
+    CHECK(cut.front() == 0);
+    CHECK(cut.back() == text.size());
+    for (size_t k = 1; k < parts; ++k) {
+      CHECK(cut[k] >= cut[k - 1]);
+      // Just past a line end, or at the text's end when a share ran out of lines.
+      CHECK((cut[k] == text.size() || text[cut[k] - 1] == '\n'));
+    }
+  }
+  // Runs of about equal size when the lines allow it.
+  std::string lines;
+  for (int i = 0; i < 1000; ++i) lines += "0123456789\n";
+  const auto four = quire::detail::cut_at_line_ends(lines, 4);
+  for (size_t k = 0; k < 4; ++k) CHECK(four[k + 1] - four[k] >= 2700);
+  CHECK(quire::detail::cut_at_line_ends("", 3) == std::vector<size_t>{0, 0, 0, 0});
+}

@@ -58,4 +58,30 @@ inline std::vector<std::vector<std::string>> read_tsv(const std::filesystem::pat
   return rows;
 }
 
+/// Characters a JSON string writer must escape (quote, backslash, every kind of control
+/// character) and some close to them that it must not (DEL, non-ASCII, punctuation), one a string.
+inline std::vector<std::string> json_escape_specials() {
+  return {"\"",
+          "\\",
+          "\n",
+          "\r",
+          "\t",
+          "\b",
+          "\f",
+          std::string(1, '\x01'),
+          std::string(1, '\x1f'),
+          std::string(1, '\0'),
+          "\x7f",
+          "\xc3\xa9",
+          " ",
+          "!",
+          "#",
+          "[",
+          "]",
+          "}",
+          "~",
+          "\x80",
+          "\xff"};
+}
+
 }  // namespace quire_test

@@ -4,9 +4,11 @@
 // SIMD128 (about 6% of a view run over NDJSON went to memchr in Node).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -39,6 +41,19 @@ inline size_t find_line_end(std::string_view text, size_t from, size_t end) noex
 /// The first `\n` in text from `from` on.
 inline size_t find_line_end(std::string_view text, size_t from = 0) noexcept {
   return find_line_end(text, from, text.size());
+}
+
+/// Where to cut a text of whole lines into `parts` runs of about equal size, each ending just past
+/// a line end (or at the text's end): parts + 1 offsets from 0 to text.size(); a run may be empty
+/// (a line longer than a share).
+inline std::vector<size_t> cut_at_line_ends(std::string_view text, unsigned parts) {
+  std::vector<size_t> cut(parts + 1, text.size());
+  cut[0] = 0;
+  for (unsigned k = 1; k < parts; ++k) {
+    const size_t nl = find_line_end(text, std::max(cut[k - 1], text.size() / parts * k));
+    cut[k] = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  return cut;
 }
 
 }  // namespace quire::detail

@@ -901,13 +901,7 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   // are not known until the runs before it are counted: a task that fails stops, and its run is
   // read again below on this thread, numbered from its real first line, for the rows before the
   // error and the error itself exactly as one thread gives them.
-  std::vector<size_t> cut(parts + 1, text.size());
-  cut[0] = 0;
-  for (unsigned k = 1; k < parts; ++k) {
-    const size_t at = std::max(cut[k - 1], text.size() / parts * k);
-    const size_t nl = detail::find_line_end(text, at);
-    cut[k] = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
+  const std::vector<size_t> cut = detail::cut_at_line_ends(text, parts);
   while (s.helpers.size() + 1 < parts) s.helpers.push_back(std::make_unique<runner>(*s.view));
   struct part {
     std::vector<row> rows;

@@ -655,13 +655,7 @@ struct table_writer::impl {
   result<void> feed_round(std::string_view round) {
     const unsigned parts = parts_for(round.size());
     if (parts <= 1) return feed_serial(round);
-    std::vector<size_t> cut(parts + 1, round.size());
-    cut[0] = 0;
-    for (unsigned k = 1; k < parts; ++k) {
-      const size_t at = std::max(cut[k - 1], round.size() / parts * k);
-      const size_t nl = detail::find_line_end(round, at);
-      cut[k] = nl == std::string_view::npos ? round.size() : nl + 1;
-    }
+    const std::vector<size_t> cut = detail::cut_at_line_ends(round, parts);
     while (helpers.size() + 1 < parts) helpers.push_back(std::make_unique<helper>(*view));
     std::vector<ran_run> done(parts);
     options.tasks->run(parts, [&](size_t k) {
