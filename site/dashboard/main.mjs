@@ -242,11 +242,26 @@ function renderAlerts(loadErrors = []) {
   const list = (names) => names.map((n) => `<a href="#case-${esc(n)}">${esc(n)}</a>`).join(', ');
   if (m.mismatches.length) html += `<p class="alert error"><strong>Checksums differ between targets</strong> for ${m.mismatches.length} case${m.mismatches.length === 1 ? '' : 's'}: ${list(m.mismatches)}. The same case must compute the same result everywhere.</p>`;
   if (m.failed.length) html += `<p class="alert error"><strong>Failed</strong> on some target: ${list(m.failed)}.</p>`;
-  if (m.overBudget.length) html += `<p class="alert warn"><strong>Over the advisory memory budget</strong> (${m.overBudget.length}): ${list(m.overBudget)}.</p>`;
+  // Advisory, and possibly many: a few names, then one control that filters the table to them, so
+  // that a keyboard user does not tab through dozens of links before the page's controls.
+  if (m.overBudget.length) {
+    const named = m.overBudget.slice(0, BUDGET_ALERT_NAMES);
+    const more = m.overBudget.length - named.length;
+    html += `<p class="alert warn"><strong>Over the advisory memory budget</strong> (${m.overBudget.length}): ${list(named)}${more ? ` and ${more} more` : ''}. <button type="button" id="show-problems">Show only problems</button></p>`;
+  }
   if (m.duplicates.length) html += `<p class="alert warn">A case appears in two readings of one target (the later file wins): ${esc(m.duplicates.slice(0, 5).join('; '))}${m.duplicates.length > 5 ? '…' : ''}</p>`;
   for (const e of loadErrors) html += `<p class="alert error">${esc(e)}</p>`;
   $('alerts').innerHTML = html;
+  $('show-problems')?.addEventListener('click', () => {
+    $('problems').checked = true;
+    state.filter.problems = true;
+    render();
+    $('cases-table').scrollIntoView();
+  });
 }
+
+// How many cases over the memory budget the alert names before "and N more".
+const BUDGET_ALERT_NAMES = 5;
 
 function fillFilters() {
   const m = state.model;
