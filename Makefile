@@ -2,7 +2,7 @@
 # (scripts/bootstrap is idempotent and quick when there is nothing to do).
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
-# Emscripten 3.1.6's optimizer requires acorn, which Debian installs here (TOOLCHAIN-NOTES.md).
+# Emscripten 3.1.6's optimizer requires acorn, which Debian installs here (docs/architecture.md, section 4).
 export NODE_PATH := /usr/share/nodejs
 JOBS ?= 2
 NATIVE := build/native

@@ -1,6 +1,6 @@
 # Every WebAssembly flag, written once. Compile flags apply to core and its dependencies (through
 # flags.cmake); link flags to the module the npm package loads. See
-# ../shared/design/TOOLCHAIN-NOTES.md for why each Emscripten 3.1.6 quirk is handled as it is.
+# docs/architecture.md (section 4, "Emscripten 3.1.6's quirks") for why each quirk is handled as it is.
 set(QUIRE_WASM_COMPILE_FLAGS -msimd128)
 string(JOIN " " QUIRE_FLAGS_TEXT -std=c++20 ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS})
 
@@ -22,7 +22,7 @@ set(QUIRE_WASM_COMMON_LINK_FLAGS
   -sMODULARIZE=1
   -sEXPORT_ES6=1
   # Node loads the same ES module through the wrapper, which passes wasmBinary: Emscripten 3.1.6's
-  # own Node loader calls fetch() on a file path and uses __dirname (TOOLCHAIN-NOTES.md).
+  # own Node loader calls fetch() on a file path and uses __dirname (docs/architecture.md, section 4).
   -sENVIRONMENT=web,worker
   -sFILESYSTEM=0
   -sEXPORTED_FUNCTIONS=_malloc,_free

@@ -40,7 +40,7 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
     options.wasmBinary = input instanceof ArrayBuffer ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   } else if (isNode && (input === undefined || input instanceof URL || typeof input === 'string')) {
     // Emscripten 3.1.6's own Node loader calls fetch() on a file path and uses __dirname in its ES
-    // module output (TOOLCHAIN-NOTES.md), so in Node the bytes are read here and handed over. (Not
+    // module output (docs/architecture.md, section 4), so in Node the bytes are read here and handed over. (Not
     // `instanceof Response`: Node run with --no-experimental-fetch has no Response.)
     const { readFile } = await import('node:fs/promises');
     const url = input === undefined ? new URL('./quire.wasm', import.meta.url) : input;
