@@ -2,9 +2,13 @@
 // Writes the tables of docs/performance.md from the checked-in readings in bench/readings/
 // (native.json, wasm-node.json, wasm-browser.json), between the `<!-- readings:begin -->` and
 // `<!-- readings:end -->` markers. Tables are never typed by hand.   node bench/report.mjs
+// The readings of each run are merged case by case by the dashboard's merge (site/dashboard/
+// model.mjs, the one the page uses, tested against `quire-bench compare`): this file only lays
+// out its rows.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildModel } from '../site/dashboard/model.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repo, 'bench', 'readings');
@@ -14,6 +18,18 @@ const readings = Object.fromEntries(targets.filter((t) => existsSync(path.join(d
 const ms = (ns) => (ns === undefined ? '—' : ns < 1e3 ? `${ns.toFixed(0)} ns` : ns < 1e6 ? `${(ns / 1e3).toFixed(1)} µs` : ns < 1e9 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e9).toFixed(2)} s`);
 const size = (b) => (b === undefined ? '—' : b < 1024 ? `${b} B` : b < 1048576 ? `${(b / 1024).toFixed(1)} KiB` : `${(b / 1048576).toFixed(1)} MiB`);
 const mbs = (c) => (c?.throughput?.bytes_per_s ? `${(c.throughput.bytes_per_s / 1e6).toFixed(0)}` : '—');
+/** One run's readings ({ target: reading }) merged: the rows of quire's cases, and of the peers, in first-seen order. */
+function merged(byTarget) {
+  const { cases } = buildModel(Object.entries(byTarget).map(([t, reading]) => ({ source: t, reading })));
+  return { quire: cases.filter((c) => !c.peer), peers: cases.filter((c) => c.peer) };
+}
+/** A case's median on `t`, with its ratio to native for the other targets. */
+const medianCell = (row, t) => {
+  const c = row.byTarget[t];
+  if (!c) return '—';
+  return `${ms(c.time_ns.median)}${row.byTarget.native && t !== 'native' ? ` (${(c.time_ns.median / row.byTarget.native.time_ns.median).toFixed(2)}x)` : ''}`;
+};
+const checksumCell = (row) => (row.checksumsDiffer ? '**DIFFER**' : 'equal');
 
 let out = '';
 const first = Object.values(readings)[0];
@@ -30,33 +46,25 @@ if (!first) {
     const f = (v) => (v === undefined ? '—' : `${v.toFixed(1)} ms`);
     out += `| ${t} | ${f(s.process_start_ms)} | ${f(s.import_ms)} | ${f(s.instantiate_ms)} | ${size(s.artifact_bytes)} | ${size(s.artifact_gzip_bytes)} |\n`;
   }
-  const names = [];
-  for (const r of Object.values(readings)) for (const c of r.cases) if (!c.peer && !names.includes(c.name)) names.push(c.name);
-  const families = [...new Set(names.map((n) => n.split('.')[0]))];
-  for (const family of families) {
+  const { quire, peers } = merged(readings);
+  const present = targets.filter((t) => readings[t]);
+  for (const family of [...new Set(quire.map((row) => row.name.split('.')[0]))]) {
     out += `\n**${family}** — median time per call (ratio to native), throughput native MB/s, allocations per call and peak live bytes of one call (native)\n\n`;
-    out += `| case | input | ${targets.filter((t) => readings[t]).join(' | ')} | MB/s native | allocs | peak | checksums |\n`;
-    out += `|---|---|${targets.filter((t) => readings[t]).map(() => '---|').join('')}---|---|---|---|\n`;
-    for (const name of names.filter((n) => n.startsWith(`${family}.`))) {
-      const row = Object.fromEntries(Object.entries(readings).map(([t, r]) => [t, r.cases.find((c) => c.name === name)]));
-      const native = row.native;
-      const sums = new Set(Object.values(row).filter(Boolean).map((c) => c.checksum));
-      const cells = targets.filter((t) => readings[t]).map((t) => {
-        const c = row[t];
-        if (!c) return '—';
-        const ratio = native && t !== 'native' ? ` (${(c.time_ns.median / native.time_ns.median).toFixed(2)}x)` : '';
-        return `${ms(c.time_ns.median)}${ratio}`;
-      });
-      const any = Object.values(row).find(Boolean);
-      out += `| ${name} | ${size(any.input_bytes)} | ${cells.join(' | ')} | ${mbs(native)} | ${native?.alloc?.calls_per_op ?? '—'} | ${size(native?.alloc?.peak_bytes)} | ${sums.size === 1 ? 'equal' : '**DIFFER**'} |\n`;
+    out += `| case | input | ${present.join(' | ')} | MB/s native | allocs | peak | checksums |\n`;
+    out += `|---|---|${present.map(() => '---|').join('')}---|---|---|---|\n`;
+    for (const row of quire.filter((r) => r.name.startsWith(`${family}.`))) {
+      const native = row.byTarget.native;
+      out += `| ${row.name} | ${size(row.inputBytes)} | ${present.map((t) => medianCell(row, t)).join(' | ')} | ${mbs(native)} | ${native?.alloc?.calls_per_op ?? '—'} | ${size(native?.alloc?.peak_bytes)} | ${checksumCell(row)} |\n`;
     }
   }
-  const peers = Object.entries(readings).flatMap(([t, r]) => r.cases.filter((c) => c.peer).map((c) => ({ t, r, c })));
   if (peers.length) {
     out += '\n**Peers** (Node, same run, same input bytes; ratio = peer / quire in wasm)\n\n| peer case | peer | median | quire case | quire median | ratio |\n|---|---|---|---|---|---|\n';
-    for (const { r, c } of peers) {
-      const q = r.cases.find((x) => x.name === c.mirrors);
-      out += `| ${c.name} | ${c.peer} | ${ms(c.time_ns.median)} | ${c.mirrors} | ${ms(q?.time_ns.median)} | ${q ? (c.time_ns.median / q.time_ns.median).toFixed(2) + 'x' : '—'} |\n`;
+    for (const t of present) {
+      for (const row of peers.filter((p) => p.byTarget[t])) {
+        const c = row.byTarget[t];
+        const q = quire.find((x) => x.name === row.mirrors)?.byTarget[t];
+        out += `| ${row.name} | ${c.peer} | ${ms(c.time_ns.median)} | ${row.mirrors} | ${ms(q?.time_ns.median)} | ${row.peerRatio[t] !== undefined ? row.peerRatio[t].toFixed(2) + 'x' : '—'} |\n`;
+      }
     }
   }
 }
@@ -99,21 +107,11 @@ if (Object.keys(formatReadings).length === 0) {
       }
     }
   }
-  const names = [];
-  for (const r of Object.values(formatReadings)) for (const c of r.cases) if (!c.peer && !names.includes(c.name)) names.push(c.name);
   const present = targets.filter((t) => formatReadings[t]);
   formatOut += `\n**Every format case** — median per call (ratio to native), allocations and peak live bytes of one call (native)\n\n| case | input | ${present.join(' | ')} | allocs | peak | checksums |\n|---|---|${present.map(() => '---|').join('')}---|---|---|\n`;
-  for (const name of names) {
-    const row = Object.fromEntries(Object.entries(formatReadings).map(([t, r]) => [t, r.cases.find((c) => c.name === name)]));
-    const native = row.native;
-    const sums = new Set(Object.values(row).filter(Boolean).map((c) => c.checksum));
-    const cells = present.map((t) => {
-      const c = row[t];
-      if (!c) return '—';
-      return `${ms(c.time_ns.median)}${native && t !== 'native' ? ` (${(c.time_ns.median / native.time_ns.median).toFixed(2)}x)` : ''}`;
-    });
-    const any = Object.values(row).find(Boolean);
-    formatOut += `| ${name} | ${size(any.input_bytes)} | ${cells.join(' | ')} | ${native?.alloc?.calls_per_op ?? '—'} | ${size(native?.alloc?.peak_bytes)} | ${sums.size === 1 ? 'equal' : '**DIFFER**'} |\n`;
+  for (const row of merged(formatReadings).quire) {
+    const native = row.byTarget.native;
+    formatOut += `| ${row.name} | ${size(row.inputBytes)} | ${present.map((t) => medianCell(row, t)).join(' | ')} | ${native?.alloc?.calls_per_op ?? '—'} | ${size(native?.alloc?.peak_bytes)} | ${checksumCell(row)} |\n`;
   }
 }
 
@@ -133,16 +131,14 @@ if (Object.keys(viewsReadings).length === 0) {
   const perS = (c) => (c?.items ? `${Math.round((c.items * 1e9) / c.time_ns.median).toLocaleString('en-US')}` : '—');
   viewsOut += '\n**Views and FHIRPath from NDJSON bytes** (median per call; resources/s = resources in the input / median; MB/s of NDJSON; peak live bytes of one call, — where not counted)\n\n';
   viewsOut += '| case | target | who | resources | input | median | resources/s | MB/s | peak | checksum |\n|---|---|---|---|---|---|---|---|---|---|\n';
-  const names = [];
-  for (const r of Object.values(viewsReadings)) for (const c of r.cases) if (!c.peer && !names.includes(c.name)) names.push(c.name);
-  for (const name of names) {
-    const sums = new Set(Object.values(viewsReadings).map((r) => r.cases.find((c) => c.name === name)?.checksum).filter(Boolean));
-    for (const [t, r] of Object.entries(viewsReadings)) {
-      for (const c of r.cases.filter((x) => x.name === name || x.mirrors === name)) {
+  const { quire, peers } = merged(viewsReadings);
+  for (const row of quire) {
+    for (const t of Object.keys(viewsReadings)) {
+      // quire's case, then the peers that mirror it, on this target.
+      for (const [c, check] of [[row.byTarget[t], checksumCell(row)], ...peers.filter((p) => p.mirrors === row.name).map((p) => [p.byTarget[t], 'rows equal'])]) {
+        if (!c) continue;
         const mbps = c.throughput?.bytes_per_s ? (c.throughput.bytes_per_s / 1e6).toFixed(1) : '—';
-        const who = c.peer ?? 'quire';
-        const check = c.peer ? 'rows equal' : sums.size === 1 ? 'equal' : '**DIFFER**';
-        viewsOut += `| ${name} | ${t} | ${who} | ${c.items ?? '—'} | ${size(c.input_bytes)} | ${ms(c.time_ns.median)} | ${perS(c)} | ${mbps} | ${c.alloc?.peak_bytes !== undefined ? size(c.alloc.peak_bytes) : '—'} | ${check} |\n`;
+        viewsOut += `| ${row.name} | ${t} | ${c.peer ?? 'quire'} | ${c.items ?? '—'} | ${size(c.input_bytes)} | ${ms(c.time_ns.median)} | ${perS(c)} | ${mbps} | ${c.alloc?.peak_bytes !== undefined ? size(c.alloc.peak_bytes) : '—'} | ${check} |\n`;
       }
     }
   }

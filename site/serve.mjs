@@ -10,6 +10,9 @@
 // file a piece at a time.
 //   node site/serve.mjs [--port N] [--readings DIR] [--pkg DIR] [--extra DIR]   (PORT=N also works)
 // Prints `serving http://127.0.0.1:PORT/` once listening (port 0 picks a free one; tests read it).
+// Only requests whose Host is the server's own (127.0.0.1:PORT or localhost:PORT) are answered; any
+// other gets 421: a page on another site could otherwise point its own name at 127.0.0.1 (DNS
+// rebinding) and read, as same-origin, whatever the server serves, --extra's files included.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
@@ -73,6 +76,17 @@ export function parseRange(header, size) {
   if (m[2] !== '' && Number(m[2]) < start) return null; // invalid range: ignored, whole file
   if (start >= size) return 'unsatisfiable';
   return { start, end };
+}
+
+/**
+ * Whether a request's Host header names this server: 127.0.0.1 or localhost (any case) with its
+ * port; the port may be left out only when it is 80, as a browser leaves it out then.
+ */
+export function ownHost(header, port) {
+  if (typeof header !== 'string') return false;
+  const m = /^(127\.0\.0\.1|localhost)(?::(\d+))?$/i.exec(header.trim());
+  if (!m) return false;
+  return m[2] === undefined ? port === 80 : Number(m[2]) === port;
 }
 
 /** Lists the reading files under `dir` (recursively; `local/`, git-ignored local runs, skipped). */
@@ -159,6 +173,7 @@ export async function startServer({ port = 8080, readings, pkg, extra, site = he
 
   const server = createServer(async (req, res) => {
     try {
+      if (!ownHost(req.headers.host, server.address().port)) return send(res, 421, 'misdirected request: this server answers only 127.0.0.1 and localhost\n');
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
       const url = new URL(req.url, 'http://127.0.0.1');
       const root = roots.find((r) => url.pathname.startsWith(r.prefix));

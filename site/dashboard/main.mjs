@@ -23,7 +23,7 @@ window.quireDashboard = stats;
 const VIEWS = {
   times: { title: 'Median time per call', note: 'Bars: median per call on each target; tick: its p99. Hover a case for its figures; the table below has them all.' },
   ratio: { title: 'wasm / native, by case', note: 'How many times slower (above 1×) or faster (below 1×) a case runs in WebAssembly than natively, by median. Largest first.' },
-  memory: { title: 'Peak memory of one call', note: 'Bars: peak live bytes during one call on each target; dashed mark: the advisory budget (20× the input, 3× for opaque payloads). Allocations per call are in the table.' },
+  memory: { title: 'Peak memory of one call', note: 'Bars: peak live bytes during one call on each target; dashed mark: the advisory budget (20× the input, or the data a case generated, 3× for opaque payloads; none for peers). Allocations per call are in the table.' },
   startup: { title: 'Start-up and artifact size', note: 'What a target costs before its first case (process start, package import, wasm compile + instantiate), and the size of what it loads.' },
 };
 

@@ -1,6 +1,8 @@
-// The dashboard's data: reading files (bench/reading.schema.json) merged into one row per case,
-// matched across targets by case name as `quire compare` (core/src/bench/bench_compare.cpp) and
-// bench/report.mjs do. No DOM here, so Node's tests can check it directly.
+// The merge of reading files (bench/reading.schema.json) into one row per case, matched across
+// targets by case name: the one JS merge, used by the dashboard and by bench/report.mjs (the
+// tables of docs/performance.md), and tested to give the figures `quire-bench compare`
+// (bench/runner/bench_compare.cpp) prints for the same files (site/test/model.test.mjs). It lives
+// here, not in bench/, because the site's server serves site/ and the page imports it. No DOM.
 
 export const TARGETS = ['native', 'wasm-node', 'wasm-browser'];
 export const TARGET_LABELS = { native: 'native', 'wasm-node': 'Node', 'wasm-browser': 'browser' };
@@ -19,19 +21,28 @@ export function checkReading(reading) {
 }
 
 /**
- * The peak-memory budget of one call (advisory, as `quire compare` prints it): 20x the input, 3x
- * for inputs that are mostly one opaque value.
+ * The peak-memory budget of one call (advisory, as `quire-bench compare` prints it): 20x the input,
+ * 3x for inputs that are mostly one opaque value.
  */
 export function budgetFactor(c) {
   return c.opaque_payload ? 3 : 20;
 }
 
 /**
+ * What the budget is a multiple of: the bytes a case generated inside the call when it reports
+ * them (`generated_bytes`: the wide write, whose input is a six-byte row count), else its input.
+ */
+export function budgetBase(c) {
+  return c.generated_bytes > 0 ? { bytes: c.generated_bytes, of: 'generated' } : { bytes: c.input_bytes ?? 0, of: 'input' };
+}
+
+/**
  * Merges readings ({ source, run, reading }, in load order) into
- * { runs, cases, modules, ops, mismatches, overBudget, failed, duplicates }.
+ * { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates }.
  * A case seen twice on one target (two readings of the same target) keeps the later one and is
- * listed in `duplicates`. Peer cases (other libraries) are never checked for equal checksums: a
- * peer on another target is another build of another library.
+ * listed in `duplicates`. Peer cases (other libraries) are never checked for equal checksums (a
+ * peer on another target is another build of another library) nor held to quire's memory budget,
+ * and are not missing where they did not run.
  */
 export function buildModel(readings) {
   const runs = [];
@@ -74,6 +85,8 @@ export function buildModel(readings) {
   }
 
   const cases = [...byName.values()];
+  const loaded = TARGETS.filter((t) => runs.some((r) => r.target === t));
+  const missing = [];
   const mismatches = [];
   const overBudget = [];
   const failed = [];
@@ -98,15 +111,18 @@ export function buildModel(readings) {
     }
     row.budget = {};
     row.overBudget = [];
-    for (const t of present) {
+    for (const t of row.peer ? [] : present) {
       const c = row.byTarget[t];
       const peak = c.alloc?.peak_bytes;
-      if (peak === undefined || !(c.input_bytes > 0)) continue;
-      const limit = budgetFactor(c) * c.input_bytes;
-      row.budget[t] = { peak, limit, factor: budgetFactor(c), over: peak > limit };
+      const base = budgetBase(c);
+      if (peak === undefined || !(base.bytes > 0)) continue;
+      const limit = budgetFactor(c) * base.bytes;
+      row.budget[t] = { peak, limit, factor: budgetFactor(c), of: base.of, over: peak > limit };
       if (peak > limit) row.overBudget.push(t);
     }
     if (row.overBudget.length) overBudget.push(row.name);
+    row.missing = row.peer ? [] : loaded.filter((t) => !row.byTarget[t]);
+    for (const t of row.missing) missing.push(`${row.name} in ${t}`);
   }
   // A peer's ratio to the quire case it mirrors, on the same target.
   for (const row of cases) {
@@ -121,7 +137,7 @@ export function buildModel(readings) {
   }
   const modules = [...new Set(cases.map((c) => c.module))];
   const ops = [...new Set(cases.map((c) => c.op))];
-  return { runs, cases, modules, ops, mismatches, overBudget, failed, duplicates };
+  return { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates };
 }
 
 /** The cases that pass the filter { module, op, text, peers, problems }. */

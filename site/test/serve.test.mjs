@@ -1,5 +1,5 @@
 // The site's server as a browser and a `?url=` reader use it: ranges, HEAD, MIME types,
-// cross-origin isolation, its roots, and nothing outside them; bound to 127.0.0.1 only.
+// cross-origin isolation, its roots, and nothing outside them; bound to 127.0.0.1 only, answering only its own Host.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -9,7 +9,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repo, startSite } from './helpers.mjs';
-import { parseRange } from '../serve.mjs';
+import { ownHost, parseRange } from '../serve.mjs';
 
 let site;
 let extra;
@@ -199,6 +199,37 @@ test('the readings index lists the checked-in reading files with their targets',
   assert.ok(expected.length >= 3, 'bench/readings/ holds the checked-in readings');
   assert.deepEqual(index.readings, expected);
   for (const entry of index.readings) assert.equal((await raw('HEAD', `/readings/${entry.path}`)).status, 200, entry.path);
+});
+
+test('only its own Host is answered: any other gets 421 (no DNS rebinding onto its files)', async () => {
+  const paths = ['/', '/dashboard/', '/pkg/quire.wasm', '/readings/native.json', '/readings/index.json', '/files/customers.quire'];
+  const own = [`127.0.0.1:${site.port}`, `localhost:${site.port}`, `LocalHost:${site.port}`];
+  const foreign = [`evil.example:${site.port}`, 'evil.example', `127.0.0.1:${site.port + 1}`, '127.0.0.1', `localhost.evil.example:${site.port}`, `[::1]:${site.port}`, `127.0.0.2:${site.port}`];
+  for (const p of paths) {
+    for (const host of own) assert.equal((await raw('GET', p, { host })).status, 200, `${host} ${p}`);
+    for (const host of foreign) {
+      const res = await raw('GET', p, { host });
+      assert.equal(res.status, 421, `${host} ${p}`);
+      assert.match(res.body.toString(), /^misdirected request/, p);
+      assert.ok(res.body.length < 200, 'a short body');
+    }
+  }
+  const head = await raw('HEAD', '/files/customers.quire', { host: `evil.example:${site.port}` });
+  assert.equal(head.status, 421);
+  assert.equal(head.body.length, 0);
+  // A request with no Host header at all (HTTP/1.0 style) names no server either.
+  const bare = await new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: site.port }, () => socket.write('GET /files/customers.quire HTTP/1.0\r\n\r\n'));
+    let text = '';
+    socket.on('data', (c) => { text += c.toString('latin1'); });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  assert.match(bare, /^HTTP\/1\.[01] 421 /);
+  assert.equal(ownHost(`127.0.0.1:80`, 80), true);
+  assert.equal(ownHost('127.0.0.1', 80), true, 'a browser leaves out port 80');
+  assert.equal(ownHost('127.0.0.1', 8080), false);
+  assert.equal(ownHost(undefined, 8080), false);
 });
 
 test('bound to 127.0.0.1 only', async () => {
