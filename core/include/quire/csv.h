@@ -65,6 +65,31 @@ class reader {
   std::string unescaped_;
 };
 
+/// The feeding side of `reader`: finds where records end in CSV that arrives in pieces, by the
+/// reader's rules (a line end ends a record unless it is inside quotes), scanning every byte once
+/// whatever the pieces. A caller holds the bytes, calls find_end() as more arrive, and hands each
+/// complete record (or the last one, at the end of the input) to a `reader`. Where the input is
+/// not valid CSV the scanner still ends the record somewhere; the reader then reports the error.
+class record_scanner {
+ public:
+  explicit record_scanner(char delimiter = ',') noexcept : delimiter_(delimiter) {}
+
+  /// Scans text[from, text.size()) from where the last call stopped (the bytes before `from` were
+  /// scanned already). Returns the index just past the '\n' that ends the current record, or
+  /// std::string_view::npos when the text ends first (the scan goes on from text.size()).
+  size_t find_end(std::string_view text, size_t from) noexcept;
+  /// Line ends ('\n') in the record scanned so far, its last one included once it has ended.
+  uint32_t newlines() const noexcept { return newlines_; }
+  /// Starts the next record: the count of line ends goes back to zero.
+  void next_record() noexcept { newlines_ = 0; }
+
+ private:
+  enum class state : uint8_t { field_start, unquoted, quoted, after_quote };
+  char delimiter_;
+  state state_ = state::field_start;
+  uint32_t newlines_ = 0;
+};
+
 /// Builds an INVALID_CSV error for the record at `line`, field `column` (1-based), with a message.
 quire::error make_error(std::string message, uint64_t offset, uint32_t line, uint32_t column);
 

@@ -119,4 +119,34 @@ result<bool> reader::next(std::vector<std::string_view> &fields) {
   return true;
 }
 
+size_t record_scanner::find_end(std::string_view text, size_t from) noexcept {
+  const char *data = text.data();
+  const size_t n = text.size();
+  for (size_t i = from; i < n; ++i) {
+    const char c = data[i];
+    switch (state_) {
+      case state::quoted:
+        if (c == '"') state_ = state::after_quote;
+        else if (c == '\n') ++newlines_;
+        break;
+      case state::field_start:
+      case state::after_quote:
+        if (c == '"') {
+          state_ = state::quoted;
+          break;
+        }
+        [[fallthrough]];
+      case state::unquoted:
+        if (c == '\n') {
+          ++newlines_;
+          state_ = state::field_start;
+          return i + 1;
+        }
+        state_ = c == delimiter_ ? state::field_start : state::unquoted;
+        break;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace quire::csv

@@ -509,10 +509,6 @@ namespace {
 /// Bytes of a piece taken into the buffer at once, so a huge piece does not double its memory.
 constexpr size_t FEED_SLICE = size_t{1} << 20;
 
-/// Where a CSV scan is inside a record, to find the line end that ends it. It follows csv::reader
-/// wherever the input is valid; where it is not, the reader reports the error inside the unit.
-enum class csv_scan : uint8_t { field_start, unquoted, quoted, after_quote };
-
 }  // namespace
 
 struct text_writer::impl {
@@ -543,14 +539,14 @@ struct text_writer::impl {
   uint64_t buffer_offset = 0;  // input offset of buffer[0]
   size_t unit_start = 0;       // buffer index of the unit being scanned
   uint32_t unit_line = 1;      // its line
-  uint32_t unit_newlines = 0;  // line ends inside it so far (CSV quoted fields)
+  uint32_t unit_newlines = 0;  // line ends inside it (CSV quoted fields), once it has ended
   size_t scan = 0;             // next buffer index to scan
-  csv_scan state = csv_scan::field_start;
+  csv::record_scanner csv_scanner;
   bool start_checked = false;  // the byte order mark (CSV) has been looked for
   bool failed = false, finished = false;
 
   impl(text_format k, const write_options &o, byte_sink &s, const input_options &in)
-      : kind(k), options(o), sink(s), input(in) {}
+      : kind(k), options(o), sink(s), input(in), csv_scanner(in.csv.delimiter) {}
 
   writer *output() const {
     return kind == text_format::ndjson ? ndjson_writer.get() : (csv_out ? csv_out->output() : nullptr);
@@ -570,32 +566,15 @@ struct text_writer::impl {
       unit_newlines = 1;
       return scan;
     }
-    const char delim = input.csv.delimiter;
-    while (scan < n) {
-      char c = data[scan++];
-      switch (state) {
-        case csv_scan::quoted:
-          if (c == '"') state = csv_scan::after_quote;
-          else if (c == '\n') ++unit_newlines;
-          break;
-        case csv_scan::field_start:
-        case csv_scan::after_quote:
-          if (c == '"') {
-            state = csv_scan::quoted;
-            break;
-          }
-          [[fallthrough]];
-        case csv_scan::unquoted:
-          if (c == '\n') {
-            ++unit_newlines;
-            state = csv_scan::field_start;
-            return scan;
-          }
-          state = c == delim ? csv_scan::field_start : csv_scan::unquoted;
-          break;
-      }
+    const size_t end = csv_scanner.find_end(buffer, scan);
+    if (end == std::string::npos) {
+      scan = n;
+      return end;
     }
-    return std::string::npos;
+    scan = end;
+    unit_newlines = csv_scanner.newlines();
+    csv_scanner.next_record();
+    return end;
   }
 
   /// Reads what the buffer holds; `at_end`: the input is over, so a last unit needs no line end.
