@@ -25,16 +25,6 @@ using namespace quire;
 
 namespace {
 
-std::filesystem::path fhirpath_corpus() {
-  auto c = quire_test::corpus_dir();
-  if (!c.empty() && std::filesystem::is_directory(c / "fhirpath")) return c / "fhirpath";
-  // A git worktree one level further down (../../shared beside the main checkout).
-  std::error_code ec;
-  auto p = std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / ".." / "shared" / "corpus" / "fhirpath";
-  if (std::filesystem::is_directory(p, ec)) return p;
-  return {};
-}
-
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
@@ -74,11 +64,7 @@ struct tally {
 }  // namespace
 
 TEST_CASE("fhirpath conformance: the R4 suite, tallied per group", "[fhirpath][conformance]") {
-  auto dir = fhirpath_corpus();
-  if (dir.empty()) {
-    WARN("../shared/corpus/fhirpath is absent: skipped the FHIRPath R4 suite");
-    return;
-  }
+  auto dir = quire_test::corpus_dir() / "fhirpath";
   auto suite_text = quire_test::read_text(dir / "tests-fhir-r4.json");
   auto suite = json::parse(suite_text);
   REQUIRE(suite);

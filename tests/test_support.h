@@ -2,6 +2,8 @@
 // natively and under Node (wasm, with NODERAWFS), so they only use std file streams.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -14,13 +16,24 @@
 
 namespace quire_test {
 
-/// The shared corpus (../shared/corpus beside the checkout), or QUIRE_CORPUS when set. Empty when
-/// absent: tests that need it skip with a message saying what they skipped.
+/// The shared corpus: QUIRE_CORPUS when set, else ../shared/corpus beside the checkout (../../ for a
+/// git worktree one folder deeper). When it is absent the calling test FAILs, naming where it was
+/// looked for: a corpus that went missing must not turn the conformance tallies into passing skips.
 inline std::filesystem::path corpus_dir() {
-  if (const char *env = std::getenv("QUIRE_CORPUS"); env && *env) return env;
-  std::filesystem::path p = std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / "shared" / "corpus";
-  std::error_code ec;
-  if (std::filesystem::is_directory(p, ec)) return p;
+  std::vector<std::filesystem::path> tried;
+  if (const char *env = std::getenv("QUIRE_CORPUS"); env && *env) {
+    tried.emplace_back(env);
+  } else {
+    tried.push_back(std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / "shared" / "corpus");
+    tried.push_back(std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / ".." / "shared" / "corpus");
+  }
+  std::string where;
+  for (const auto &p : tried) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) return p;
+    where += (where.empty() ? "" : " or ") + p.lexically_normal().string();
+  }
+  FAIL("the shared corpus is missing: expected at " << where << " (or set QUIRE_CORPUS)");
   return {};
 }
 

@@ -30,16 +30,6 @@ using namespace quire;
 
 namespace {
 
-std::filesystem::path view_corpus() {
-  auto c = quire_test::corpus_dir();
-  if (!c.empty() && std::filesystem::is_directory(c / "sql-on-fhir" / "tests")) return c / "sql-on-fhir" / "tests";
-  // A git worktree one level further down (../../shared beside the main checkout).
-  std::error_code ec;
-  auto p = std::filesystem::path(QUIRE_SOURCE_DIR) / ".." / ".." / "shared" / "corpus" / "sql-on-fhir" / "tests";
-  if (std::filesystem::is_directory(p, ec)) return p;
-  return {};
-}
-
 uint64_t digest(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
@@ -112,11 +102,7 @@ struct file_tally {
 }  // namespace
 
 TEST_CASE("view conformance: the SQL on FHIR v2 suite, tallied per file", "[view][conformance]") {
-  auto dir = view_corpus();
-  if (dir.empty()) {
-    WARN("../shared/corpus/sql-on-fhir/tests is absent: skipped the SQL on FHIR suite");
-    return;
-  }
+  auto dir = quire_test::corpus_dir() / "sql-on-fhir" / "tests";
   std::vector<std::filesystem::path> files;
   for (const auto &e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() == ".json") files.push_back(e.path());

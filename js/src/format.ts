@@ -7,6 +7,7 @@ import { byteChunks } from './chunks.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
+import { concatBytes, driveWriter, nodeFs, writeThroughTemp, type StreamWriterHandle } from './files.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
 
@@ -64,18 +65,8 @@ function bindings(): FormatBindings {
   return wasm() as unknown as FormatBindings;
 }
 
-interface FormatStreamWriterHandle extends EmbindHandle {
-  error(): ErrorRecord;
-  feed(pointer: number, length: number): ErrorRecord;
-  finish(): ErrorRecord;
-  rows(): number;
-  outputPointer(): number;
-  outputSize(): number;
-  clearOutput(): void;
-}
 interface FormatStreamBindings {
-  HEAPU8: Uint8Array;
-  FormatStreamWriter: new (from: string, optionsJson: string) => FormatStreamWriterHandle;
+  FormatStreamWriter: new (from: string, optionsJson: string) => StreamWriterHandle;
 }
 
 // --- public types ----------------------------------------------------------------------------------
@@ -279,29 +270,6 @@ function indexList(indexes: WriteOptions['indexes']): { column: string; kind: In
     for (const kind of Array.isArray(kinds) ? kinds : [kinds]) out.push({ column, kind });
   }
   return out;
-}
-
-const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-
-/** @internal */
-export type NodeFs = {
-  openSync(path: string, flags: string): number;
-  closeSync(fd: number): void;
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
-  fstatSync(fd: number): { size: number };
-  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
-  writeFileSync(path: string, data: Uint8Array): void;
-  renameSync(from: string, to: string): void;
-  rmSync(path: string, options?: { force?: boolean }): void;
-};
-
-/** @internal Node's fs, loaded without a static import (view.ts writes files with it too). */
-export function nodeFs(): NodeFs {
-  // process.getBuiltinModule (Node 20.16+) loads fs synchronously without a static import that
-  // browser bundlers would trip on.
-  const get = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-  if (!isNode || !get) throw new Error('quire: opening a file by path needs Node.js 20.16 or newer');
-  return get('node:fs') as NodeFs;
 }
 
 // --- the file handle ------------------------------------------------------------------------------------
@@ -546,71 +514,22 @@ export function writeOptionsJson(options: WriteOptions): string {
   });
 }
 
-/**
- * Feeds the source to a wasm-side streaming writer, chunk by chunk, and hands each piece of the
- * file to `emit` as soon as it is written (copied out of the heap at once). Returns the rows.
- */
+/** Feeds the source to core's streaming writer (files.ts drives it); each piece of the file goes to `emit` as it is written. Returns the rows. */
 async function streamTable(source: WriteSource, options: StreamWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
   const from = options.from ?? 'ndjson';
   if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
-  const m = wasm() as unknown as FormatStreamBindings;
-  const opts = writeOptionsJson(options);
-  const handle = new m.FormatStreamWriter(from, opts);
-  const drain = () => {
-    const size = handle.outputSize();
-    if (size === 0) return;
-    const pointer = handle.outputPointer();
-    // HEAPU8 is taken after the call that wrote: memory may have grown.
-    emit((wasm() as unknown as FormatStreamBindings).HEAPU8.slice(pointer, pointer + size));
-    handle.clearOutput();
-  };
-  try {
-    check({ error: handle.error() });
-    for await (const chunk of sourceChunks(source)) {
-      if (chunk.length === 0) continue;
-      const err = withInput(chunk, (pointer, length) => handle.feed(pointer, length));
-      drain();
-      check({ error: err });
-    }
-    const err = handle.finish();
-    drain();
-    check({ error: err });
-    return handle.rows();
-  } finally {
-    handle.delete();
-  }
+  const handle = new (wasm() as unknown as FormatStreamBindings).FormatStreamWriter(from, writeOptionsJson(options));
+  return driveWriter(handle, sourceChunks(source), emit);
 }
 
 async function writeFileFromStream(path: string, source: WriteSource, options: StreamWriteOptions): Promise<void> {
-  const fs = nodeFs();
-  const temp = `${path}.tmp-${process.pid}`;
-  const fd = fs.openSync(temp, 'w');
-  let open = true;
-  try {
-    await streamTable(source, options, (bytes) => {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
-    });
-    fs.closeSync(fd);
-    open = false;
-    fs.renameSync(temp, path);
-  } catch (e) {
-    if (open) fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    throw e;
-  }
+  await writeThroughTemp(path, (write) => streamTable(source, options, write));
 }
 
 function writeFileWhole(path: string, input: readonly object[] | Input, options: WriteOptions): void {
-  const fs = nodeFs();
+  // Written before the temporary is made: a table core refuses leaves nothing behind at all.
   const bytes = format.write(input, options);
-  const temp = `${path}.tmp-${process.pid}`;
-  try {
-    fs.writeFileSync(temp, bytes);
-    fs.renameSync(temp, path);
-  } catch (e) {
-    fs.rmSync(temp, { force: true });
-    throw e;
-  }
+  writeThroughTemp(path, (write) => write(bytes));
 }
 
 /** Node: writes a table to `path` through a temporary name renamed at the end. */
@@ -675,18 +594,8 @@ export const format = {
    */
   async writeStream(source: WriteSource, options: StreamWriteOptions = {}): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let size = 0;
-    await streamTable(source, options, (bytes) => {
-      parts.push(bytes);
-      size += bytes.length;
-    });
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    await streamTable(source, options, (bytes) => parts.push(bytes));
+    return concatBytes(parts);
   },
 
   /**

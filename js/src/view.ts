@@ -9,7 +9,8 @@ import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import type { FhirResource } from './fhir.js';
 import type { NdjsonSource } from './ndjson.js';
-import { nodeFs, writeOptionsJson, type WriteOptions } from './format.js';
+import { writeOptionsJson, type WriteOptions } from './format.js';
+import { concatBytes, driveWriter, writeThroughTemp, type StreamWriterHandle } from './files.js';
 
 /** A column of a select: `name` and the FHIRPath `path` that gives its value. */
 export interface ViewColumn {
@@ -111,23 +112,12 @@ interface ViewStreamHandle extends EmbindHandle {
   finish(): ViewTextRecord;
 }
 
-interface ViewWriterHandle extends EmbindHandle {
-  error(): ErrorRecord;
-  feed(pointer: number, length: number): ErrorRecord;
-  finish(): ErrorRecord;
-  rows(): number;
-  outputPointer(): number;
-  outputSize(): number;
-  clearOutput(): void;
-}
-
 type OutputKind = 'quire' | 'csv' | 'ndjson';
 
 interface ViewBindings {
-  HEAPU8: Uint8Array;
   CompiledView: new (pointer: number, length: number) => CompiledViewHandle;
   ViewStream: new (view: CompiledViewHandle, maxLineBytes: number) => ViewStreamHandle;
-  ViewWriter: new (view: CompiledViewHandle, kind: OutputKind, optionsJson: string) => ViewWriterHandle;
+  ViewWriter: new (view: CompiledViewHandle, kind: OutputKind, optionsJson: string) => StreamWriterHandle;
 }
 
 function bindings(): ViewBindings {
@@ -238,38 +228,22 @@ export class CompiledView extends Handle<CompiledViewHandle> {
    * NO_SUCH_COLUMN (an index on a column the view lacks), a bad line's error with its `line`.
    */
   async toQuire(source: ViewWriteSource, options: ViewWriteOptions = {}): Promise<Uint8Array> {
-    return concat(await this.#collect('quire', source, options));
+    return concatBytes(await this.#collect('quire', source, options));
   }
 
   /** Node: writes the .quire table to `path` (a temporary name renamed at the end); the file is never whole in memory. */
   async writeFile(path: string, source: ViewWriteSource, options: ViewWriteOptions = {}): Promise<ViewWriteResult> {
-    const fs = nodeFs();
-    const temp = `${path}.tmp-${process.pid}`;
-    const fd = fs.openSync(temp, 'w');
-    let open = true;
-    try {
-      const rows = await this.#write('quire', source, options, (bytes) => {
-        for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
-      });
-      fs.closeSync(fd);
-      open = false;
-      fs.renameSync(temp, path);
-      return { rows };
-    } catch (e) {
-      if (open) fs.closeSync(fd);
-      fs.rmSync(temp, { force: true });
-      throw e;
-    }
+    return { rows: await writeThroughTemp(path, (write) => this.#write('quire', source, options, write)) };
   }
 
   /** The rows as CSV (RFC 4180, LF line ends, a header of the column names; null an empty field), as core writes it. */
   async toCsv(source: ViewWriteSource): Promise<string> {
-    return decoder.decode(concat(await this.#collect('csv', source, {})));
+    return decoder.decode(concatBytes(await this.#collect('csv', source, {})));
   }
 
   /** The rows as NDJSON text, one row object a line, as core writes it (the bytes of runText()). */
   async toNdjson(source: ViewWriteSource): Promise<string> {
-    return decoder.decode(concat(await this.#collect('ndjson', source, {})));
+    return decoder.decode(concatBytes(await this.#collect('ndjson', source, {})));
   }
 
   async #collect(kind: OutputKind, source: ViewWriteSource, options: ViewWriteOptions): Promise<Uint8Array[]> {
@@ -278,36 +252,11 @@ export class CompiledView extends Handle<CompiledViewHandle> {
     return parts;
   }
 
-  /** Feeds the source to core's table_writer; each piece of output goes to `emit` as soon as it is written (copied out of the heap at once). */
+  /** Feeds the source to core's table_writer (files.ts drives it); each piece of output goes to `emit` as soon as it is written. */
   async #write(kind: OutputKind, source: ViewWriteSource, options: ViewWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
     const { out: _out, ...writeOptions } = options;
     const handle = new (bindings().ViewWriter)(this.handle, kind, writeOptionsJson(writeOptions));
-    const drain = () => {
-      const size = handle.outputSize();
-      if (size === 0) return;
-      const pointer = handle.outputPointer();
-      // HEAPU8 is taken after the call that wrote: memory may have grown.
-      emit(bindings().HEAPU8.slice(pointer, pointer + size));
-      handle.clearOutput();
-    };
-    const check = (e: ErrorRecord) => {
-      if (e.code) throw QuireError.fromRecord(e);
-    };
-    try {
-      check(handle.error());
-      for await (const piece of pieces(writeSource(source))) {
-        if (piece.length === 0) continue;
-        const err = withInput(piece, (pointer, length) => handle.feed(pointer, length));
-        drain();
-        check(err);
-      }
-      const err = handle.finish();
-      drain();
-      check(err);
-      return handle.rows();
-    } finally {
-      handle.delete();
-    }
+    return driveWriter(handle, pieces(writeSource(source)), emit);
   }
 
   /** Same as close(), for `using v = view.compile(...)`. */
@@ -318,16 +267,6 @@ export class CompiledView extends Handle<CompiledViewHandle> {
 
 const decoder = new TextDecoder();
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** Resource objects become NDJSON (JSON.stringify writes no raw line end), one line each. */
 function writeSource(source: ViewWriteSource): ViewSource {

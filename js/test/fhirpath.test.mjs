@@ -70,6 +70,16 @@ test('fhirpath: errors carry their code and offset in the expression', () => {
 
 test('fhirpath: close() frees the compiled expression', () => {
   const before = quire.memory().heapBytes;
+  const held = Array.from({ length: 2000 }, (_, i) => fhirpath.compile(`name.where(use = 'official').given.where($this != 'x${i}')`));
+  const during = quire.memory().heapBytes - before;
+  assert.ok(during > 2000 * 64, `compiled expressions hold wasm memory (${during} bytes)`);
+  for (const e of held) assert.deepEqual(e.evaluate(PATIENT), ['Peter', 'James']);
+  for (const e of held) e.close();
+  assert.ok(quire.memory().heapBytes - before < 64 * 1024, `after close(): ${quire.memory().heapBytes - before} bytes left`);
+  assert.equal(held[0].closed, true);
+  assert.throws(() => held[0].evaluate(PATIENT), /closed/);
+  held[0].close();
+  // The one-shot evaluate() closes what it compiles.
   for (let i = 0; i < 2000; ++i) fhirpath.evaluate("name.where(use = 'official').given", PATIENT);
-  assert.ok(quire.memory().heapBytes - before < 1 << 20);
+  assert.ok(quire.memory().heapBytes - before < 64 * 1024, `after 2,000 evaluate(): ${quire.memory().heapBytes - before} bytes left`);
 });

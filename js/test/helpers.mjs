@@ -15,10 +15,16 @@ export async function loadQuire() {
   return quire;
 }
 
-/** ../shared/corpus beside the checkout (or QUIRE_CORPUS); undefined when absent. */
+/**
+ * The shared corpus: QUIRE_CORPUS, else ../shared/corpus beside the checkout (../../ for a git
+ * worktree one folder deeper). A test that needs it fails when it is absent, naming where it was
+ * looked for: a corpus that went missing must not turn the tallies into skips that pass.
+ */
 export function corpusDir() {
-  const dir = process.env.QUIRE_CORPUS ?? path.resolve(repo, '..', 'shared', 'corpus');
-  return existsSync(dir) ? dir : undefined;
+  const tried = process.env.QUIRE_CORPUS ? [path.resolve(process.env.QUIRE_CORPUS)] : [path.resolve(repo, '..', 'shared', 'corpus'), path.resolve(repo, '..', '..', 'shared', 'corpus')];
+  const dir = tried.find((d) => existsSync(d));
+  if (!dir) throw new Error(`the shared corpus is missing: expected at ${tried.join(' or ')} (or set QUIRE_CORPUS)`);
+  return dir;
 }
 
 export const dataDir = path.join(repo, 'tests', 'data');

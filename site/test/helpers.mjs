@@ -62,12 +62,21 @@ export function screenshotPath(name) {
   return path.join(screenshots, `${name}.png`);
 }
 
-// --- the viewer (viewer_*.test.mjs, kinds_helpers.mjs) ----------------------------------------
+// --- the viewer (viewer_*.test.mjs, kinds_model.test.mjs) -------------------------------------------
 
-/** The shared corpus: QUIRE_CORPUS, or ../shared/corpus beside the checkout (../../ for a worktree one folder deeper). */
-export const corpus = process.env.QUIRE_CORPUS ?? [path.join(repo, '..', 'shared', 'corpus'), path.join(repo, '..', '..', 'shared', 'corpus')].find((d) => existsSync(d)) ?? path.join(repo, '..', 'shared', 'corpus');
+/** The shared corpus, found as the npm package's tests find it; throws (naming where) when it is absent. */
+export { corpusDir } from '../../js/test/helpers.mjs';
 /** The npm package's build the site serves at /pkg/ (make js). */
 export const dist = process.env.QUIRE_DIST ?? path.join(repo, 'js', 'dist');
+
+/** The npm package as built into `dist`, initialised; throws when it is not built (a suite must not pass without it). */
+export async function loadPackage() {
+  const entry = path.join(dist, 'index.js');
+  if (!existsSync(entry)) throw new Error(`the npm package is not built: expected ${entry} (make js, or set QUIRE_DIST)`);
+  const pkg = await import(pathToFileURL(entry).href);
+  await pkg.init();
+  return pkg;
+}
 
 /**
  * Polls `fn(arg)` in the page until it is truthy (or throws after `timeout` ms). Playwright's own

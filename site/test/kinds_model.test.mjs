@@ -9,12 +9,10 @@ import { JsonModel, bundleTargets, containedTarget, resolveReference } from '../
 import { LineIndex, UncheckedNotes, trimLineEnd, uncheckedText } from '../viewer/views/ndjson-model.mjs';
 import { fieldParts, hasBinary, messageRows, rawSegments } from '../viewer/views/hl7-model.mjs';
 import { HL7_FIELDS, fieldName } from '../viewer/hl7-fields.mjs';
-import { corpusDir } from './kinds_helpers.mjs';
+import { corpusDir } from './helpers.mjs';
 
 const enc = new TextEncoder();
-const corpus = corpusDir();
-const examples = corpus && path.join(corpus, 'fhir-r4', 'examples');
-const haveCorpus = !!corpus;
+const examples = () => path.join(corpusDir(), 'fhir-r4', 'examples');
 
 test('json model: nodes are byte ranges; scalars keep their text; paths are FHIRPath', () => {
   const text = '{\n  "resourceType": "Observation",\n  "valueQuantity": { "value": 12.50, "unit": "mg" },\n  "code": {"coding": [{"code": "a\\"b"}, {"code": "c"}]}\n}\n';
@@ -69,8 +67,8 @@ test('bundle references: fullUrl and Type/id resolve to the entry resource', () 
   assert.equal(bundleTargets(new JsonModel(enc.encode('{"resourceType":"Patient","id":"x"}'))).size, 0);
 });
 
-test('json model: every example resource indexes to the end; references of the references Bundle resolve', { skip: !haveCorpus && 'no ../shared/corpus (or QUIRE_CORPUS)' }, () => {
-  const b = readFileSync(path.join(examples, 'Bundle-bundle-references.json'));
+test('json model: every example resource indexes to the end; references of the references Bundle resolve', () => {
+  const b = readFileSync(path.join(examples(), 'Bundle-bundle-references.json'));
   const m = new JsonModel(b);
   assert.equal(m.root.kind, 'object');
   const targets = bundleTargets(m);
@@ -178,8 +176,8 @@ test('csv rows: core\'s JSON text to display strings, digits and nulls as core w
   assert.deepEqual(rowsFromText('[]', columns), []);
 });
 
-test('contained references: #id names the contained resource of the enclosing resource', { skip: !haveCorpus && 'no ../shared/corpus (or QUIRE_CORPUS)' }, () => {
-  const m = new JsonModel(readFileSync(path.join(examples, 'ActivityDefinition-citalopramPrescription.json')));
+test('contained references: #id names the contained resource of the enclosing resource', () => {
+  const m = new JsonModel(readFileSync(path.join(examples(), 'ActivityDefinition-citalopramPrescription.json')));
   const refs = [];
   const walk = [m.root];
   while (walk.length) {

@@ -11,19 +11,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cspViolations, launchChromium, screenshotPath, startSite, waitInPage, watchCsp } from './helpers.mjs';
-import { corpusDir, loadPackage } from './kinds_helpers.mjs';
+import { corpusDir, cspViolations, launchChromium, loadPackage, screenshotPath, startSite, waitInPage, watchCsp } from './helpers.mjs';
 
+// Without the corpus or the package's build this suite fails, naming what is missing, rather than skipping whole.
 const corpus = corpusDir();
 const pkg = await loadPackage();
-const skip = !corpus ? '../shared/corpus (or QUIRE_CORPUS) is absent' : !pkg ? 'js/dist is not built (make js)' : false;
 
 let site;
 let browser;
 const foreign = [];
 
 before(async () => {
-  if (skip) return;
   site = await startSite();
   browser = await launchChromium();
 });
@@ -143,7 +141,7 @@ async function assertIssuesAligned(page, label) {
   return rows.filter((r) => r.wraps).length;
 }
 
-test('FHIR: a resource as an ARIA tree beside its raw JSON, by keyboard', { skip }, async () => {
+test('FHIR: a resource as an ARIA tree beside its raw JSON, by keyboard', async () => {
   const page = await viewer();
   await openBytes(page, 'Patient-example.json', read('fhir-r4', 'examples', 'Patient-example.json'), 'fhir');
   const tree = page.locator('#views [role=tree]');
@@ -190,7 +188,7 @@ test('FHIR: a resource as an ARIA tree beside its raw JSON, by keyboard', { skip
   await page.context().close();
 });
 
-test('FHIR: each validation issue is pinned to its node with core\'s line and column', { skip }, async () => {
+test('FHIR: each validation issue is pinned to its node with core\'s line and column', async () => {
   const bytes = read('fhir-r4', 'examples', 'Questionnaire-qs1.json');
   const outcome = pkg.fhir.validate(bytes);
   assert.ok(outcome.issues.length > 0, 'the example has issues to pin');
@@ -222,7 +220,7 @@ test('FHIR: each validation issue is pinned to its node with core\'s line and co
   await page.context().close();
 });
 
-test('FHIR: a reference between Bundle entries followed by a click', { skip }, async () => {
+test('FHIR: a reference between Bundle entries followed by a click', async () => {
   const page = await viewer();
   await openBytes(page, 'Bundle-bundle-references.json', read('fhir-r4', 'examples', 'Bundle-bundle-references.json'), 'fhir');
   await expandPath(page, ['entry', '[2]', 'resource', 'subject']);
@@ -237,7 +235,7 @@ test('FHIR: a reference between Bundle entries followed by a click', { skip }, a
   await page.context().close();
 });
 
-test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open file stays) and its 12,150 entries render 200 at a time', { skip }, async () => {
+test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open file stays) and its 12,150 entries render 200 at a time', async () => {
   const lines = read('bulk-ndjson-synthea', 'Encounter.000.ndjson').toString('utf8').split('\n').filter(Boolean);
   const entries = [];
   for (let k = 0; k < 10; k++) for (const l of lines) entries.push(`{"fullUrl":"urn:uuid:${k}-${entries.length}","resource":${l}}`);
@@ -275,7 +273,7 @@ test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open fi
   await page.context().close();
 });
 
-test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump to a line; one opened as FHIR', { skip }, async () => {
+test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump to a line; one opened as FHIR', async () => {
   const lines = Buffer.concat([read('bulk-ndjson-synthea', 'Patient.000.ndjson'), read('bulk-ndjson-synthea', 'Organization.000.ndjson'),
     Buffer.from('{"resourceType":"Patient","id":"broken",\n{"resourceType":"Patient","id":"bad-date","birthDate":"1970-13-45"}\n')]);
   const expected = pkg.ndjson.stream(lines, { continueOnError: true });
@@ -307,8 +305,9 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   assert.deepEqual(await page.$$eval('[data-testid=ndjson-unchecked] li', (li) => li.map((x) => x.textContent)), expectedNotes);
   assert.doesNotMatch(await page.textContent('[data-testid=ndjson-issues]'), /not checked/);
   assert.match(await page.textContent('[data-testid=ndjson-issues]'), /INVALID_JSON/);
-  // A ViewDefinition is offered only when the package has views (its `view` module).
-  assert.equal(await page.locator('.kn-view-def').isVisible(), typeof pkg.view?.streamText === 'function');
+  // The package has views (its `view` module), so a ViewDefinition is offered.
+  assert.equal(typeof pkg.view.compile, 'function');
+  assert.equal(await page.locator('.kn-view-def').isVisible(), true);
   // Jump to a line, open it as FHIR beside the list.
   const target = stats.lines - 2;
   await page.fill('[data-testid=ndjson-jump]', String(target));
@@ -335,7 +334,7 @@ test('NDJSON: counts by resourceType equal the package\'s; per-line issues; jump
   await page.context().close();
 });
 
-test('NDJSON: the line index is built in the background with progress; Cancel keeps the lines so far, the view usable', { skip }, async () => {
+test('NDJSON: the line index is built in the background with progress; Cancel keeps the lines so far, the view usable', async () => {
   // About 31 MB: 16 copies of the Synthea encounters, 32 slices of reading and validating.
   const encounters = read('bulk-ndjson-synthea', 'Encounter.000.ndjson');
   const big = Buffer.concat(Array.from({ length: 16 }, () => encounters));
@@ -361,7 +360,7 @@ test('NDJSON: the line index is built in the background with progress; Cancel ke
   await page.context().close();
 });
 
-test('NDJSON and CSV: conversions in the page reopen in Node with the package\'s rows', { skip }, async () => {
+test('NDJSON and CSV: conversions in the page reopen in Node with the package\'s rows', async () => {
   const ndjson = read('bulk-ndjson-synthea', 'Condition.000.ndjson');
   const csvRows = ['id,name,price,when,ok'];
   for (let i = 1; i <= 3000; i++) csvRows.push(`${i},"name ${i}, the ${i % 7}th",${(i * 1.25).toFixed(2)},2024-01-${String((i % 28) + 1).padStart(2, '0')},${i % 2 ? 'true' : 'false'}`);
@@ -391,7 +390,7 @@ test('NDJSON and CSV: conversions in the page reopen in Node with the package\'s
   await page.context().close();
 });
 
-test('HL7 v2: one message as segments and fields with names, raw toggle, and core\'s ACK', { skip }, async () => {
+test('HL7 v2: one message as segments and fields with names, raw toggle, and core\'s ACK', async () => {
   const bytes = read('hl7v2', 'converter', 'ADT-A01-01.hl7');
   const m = pkg.hl7.parse(bytes);
   const page = await viewer();
@@ -415,7 +414,7 @@ test('HL7 v2: one message as segments and fields with names, raw toggle, and cor
   await page.context().close();
 });
 
-test('HL7 v2: a file of many messages and MLLP frames listed with an index; one opened', { skip }, async () => {
+test('HL7 v2: a file of many messages and MLLP frames listed with an index; one opened', async () => {
   const many = read('hl7v2', 'hapi', 'util', 'messages.txt');
   const batch = pkg.hl7.parseBatch(many);
   const page = await viewer();
@@ -439,7 +438,7 @@ test('HL7 v2: a file of many messages and MLLP frames listed with an index; one 
   await page.context().close();
 });
 
-test('bad input: HL7 with binary junk and JSON nested 100,000 deep are named by code; the open file stays', { skip }, async () => {
+test('bad input: HL7 with binary junk and JSON nested 100,000 deep are named by code; the open file stays', async () => {
   const page = await viewer();
   await openBytes(page, 'Patient-example.json', read('fhir-r4', 'examples', 'Patient-example.json'), 'fhir');
   const junk = Buffer.concat([read('hl7v2', 'converter', 'ADT-A01-01.hl7'), Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => (i * 7919 + (i >> 3)) & 255))]);
@@ -464,10 +463,10 @@ test('bad input: HL7 with binary junk and JSON nested 100,000 deep are named by 
   const deepObject = Buffer.from(`${'{"a":'.repeat(100000)}1${'}'.repeat(100000)}`);
   banner = await openBad(page, 'deep-object.json', deepObject);
   assert.equal(banner.code, 'MAX_DEPTH_EXCEEDED');
-  // Responsive, and the resource still open and usable.
-  const t0 = Date.now();
-  assert.equal(await page.evaluate(() => 1 + 1), 2);
-  assert.ok(Date.now() - t0 < 2000);
+  // Refused without breaking the page: no error escaped in it (a recursive walk of 100,000 levels
+  // on the page's thread would overflow its stack), and the resource open before is still usable.
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+  assert.deepEqual(page.kindsErrors, []);
   assert.equal(await page.evaluate(() => window.quireViewer.current.name), 'Patient-example.json');
   await page.locator('#views [role=tree] > [role=treeitem] > .kf-row').click();
   assert.equal(await page.locator('#views [role=tree] > [role=treeitem]').getAttribute('aria-expanded'), 'false');
@@ -475,7 +474,7 @@ test('bad input: HL7 with binary junk and JSON nested 100,000 deep are named by 
   await page.context().close();
 });
 
-test('the URL hash restores each view: a line of an NDJSON file, a message of an HL7 file, a CSV row, a FHIR node', { skip }, async () => {
+test('the URL hash restores each view: a line of an NDJSON file, a message of an HL7 file, a CSV row, a FHIR node', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'quire-kinds-files-'));
   writeFileSync(path.join(dir, 'patients.ndjson'), read('bulk-ndjson-synthea', 'Patient.000.ndjson'));
   writeFileSync(path.join(dir, 'messages.txt'), read('hl7v2', 'hapi', 'util', 'messages.txt'));
@@ -510,7 +509,7 @@ test('the URL hash restores each view: a line of an NDJSON file, a message of an
   }
 });
 
-test('every request of the views went to the site itself, and no CSP violation', { skip }, () => {
+test('every request of the views went to the site itself, and no CSP violation', () => {
   assert.deepEqual(foreign, []);
   // The CSP has no 'unsafe-eval' (the package is linked with -sDYNAMIC_EXECUTION=0): nothing in the page may need it.
   assert.deepEqual(cspViolations, []);

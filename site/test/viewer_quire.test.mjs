@@ -14,8 +14,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { cspViolations, dist, launchChromium, openBlobInViewer, openFileInViewer, openViewer, repo, screenshotPath, startSite, waitInPage } from './helpers.mjs';
+import { cspViolations, dist, launchChromium, loadPackage, openBlobInViewer, openFileInViewer, openViewer, repo, screenshotPath, startSite, waitInPage } from './helpers.mjs';
 
 let site;
 let bigSite;
@@ -71,8 +70,7 @@ async function buildBig() {
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'quire-viewer-quire-'));
-  pkg = await import(pathToFileURL(path.join(dist, 'index.js')).href);
-  await pkg.init();
+  pkg = await loadPackage();
   const bytes = pkg.format.write(peopleRows(), { indexes: { id: 'hash', name: 'text' } });
   writeFileSync(path.join(dir, 'people.quire'), bytes);
   people = pkg.format.open(bytes);

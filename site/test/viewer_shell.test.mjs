@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { corpus, cspViolations, dist, launchChromium, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
+import { corpusDir, cspViolations, dist, launchChromium, loadPackage, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
 import { detectKind, DETECT_BYTES } from '../viewer/detect.mjs';
 
+const corpus = corpusDir();
 let site;
 let browser;
 let dir;
@@ -21,8 +21,7 @@ const errors = [];
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'quire-viewer-shell-'));
-  pkg = await import(pathToFileURL(path.join(dist, 'index.js')).href);
-  await pkg.init();
+  pkg = await loadPackage();
   const rows = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, name: `patient ${i + 1}`, country: ['NA', 'DE', 'JP'][i % 3] }));
   writeFileSync(path.join(dir, 'small.quire'), pkg.format.write(rows, { indexes: { id: 'hash' } }));
   writeFileSync(path.join(dir, 'table.csv'), 'id,name,score\n1,ana,3.5\n2,"bo, b",4\n');
