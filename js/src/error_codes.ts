@@ -43,6 +43,7 @@ export type ErrorCode =
   | 'FHIRPATH_TYPE_ERROR'
   | 'INVALID_VIEW'
   | 'NUMERIC_OVERFLOW'
+  | 'REGEX_TOO_LARGE'
   | (string & {});
 
 /** Every code's fixed numeric value (the core's quire::error_code), by name; frozen. */
@@ -123,4 +124,6 @@ export const ERROR_CODES = Object.freeze({
   INVALID_VIEW: 36,
   /** an exact result (a decimal sum or average) needs more digits than its limit allows */
   NUMERIC_OVERFLOW: 37,
+  /** a regular expression beyond the engine's limits (pattern length, instructions, nesting, a repeat count) */
+  REGEX_TOO_LARGE: 38,
 } as const);

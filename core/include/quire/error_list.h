@@ -67,4 +67,6 @@ QUIRE_ERROR_CODE(FHIRPATH_TYPE_ERROR, 35, "a FHIRPath operation on values of typ
 QUIRE_ERROR_CODE(INVALID_VIEW, 36, "a SQL on FHIR ViewDefinition that breaks the specification's rules (bad column name, incompatible unionAll...)")
 // --- exact arithmetic ---
 QUIRE_ERROR_CODE(NUMERIC_OVERFLOW, 37, "an exact result (a decimal sum or average) needs more digits than its limit allows")
+// --- FHIRPath, again ---
+QUIRE_ERROR_CODE(REGEX_TOO_LARGE, 38, "a regular expression beyond the engine's limits (pattern length, instructions, nesting, a repeat count)")
 // clang-format on

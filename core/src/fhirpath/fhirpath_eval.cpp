@@ -15,6 +15,7 @@
 #include "../common/utf8.h"
 #include "fhir_internal.h"
 #include "fhirpath_internal.h"
+#include "fhirpath_regex.h"
 
 namespace quire::fhirpath {
 
@@ -2253,26 +2254,21 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
     case fn::matchesFull: {
       if (!two_strings()) return false;
       if (!p0) return true;
-      regex_match m;
-      int r = regex_search(x, s, 0, nd.function == fn::matchesFull, m);
-      if (r == -1) return fail(error_code::INVALID_ARGUMENT, nd.pos, "bad regular expression " + std::string(x));
-      if (r == -2) return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "the regular expression took too many steps");
-      out.push_back(boolean_item(r == 1));
+      auto rx = regex_for(x, nd.pattern.get());
+      if (!rx) return fail(rx.code(), nd.pos, rx.error().message);
+      out.push_back(boolean_item((*rx)->search(s, 0, nd.function == fn::matchesFull, nullptr)));
       return true;
     }
     case fn::replaceMatches: {
       if (!two_strings()) return false;
       if (!p0 || !p1) return true;
       if (x.empty()) return out.push_back(v), true;
+      auto rx = regex_for(x, nd.pattern.get());
+      if (!rx) return fail(rx.code(), nd.pos, rx.error().message);
       std::string r;
       size_t i = 0;
-      while (i <= s.size()) {
-        regex_match m;
-        int found = regex_search(x, s, i, false, m);
-        if (found == -1) return fail(error_code::INVALID_ARGUMENT, nd.pos, "bad regular expression " + std::string(x));
-        if (found == -2)
-          return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "the regular expression took too many steps");
-        if (found == 0) break;
+      regex_match m;
+      while (i <= s.size() && (*rx)->search(s, i, false, &m)) {
         r += s.substr(i, m.begin - i);
         for (size_t k = 0; k < y.size(); ++k) {
           if (y[k] == '$' && k + 1 < y.size() && y[k + 1] >= '0' && y[k + 1] <= '9') {
@@ -2287,11 +2283,13 @@ bool engine::string_function(const node &nd, const frame &f, const collection &i
         }
         if (r.size() > s_.lim.max_string_bytes)
           return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replaceMatches() grew past max_string_bytes");
+        i = m.end;
         if (m.end == m.begin) {
-          if (m.end < s.size()) r += s[m.end];
-          i = m.end + 1;
-        } else {
-          i = m.end;
+          // After an empty match the next search starts one code point on.
+          if (i < s.size()) ++i;
+          while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+          r += s.substr(m.end, i - m.end);
+          if (m.end == s.size()) ++i;
         }
       }
       if (i < s.size()) r += s.substr(i);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,7 @@ enum : uint8_t {
 };
 
 enum class fn : uint8_t;
+class regex;
 
 struct node {
   op kind = op::empty;
@@ -79,10 +81,11 @@ struct node {
   uint32_t pos = 0;  // byte offset in the expression
   uint32_t a = NONE, b = NONE;
   uint32_t first_arg = 0, arg_count = 0;
-  std::string name;         // member, variable, call
-  item lit;                 // literal (its text points into program::strings)
-  type_spec type;           // is_type, as_type, calls to is/as/ofType; a member named like a FHIR type
-  bool names_type = false;  // member: `type` holds the FHIR type its name spells (resolved once)
+  std::string name;                      // member, variable, call
+  item lit;                              // literal (its text points into program::strings)
+  type_spec type;                        // is_type, as_type, calls to is/as/ofType; a member named like a FHIR type
+  bool names_type = false;               // member: `type` holds the FHIR type its name spells (resolved once)
+  std::shared_ptr<const regex> pattern;  // call: its constant regular expression, compiled once
 };
 
 }  // namespace quire::fhirpath
@@ -267,15 +270,6 @@ std::string_view base_unit(std::string_view code) noexcept;
 size_t utf8_length(std::string_view s) noexcept;
 /// Byte offset of code point `index` (s.size() when past the end).
 size_t utf8_offset(std::string_view s, size_t index) noexcept;
-
-// --- regular expressions (a small backtracking engine; bounded steps) ---
-struct regex_match {
-  size_t begin = 0, end = 0;
-  std::vector<std::pair<size_t, size_t>> groups;  // (begin, end), NONE when unset
-};
-/// Compiles and searches `pattern` in `s` from `from`; 1 found, 0 not found, -1 bad pattern,
-/// -2 step limit exceeded.
-int regex_search(std::string_view pattern, std::string_view s, size_t from, bool anchored_full, regex_match &m);
 
 // --- FHIR types ---
 std::string_view fhir_type_name(uint16_t t) noexcept;

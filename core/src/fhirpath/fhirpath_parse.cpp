@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "fhirpath_internal.h"
+#include "fhirpath_regex.h"
 
 namespace quire::fhirpath {
 namespace {
@@ -800,6 +801,7 @@ result<expression> compile(std::string_view text, const limits &lim) {
   parser p(e.program_->text, lim, *e.program_);
   auto r = p.run();
   if (!r) return std::move(r).error();
+  compile_constant_patterns(e.program_->nodes, e.program_->args);
   return e;
 }
 
