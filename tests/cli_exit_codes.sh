@@ -55,6 +55,24 @@ expect 2 "a --find naming no such column" -- query people.quire --find nope=1
 expect 2 "a --sort naming no such column" -- convert people.csv sorted.quire --sort nope
 expect 2 "a --find key the column cannot hold" -- query people.quire --find id=abc
 expect 1 "a .quire file that is not one" -- query good.json
+# Write options go through core's parser (the npm package's): out of range is its INVALID_ARGUMENT.
+expect 2 "--chunk-rows 0" -- convert people.csv zero.quire --chunk-rows 0
+line "--chunk-rows: INVALID_ARGUMENT: chunk_rows must be 1..16777216" "--chunk-rows 0 in core's words"
+expect 2 "--level 99" -- convert people.csv level.quire --level 99
+line "--level: INVALID_ARGUMENT: compression_level must be 1..19" "--level 99 in core's words"
+expect 2 "--level that is not a number" -- convert people.csv level.quire --level high
+line "--level: INVALID_ARGUMENT: --level takes a whole number up to 4294967295" "a --level that is no number"
+expect 2 "--chunk-rows 0 in view run" -- view run view.json good.json --chunk-rows 0
+expect 2 "an --index without its kind" -- convert people.csv index.quire --index id
+expect 2 "--code ZZ in core's words" -- hl7 ack --code ZZ good.json
+line "--code: INVALID_ARGUMENT: ack code must be AA, AE, AR, CA, CE or CR" "a bad ACK code's line"
+expect 0 "rows as CSV" -- query people.quire --csv
+csv=$("$quire" query people.quire --where "id = 2" --csv)
+if [[ $csv != $'id,name\n2,b' ]]; then
+  echo "FAIL: query --csv printed '$csv'"
+  failures=$((failures + 1))
+fi
+expect 2 "--csv with --count" -- query people.quire --csv --count
 
 if ((failures)); then
   echo "$failures failed"

@@ -104,3 +104,17 @@ TEST_CASE("hl7v2 build_ack rejects a bad severity", "[hl7v2][ack]") {
   CHECK(build_ack(*m, ack_code::AE, o).code() == error_code::INVALID_ARGUMENT);
   CHECK(ack_code_name(ack_code::CR) == "CR");
 }
+
+TEST_CASE("hl7v2 parse_ack_code reads the six codes and refuses others", "[hl7v2][ack]") {
+  for (ack_code c : {ack_code::AA, ack_code::AE, ack_code::AR, ack_code::CA, ack_code::CE, ack_code::CR}) {
+    auto r = parse_ack_code(ack_code_name(c));
+    REQUIRE(r.ok());
+    CHECK(*r == c);
+  }
+  for (const char *bad : {"", "aa", "ZZ", "AA ", "A"}) {
+    auto r = parse_ack_code(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.code() == error_code::INVALID_ARGUMENT);
+    CHECK(r.error().message == "ack code must be AA, AE, AR, CA, CE or CR");
+  }
+}

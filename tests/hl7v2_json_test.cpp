@@ -67,3 +67,21 @@ TEST_CASE("hl7v2 JSON golden files", "[hl7v2][json][golden]") {
   }
   CHECK(compared >= 2);
 }
+
+TEST_CASE("hl7v2 JSON texts of segments, envelope and MLLP counters", "[hl7v2][json]") {
+  const std::string text =
+      "FHS|^~\\&|APP\rBHS|^~\\&\rMSH|^~\\&|A|B|C|D|20240101||ADT^A01|1|P|2.5\rPID|1||7\"x\rBTS|1\rFTS|1\r";
+  auto b = parse_batch(text);
+  REQUIRE(b.ok());
+  REQUIRE(b->messages.size() == 1);
+  CHECK(segments_json(b->messages[0]) ==
+        "[{\"id\":\"MSH\",\"fields\":12,\"offset\":22},{\"id\":\"PID\",\"fields\":3,\"offset\":65}]");
+  CHECK(envelope_json(*b) == "[\"FHS|^~\\\\&|APP\",\"BHS|^~\\\\&\",\"BTS|1\",\"FTS|1\"]");
+
+  mllp_decoder d(16);
+  // Two bytes of noise, one whole frame (VT abc FS CR), then a frame begun (VT de).
+  REQUIRE(d.feed(std::string_view("xx\vabc\x1c\r\vde")).ok());
+  CHECK(stats_json(d) ==
+        "{\"bytesFed\":11,\"skippedBytes\":2,\"droppedFrames\":0,\"framesWithoutCr\":0,\"bufferedBytes\":2,"
+        "\"inFrame\":true}");
+}

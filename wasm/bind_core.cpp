@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 
 #include "bind_support.h"
+#include "quire/detect.h"
 #include "quire/platform.h"
 #include "quire/version.h"
 
@@ -17,6 +18,16 @@ quire::wasm::version_record version_record() {
 quire::wasm::memory_record memory_record() {
   auto m = quire::default_memory_probe().read();
   return {static_cast<double>(m.heap_bytes), static_cast<double>(m.heap_capacity_bytes)};
+}
+
+struct detect_record {
+  std::string kind, reason;
+};
+
+/// quire::detect_input over bytes the wrapper placed in the heap (it frees them).
+detect_record detect(uintptr_t pointer, size_t length, bool whole) {
+  auto d = quire::detect_input(std::string_view(reinterpret_cast<const char *>(pointer), length), whole);
+  return {std::string(quire::input_kind_name(d.kind)), std::move(d.reason)};
 }
 
 }  // namespace
@@ -41,6 +52,10 @@ EMSCRIPTEN_BINDINGS(quire_core) {
       .field("column", &quire::wasm::error_record::column)
       .field("path", &quire::wasm::error_record::path)
       .field("text", &quire::wasm::error_record::text);
+  value_object<detect_record>("DetectRecord")
+      .field("kind", &detect_record::kind)
+      .field("reason", &detect_record::reason);
   function("version", &version_record);
+  function("detect", &detect);
   function("memory", &memory_record);
 }

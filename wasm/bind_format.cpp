@@ -145,6 +145,15 @@ class format_file {
     return ok_text(std::move(r->json));
   }
 
+  /// The rows as core's CSV (fmt::row_text::csv), for the viewer's export.
+  text_result query_csv(const std::string &query_json) {
+    auto q = parse_query(query_json);
+    if (!q) return fail(q.error());
+    auto r = file_->query(*q, fmt::row_text::csv);
+    if (!r) return fail(r.error());
+    return ok_text(std::move(r->json));
+  }
+
   /// `query_json` carries the columns to return.
   text_result find(const std::string &column, const std::string &key_json, const std::string &query_json) {
     auto key = fmt::parse_key_json(key_json);
@@ -361,6 +370,7 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("error", &format_file::error)
       .function("info", &format_file::info)
       .function("query", &format_file::query)
+      .function("queryCsv", &format_file::query_csv)
       .function("find", &format_file::find)
       .function("count", &format_file::count)
       .function("aggregate", &format_file::aggregate)

@@ -11,7 +11,6 @@
 
 #include "bind_support.h"
 #include "quire/hl7v2.h"
-#include "quire/json.h"
 
 namespace {
 
@@ -152,33 +151,15 @@ class hl7_message {
   }
 
   /// `[{"id":"MSH","fields":12,"offset":0},...]`: each segment's id, field count and byte offset.
-  std::string segments_json() const {
-    std::string out = "[";
-    for (size_t i = 0; i < message_.segment_count(); ++i) {
-      const hl7::segment s = message_.segment(i);
-      if (i) out += ',';
-      out += "{\"id\":";
-      quire::json::append_quoted(out, text(s.id()));
-      out += ",\"fields\":" + std::to_string(s.field_count()) + ",\"offset\":" + std::to_string(s.offset()) + "}";
-    }
-    return out + "]";
-  }
+  std::string segments_json() const { return hl7::segments_json(message_); }
 
   std::string to_json() const { return parsed_ ? message_.to_json() : std::string("null"); }
 
   hl7_text_record ack(const hl7_ack_record &r) const {
     hl7_text_record out;
-    static constexpr struct {
-      const char *name;
-      hl7::ack_code code;
-    } CODES[] = {{"AA", hl7::ack_code::AA}, {"AE", hl7::ack_code::AE}, {"AR", hl7::ack_code::AR},
-                 {"CA", hl7::ack_code::CA}, {"CE", hl7::ack_code::CE}, {"CR", hl7::ack_code::CR}};
-    const hl7::ack_code *code = nullptr;
-    for (const auto &c : CODES)
-      if (r.code == c.name) code = &c.code;
+    auto code = hl7::parse_ack_code(r.code);
     if (!code) {
-      out.error = quire::wasm::to_record(
-          quire::error(quire::error_code::INVALID_ARGUMENT, "ack code must be AA, AE, AR, CA, CE or CR"));
+      out.error = quire::wasm::to_record(code.error());
       return out;
     }
     hl7::ack_options o;
@@ -236,15 +217,7 @@ class hl7_batch {
   }
   double skipped_bytes() const { return static_cast<double>(batch_.skipped_bytes); }
   /// The envelope segments (FHS, BHS, BTS, FTS) as a JSON array of strings, raw.
-  std::string envelope_json() const {
-    std::string out = "[";
-    for (size_t i = 0; i < batch_.envelope.size(); ++i) {
-      if (i) out += ',';
-      auto t = hl7::decode_text(batch_.envelope[i], hl7::charset::UTF8, false);
-      quire::json::append_quoted(out, t ? *t : std::string());
-    }
-    return out + "]";
-  }
+  std::string envelope_json() const { return hl7::envelope_json(batch_); }
 
  private:
   shared_bytes bytes_;
@@ -295,14 +268,7 @@ class hl7_mllp_decoder {
   }
 
   /// Counters as JSON: bytesFed, skippedBytes, droppedFrames, framesWithoutCr, bufferedBytes, inFrame.
-  std::string stats_json() const {
-    return "{\"bytesFed\":" + std::to_string(decoder_.bytes_fed()) +
-           ",\"skippedBytes\":" + std::to_string(decoder_.skipped_bytes()) +
-           ",\"droppedFrames\":" + std::to_string(decoder_.dropped_frames()) +
-           ",\"framesWithoutCr\":" + std::to_string(decoder_.frames_without_cr()) +
-           ",\"bufferedBytes\":" + std::to_string(decoder_.buffered_bytes()) +
-           ",\"inFrame\":" + (decoder_.in_frame() ? "true" : "false") + "}";
-  }
+  std::string stats_json() const { return hl7::stats_json(decoder_); }
 
   void reset() { decoder_.reset(); }
 

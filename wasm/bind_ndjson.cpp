@@ -1,5 +1,6 @@
 // Embind bindings of the NDJSON reader: a stream handle fed chunk by chunk (each chunk one copy
-// into the wasm heap); each feed returns what the chunk's complete lines gave as one JSON text.
+// into the wasm heap); each feed returns what the chunk's complete lines gave as one JSON text,
+// core's (quire::ndjson::feed_json).
 #include <emscripten/bind.h>
 
 #include <cstdlib>
@@ -8,19 +9,6 @@
 #include "quire/ndjson.h"
 
 namespace {
-
-void append_error(std::string &out, const quire::error &e) {
-  out += "{\"code\":\"";
-  out += quire::error_name(e.code);
-  out += "\",\"message\":";
-  quire::json::append_quoted(out, e.message);
-  out += ",\"offset\":" + (e.offset == quire::error::NO_OFFSET ? std::string("-1") : std::to_string(e.offset));
-  out += ",\"line\":" + std::to_string(e.line) + ",\"column\":" + std::to_string(e.column) + ",\"path\":";
-  quire::json::append_quoted(out, e.path);
-  out += ",\"text\":";
-  quire::json::append_quoted(out, e.describe());
-  out += '}';
-}
 
 /// A stream: feed(pointer, length) and finish() return `{"items":[...],"error":null|{...}}`, each
 /// item `{"line":N,"offset":N,"resource":{...}}`, `{"line":N,"issue":{...}}` or `{"line":N,"error":{...}}`.
@@ -38,79 +26,29 @@ class ndjson_stream {
 
   std::string feed(uintptr_t pointer, size_t length) {
     auto bytes = quire::wasm::heap_bytes(pointer, length);
-    begin();
+    out_.begin();
     auto r = reader_->feed(std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()), visitor());
-    return end(r);
+    return out_.end(r);
   }
 
   std::string finish() {
-    begin();
+    out_.begin();
     auto r = reader_->finish(visitor());
-    return end(r);
+    return out_.end(r);
   }
 
   /// Counts so far, as JSON.
-  std::string stats() const {
-    const auto &s = reader_->counts();
-    std::string out = "{\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) +
-                      ",\"blankLines\":" + std::to_string(s.blank_lines) +
-                      ",\"resources\":" + std::to_string(s.resources) + ",\"badLines\":" + std::to_string(s.bad_lines) +
-                      ",\"invalidResources\":" + std::to_string(s.invalid_resources) +
-                      ",\"issues\":" + std::to_string(s.issues) + ",\"longestLine\":" + std::to_string(s.longest_line) +
-                      ",\"byType\":{";
-    bool first = true;
-    for (const auto &[type, count] : s.by_type) {
-      if (!first) out += ',';
-      first = false;
-      quire::json::append_quoted(out, type);
-      out += ':' + std::to_string(count);
-    }
-    return out + "}}";
-  }
+  std::string stats() const { return quire::ndjson::stats_json(reader_->counts(), quire::ndjson::key_case::camel); }
 
  private:
   std::unique_ptr<quire::ndjson::reader> reader_;
-  std::string out_;
-  bool first_ = true;
+  quire::ndjson::feed_json out_;
 
-  void begin() {
-    out_ = "{\"items\":[";
-    first_ = true;
-  }
-  void item_start(uint64_t line) {
-    if (!first_) out_ += ',';
-    first_ = false;
-    out_ += "{\"line\":" + std::to_string(line) + ',';
-  }
   quire::ndjson::line_callback visitor() {
     return [this](const quire::ndjson::line_result &l) {
-      if (l.error) {
-        item_start(l.line);
-        out_ += "\"error\":";
-        append_error(out_, *l.error);
-        out_ += '}';
-        return true;
-      }
-      item_start(l.line);
-      out_ += "\"offset\":" + std::to_string(l.offset) + ",\"resource\":";
-      out_ += l.text;  // the line as read: valid JSON, numbers exactly as written
-      out_ += '}';
-      for (const auto &i : l.issues) {
-        item_start(l.line);
-        std::string one = quire::fhir::issues_to_json({i});
-        out_ += "\"issue\":";
-        out_.append(one, 1, one.size() - 2);
-        out_ += '}';
-      }
+      out_.add(l);
       return true;
     };
-  }
-  std::string end(const quire::result<void> &r) {
-    out_ += "],\"error\":";
-    if (r) out_ += "null";
-    else append_error(out_, r.error());
-    out_ += '}';
-    return std::move(out_);
   }
 };
 

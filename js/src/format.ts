@@ -34,6 +34,7 @@ interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
   query(queryJson: string, asArray: boolean): TextResult;
+  queryCsv(queryJson: string): TextResult;
   find(column: string, keyJson: string, queryJson: string): TextResult;
   count(queryJson: string): NumberResult;
   aggregate(column: string, queryJson: string): TextResult;
@@ -320,6 +321,17 @@ export class QuireFile extends Handle<FormatFileHandle> {
    */
   queryText(q: Query = {}, options: { ndjson?: boolean } = {}): string {
     const r = this.handle.query(queryJson(q, 'queryText'), !(options.ndjson ?? false));
+    check(r);
+    return r.text;
+  }
+
+  /**
+   * The rows query(q) selects as core's CSV (RFC 4180, what `quire query --csv` prints and the
+   * view's CSV output writes): a header row of the column names, then a record a row, each ending
+   * in a newline; a null is an empty field, an empty string `""`.
+   */
+  queryCsv(q: Query = {}): string {
+    const r = this.handle.queryCsv(queryJson(q, 'queryCsv'));
     check(r);
     return r.text;
   }

@@ -2,6 +2,7 @@
 // and results out. Call `await init()` once, then use the namespaces below.
 export { init, version, memory, type InitInput, type Input, type VersionInfo, type MemoryInfo } from './module.js';
 export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
+export { detect, DETECT_BYTES, type InputKind, type Detection, type DetectOptions } from './detect.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';
 export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirResource } from './fhir.js';
 export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';

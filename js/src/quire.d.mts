@@ -59,6 +59,7 @@ export interface QuireModule {
   _free(pointer: number): void;
   version(): VersionRecord;
   memory(): MemoryRecord;
+  detect(pointer: number, length: number, whole: boolean): { kind: string; reason: string };
   /** Every error code the core names, as name/value pairs (tests hold ERROR_CODES to it). */
   errorCodes(): Array<{ name: string; value: number }>;
   jsonCheck(pointer: number, length: number, maxDepth: number, maxBytes: number): JsonStatsRecord;

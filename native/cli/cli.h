@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "quire/error.h"
+#include "quire/file_source.h"
 #include "quire/format.h"
 
 namespace quire::cli {
@@ -50,9 +52,29 @@ class arguments {
   std::vector<std::string> positional();
   const std::string &error() const { return error_; }
 
+  /// Takes `--name N`: a whole number; nullopt when absent. Text that is not one is a usage error.
+  std::optional<uint64_t> number(std::string_view name);
+  /// Takes `--load MODE` (read, mmap, prewarm, ranges; `fallback` when absent). A mode not in the
+  /// list is a usage error.
+  native::load_mode load_mode(native::load_mode fallback);
+  /// Takes every `flags` flag (write options: format::apply_write_option's names), in order, and each
+  /// occurrence of it, through core's format::apply_write_option: the npm package's options and
+  /// these flags are read by one parser, and a value out of range is core's INVALID_ARGUMENT.
+  void write_options(std::initializer_list<std::string_view> flags, format::write_options &options,
+                     format::input_options &input);
+
+  /// Ends option parsing, the one loop every command ends with: the positional words; or, after
+  /// a mistake in what was taken (an unknown or incomplete option, a bad number, a write option
+  /// core refused), nullopt, with the mistake printed and exit_status() its exit code (EXIT_USAGE).
+  std::optional<std::vector<std::string>> finish(std::string_view command);
+  int exit_status() const { return status_; }
+
  private:
   std::vector<std::string> words_;
   std::string error_;
+  std::optional<quire::error> refused_;  // the first write option core refused (with its flag)
+  std::string refused_flag_;
+  int status_ = EXIT_OK;
 };
 
 /// One command: `quire GROUP NAME ...` (or `quire GROUP ...` when name is empty).

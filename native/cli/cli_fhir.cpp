@@ -1,5 +1,4 @@
 // `quire fhir validate` and `quire fhir format`.
-#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -10,25 +9,15 @@
 namespace quire::cli {
 namespace {
 
-bool parse_count(const std::optional<std::string> &text, size_t &out) {
-  if (!text) return true;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || p != text->data() + text->size()) return false;
-  out = static_cast<size_t>(v);
-  return true;
-}
-
 int run_validate(arguments &args) {
   bool as_json = args.flag("--json");
   bool quiet = args.flag("--quiet");
   fhir::options opts;
-  if (!parse_count(args.option("--max-issues"), opts.max_issues) ||
-      !parse_count(args.option("--max-depth"), opts.max_depth)) {
-    return usage_error("fhir validate", "--max-issues and --max-depth take a whole number");
-  }
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("fhir validate", args.error());
+  opts.max_issues = static_cast<size_t>(args.number("--max-issues").value_or(opts.max_issues));
+  opts.max_depth = static_cast<size_t>(args.number("--max-depth").value_or(opts.max_depth));
+  auto positional = args.finish("fhir validate");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.empty()) return usage_error("fhir validate", "needs at least one FILE");
 
   size_t failed = 0, total_errors = 0, total_warnings = 0;
@@ -74,8 +63,9 @@ int run_format(arguments &args) {
   bool compact = args.flag("--compact");
   bool strict = args.flag("--strict");
   auto output = args.option("--output");
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("fhir format", args.error());
+  auto positional = args.finish("fhir format");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.size() != 1) return usage_error("fhir format", "needs exactly one FILE");
   auto source = native::open_file(files[0]);
   if (!source) return fail(files[0], source.error());

@@ -22,8 +22,9 @@ std::string printable(std::string_view raw) { return raw.empty() ? std::string("
 int run_parse(arguments &args) {
   const bool as_json = args.flag("--json");
   const bool strict = args.flag("--strict");
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("hl7 parse", args.error());
+  auto positional = args.finish("hl7 parse");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.empty()) return usage_error("hl7 parse", "needs at least one FILE");
 
   int status = EXIT_OK;
@@ -65,24 +66,18 @@ int run_parse(arguments &args) {
   return status;
 }
 
-std::optional<hl7v2::ack_code> ack_code_named(std::string_view name) {
-  using hl7v2::ack_code;
-  for (ack_code c : {ack_code::AA, ack_code::AE, ack_code::AR, ack_code::CA, ack_code::CE, ack_code::CR})
-    if (hl7v2::ack_code_name(c) == name) return c;
-  return std::nullopt;
-}
-
 int run_ack(arguments &args) {
   const bool raw = args.flag("--raw");
   const bool strict = args.flag("--strict");
   const auto code_name = args.option("--code");
   const auto text = args.option("--text");
   const auto timestamp = args.option("--timestamp");
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("hl7 ack", args.error());
+  auto positional = args.finish("hl7 ack");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.size() != 1) return usage_error("hl7 ack", "needs exactly one FILE");
-  const auto code = ack_code_named(code_name.value_or("AA"));
-  if (!code) return usage_error("hl7 ack", "--code takes AA, AE, AR, CA, CE or CR");
+  const auto code = hl7v2::parse_ack_code(code_name.value_or("AA"));
+  if (!code) return fail("--code", code.error());
 
   auto source = native::open_file(files[0]);
   if (!source) return fail(files[0], source.error());

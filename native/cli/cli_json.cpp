@@ -1,5 +1,4 @@
 // `quire json check`.
-#include <charconv>
 #include <chrono>
 #include <string>
 
@@ -9,12 +8,6 @@
 
 namespace quire::cli {
 namespace {
-
-bool parse_size(const std::optional<std::string> &text, uint64_t &out) {
-  if (!text) return true;
-  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), out);
-  return ec == std::errc() && p == text->data() + text->size();
-}
 
 std::string json_line(const std::string &file, const result<json::stats> &r, double seconds) {
   std::string out = "{\"file\":";
@@ -40,22 +33,13 @@ std::string json_line(const std::string &file, const result<json::stats> &r, dou
 int run_check(arguments &args) {
   bool as_json = args.flag("--json");
   bool quiet = args.flag("--quiet");
-  auto load = args.option("--load");
+  native::open_options opts{.mode = args.load_mode(native::load_mode::read)};
   json::limits lim;
-  uint64_t depth = lim.max_depth, bytes = lim.max_document_bytes;
-  if (!parse_size(args.option("--max-depth"), depth) || !parse_size(args.option("--max-bytes"), bytes)) {
-    return usage_error("json check", "--max-depth and --max-bytes take a whole number");
-  }
-  lim.max_depth = static_cast<size_t>(depth);
-  lim.max_document_bytes = bytes;
-  native::open_options opts;
-  if (load) {
-    auto mode = native::parse_load_mode(*load);
-    if (!mode) return usage_error("json check", "--load takes read, mmap or prewarm");
-    opts.mode = *mode;
-  }
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("json check", args.error());
+  lim.max_depth = static_cast<size_t>(args.number("--max-depth").value_or(lim.max_depth));
+  lim.max_document_bytes = args.number("--max-bytes").value_or(lim.max_document_bytes);
+  auto positional = args.finish("json check");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.empty()) return usage_error("json check", "needs at least one FILE");
 
   int failed = 0, status = EXIT_OK;

@@ -1,4 +1,5 @@
 // `quire`: the native command-line tool. Each subcommand is a thin shell over a core call.
+#include <charconv>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,6 +63,52 @@ std::vector<std::string> arguments::positional() {
   return out;
 }
 
+std::optional<uint64_t> arguments::number(std::string_view name) {
+  auto text = option(name);
+  if (!text) return std::nullopt;
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+  if (ec != std::errc() || p != text->data() + text->size()) {
+    if (error_.empty()) error_ = std::string(name) + " takes a whole number";
+    return std::nullopt;
+  }
+  return n;
+}
+
+native::load_mode arguments::load_mode(native::load_mode fallback) {
+  auto text = option("--load");
+  if (!text) return fallback;
+  auto mode = native::parse_load_mode(*text);
+  if (!mode && error_.empty()) error_ = "--load takes read, mmap, prewarm or ranges";
+  return mode.value_or(fallback);
+}
+
+void arguments::write_options(std::initializer_list<std::string_view> flags, format::write_options &opts,
+                              format::input_options &in) {
+  for (std::string_view flag : flags) {
+    for (const auto &text : options(flag)) {
+      if (refused_) continue;
+      if (auto set = format::apply_write_option(flag, text, opts, in); !set) {
+        refused_ = std::move(set).error();
+        refused_flag_ = flag;
+      }
+    }
+  }
+}
+
+std::optional<std::vector<std::string>> arguments::finish(std::string_view command) {
+  auto rest = positional();
+  if (!error_.empty()) {
+    status_ = usage_error(command, error_);
+    return std::nullopt;
+  }
+  if (refused_) {
+    status_ = fail(refused_flag_, *refused_);
+    return std::nullopt;
+  }
+  return rest;
+}
+
 int exit_code_for(quire::error_code code) noexcept {
   switch (code) {
     case error_code::OK: return EXIT_OK;
@@ -116,9 +163,9 @@ void print_help(FILE *out) {
 
 int run_version(arguments &args) {
   bool json = args.flag("--json");
-  auto rest = args.positional();
-  if (!args.error().empty() || !rest.empty())
-    return usage_error("version", args.error().empty() ? "takes no arguments" : args.error());
+  auto rest = args.finish("version");
+  if (!rest) return args.exit_status();
+  if (!rest->empty()) return usage_error("version", "takes no arguments");
   auto v = quire::version();
   if (json) {
     std::printf(

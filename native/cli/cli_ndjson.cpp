@@ -13,8 +13,9 @@ int run_stats(arguments &args) {
   bool as_json = args.flag("--json");
   bool keep_going = args.flag("--continue");
   bool show_issues = args.flag("--issues");
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("ndjson stats", args.error());
+  auto positional = args.finish("ndjson stats");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
   if (files.empty()) return usage_error("ndjson stats", "needs at least one FILE");
   ndjson::options opts;
   opts.continue_on_error = keep_going;
@@ -45,22 +46,7 @@ int run_stats(arguments &args) {
     // A bad line (--continue) or an invalid resource makes the file bad input, whatever else read well.
     if (s.bad_lines || s.invalid_resources) status = worse_exit(status, EXIT_BAD_INPUT);
     if (as_json) {
-      std::string line = "{\"file\":";
-      json::append_quoted(line, file);
-      line += ",\"bytes\":" + std::to_string(s.bytes) + ",\"lines\":" + std::to_string(s.lines) +
-              ",\"blank_lines\":" + std::to_string(s.blank_lines) + ",\"resources\":" + std::to_string(s.resources) +
-              ",\"bad_lines\":" + std::to_string(s.bad_lines) +
-              ",\"invalid_resources\":" + std::to_string(s.invalid_resources) +
-              ",\"issues\":" + std::to_string(s.issues) + ",\"longest_line\":" + std::to_string(s.longest_line) +
-              ",\"by_type\":{";
-      bool first = true;
-      for (const auto &[type, count] : s.by_type) {
-        if (!first) line += ',';
-        first = false;
-        json::append_quoted(line, type);
-        line += ':' + std::to_string(count);
-      }
-      line += "}}";
+      const std::string line = ndjson::stats_json(s, ndjson::key_case::snake, file);
       std::printf("%s\n", line.c_str());
     } else {
       std::printf(

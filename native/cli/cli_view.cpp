@@ -1,6 +1,5 @@
 // `quire view run` and `quire fhirpath`: SQL on FHIR ViewDefinitions and FHIRPath expressions over
 // resources, Bundles and NDJSON from the command line.
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "quire/detect.h"
 #include "quire/fhirpath.h"
 #include "quire/file_source.h"
 #include "quire/json.h"
@@ -20,10 +20,6 @@ namespace {
 
 /// Bytes of an input read at a time.
 constexpr size_t PIECE_BYTES = size_t{1} << 20;
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 /// An input file, or standard input for `-`, read in pieces: a file through the native file
 /// source in `ranges` mode (nothing of it held), standard input with fread.
@@ -69,22 +65,26 @@ struct input_handlers {
   std::function<result<void>(const json::value &)> document;
 };
 
-/// Reads one input and decides what it is. `.ndjson` and `.jsonl` files are NDJSON. Anything else
-/// (a `.json` file, standard input) is NDJSON when its first non-blank line is a whole JSON value
-/// on its own (a resource or Bundle written on one line reads the same either way), else one JSON
-/// document (a pretty-printed resource or Bundle), which is read whole. NDJSON is never held:
-/// pieces go on as they are read. Returns the bytes read.
+/// Reads one input; core's rule (quire/detect.h: the name, then the first line) says what it is.
+/// NDJSON (and an input of white space only, which gives nothing) goes on piece by piece as it is
+/// read, never held; anything else is read whole as one JSON document, whose errors say what is
+/// wrong with it. Returns the bytes read.
 result<uint64_t> read_input(const std::string &path, const input_handlers &h) {
   piece_reader in;
   if (auto ok = in.open(path); !ok) return ok.error();
-  bool ndjson = ends_with(path, ".ndjson") || ends_with(path, ".jsonl");
+  input_kind kind = detect_input({}, false, path).kind;
   std::string head;  // the start of the input while its kind is not known, or the whole document
-  bool decided = ndjson;
+  auto lines_from_head = [&]() -> result<void> {
+    auto ok = h.ndjson_piece(head);
+    head.clear();
+    head.shrink_to_fit();
+    return ok;
+  };
   while (true) {
     auto piece = in.next();
     if (!piece) return piece.error();
     if (piece->empty()) break;
-    if (decided && ndjson) {
+    if (kind == input_kind::ndjson) {
       if (auto ok = h.ndjson_piece(*piece); !ok) return ok.error();
       continue;
     }
@@ -95,27 +95,16 @@ result<uint64_t> read_input(const std::string &path, const input_handlers &h) {
       return quire::error(error_code::DOCUMENT_TOO_LARGE, std::move(m));
     }
     head.append(*piece);
-    if (!decided) {
-      size_t first = head.find_first_not_of(" \t\r\n");
-      if (first == std::string::npos) continue;
-      size_t nl = head.find('\n', first);
-      if (nl == std::string::npos) continue;
-      decided = true;
-      ndjson = json::check(std::string_view(head).substr(first, nl - first)).ok();
-      if (ndjson) {
-        if (auto ok = h.ndjson_piece(head); !ok) return ok.error();
-        head.clear();
-        head.shrink_to_fit();
-      }
+    if (kind == input_kind::need_more) {
+      kind = detect_input(head, false).kind;
+      if (kind == input_kind::ndjson)
+        if (auto ok = lines_from_head(); !ok) return ok.error();
     }
   }
-  if (!decided) {
-    // No line end after the first value: one line, which NDJSON and a document read alike; as
-    // NDJSON, blank input gives nothing rather than EMPTY_INPUT.
-    ndjson = true;
-    if (auto ok = h.ndjson_piece(head); !ok) return ok.error();
-  }
-  if (ndjson) {
+  if (kind == input_kind::need_more) kind = detect_input(head, true).kind;
+  if (kind == input_kind::ndjson || kind == input_kind::empty) {
+    if (!head.empty())
+      if (auto ok = lines_from_head(); !ok) return ok.error();
     if (auto ok = h.ndjson_end(); !ok) return ok.error();
     return in.bytes();
   }
@@ -167,43 +156,26 @@ result<std::string> read_view_text(const std::string &path) {
   return text;
 }
 
-bool parse_count(const std::optional<std::string> &text, uint64_t &out) {
-  if (!text) return true;
-  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), out);
-  return ec == std::errc() && p == text->data() + text->size();
-}
-
 int run_view(arguments &args) {
   auto out_path = args.option("--out");
-  auto index_specs = args.options("--index");
   auto spill_dir = args.option("--spill-dir");
   bool quiet = args.flag("--quiet");
-  uint64_t chunk_rows = format::DEFAULT_CHUNK_ROWS;
-  if (!parse_count(args.option("--chunk-rows"), chunk_rows)) {
-    return usage_error("view run", "--chunk-rows takes a whole number");
-  }
+  format::write_options opts;
+  format::input_options unused_input;
+  args.write_options({"--index", "--chunk-rows"}, opts, unused_input);
   // NDJSON lines run on this many threads (0, the default: one per hardware thread).
-  uint64_t threads = 0;
-  if (!parse_count(args.option("--threads"), threads) || threads > view::run_options::MAX_THREADS) {
+  const uint64_t threads = args.number("--threads").value_or(0);
+  auto positional = args.finish("view run");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &files = *positional;
+  if (threads > view::run_options::MAX_THREADS)
     return usage_error("view run", "--threads takes a whole number from 0 to 256");
-  }
-  auto files = args.positional();
-  if (!args.error().empty()) return usage_error("view run", args.error());
   if (files.size() < 2) return usage_error("view run", "needs VIEW.json and at least one INPUT (- for standard input)");
   view::output_kind kind = view::output_kind::ndjson;
   if (out_path) {
     auto k = view::output_kind_for_path(*out_path);
     if (!k) return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv or .quire");
     kind = *k;
-  }
-  format::write_options opts;
-  opts.chunk_rows = static_cast<uint32_t>(std::min<uint64_t>(chunk_rows, UINT32_MAX));
-  for (const auto &spec : index_specs) {
-    auto colon = spec.rfind(':');
-    auto k = colon == std::string::npos ? std::optional<format::index_kind>()
-                                        : format::parse_index_kind(spec.substr(colon + 1));
-    if (!k) return usage_error("view run", "--index takes COLUMN:sorted, COLUMN:hash or COLUMN:text");
-    opts.indexes.push_back({spec.substr(0, colon), *k});
   }
   if (!opts.indexes.empty() && kind != view::output_kind::quire) {
     return usage_error("view run", "--index needs --out FILE.quire (NDJSON and CSV hold no index)");
@@ -268,8 +240,9 @@ int run_view(arguments &args) {
 }
 
 int run_fhirpath(arguments &args) {
-  auto words = args.positional();
-  if (!args.error().empty()) return usage_error("fhirpath", args.error());
+  auto positional = args.finish("fhirpath");
+  if (!positional) return args.exit_status();
+  const std::vector<std::string> &words = *positional;
   if (words.size() != 2) return usage_error("fhirpath", "needs EXPR and FILE (- for standard input)");
   auto expr = fhirpath::compile(words[0]);
   if (!expr) return fail("EXPR", expr.error());

@@ -143,12 +143,6 @@ function rowsOf(text, names) {
   return rows;
 }
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-function csvField(v) {
-  if (v === null) return '';
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
-
 // --- operations ---------------------------------------------------------------------------------
 
 function errorOf(err) {
@@ -195,25 +189,28 @@ const ops = {
     return { report, source: { reads: io.reads - before.reads, bytes: io.bytes - before.bytes, cacheHits: io.hits - before.hits } };
   },
   memory,
-  async export({ query, format, names, batch = 20000 }, id) {
+  async export({ query, format, batch = 20000 }, id) {
     // In batches of rows (offset, limit), each piece posted as soon as it is made; a cancel asked
     // between batches stops it (a cancel during one batch terminates the worker: views/quire.mjs).
     // A batch aims at about 8 MB of text, so wide rows make smaller batches and narrow ones fewer
-    // (with a filter, each batch scans again from the start: fewer batches cost less).
+    // (with a filter, each batch scans again from the start: fewer batches cost less). The text is
+    // core's: queryText's NDJSON, or queryCsv's CSV (its header row once, from a query of no rows).
     const total = file.count(query);
     let done = 0;
-    if (format === 'csv') self.postMessage({ id, chunk: names.map((n) => csvField(n)).join(',') + '\r\n', done, total });
+    const header = format === 'csv' ? file.queryCsv({ ...query, limit: 0 }) : '';
+    if (format === 'csv') self.postMessage({ id, chunk: header, done, total });
     while (done < total) {
       if (cancelled.has(id)) {
         cancelled.delete(id);
         throw Object.assign(new Error('export cancelled'), { name: 'AbortError' });
       }
-      const text = file.queryText({ ...query, offset: (query.offset ?? 0) + done, limit: Math.min(batch, total - done) }, { ndjson: true });
-      const rows = text.split('\n').filter(Boolean).length;
-      const chunk = format === 'csv' ? rowsOf(text, names).map((r) => r.map(csvField).join(',') + '\r\n').join('') : text;
+      const part = { ...query, offset: (query.offset ?? 0) + done, limit: Math.min(batch, total - done) };
+      const text = format === 'csv' ? file.queryCsv(part).slice(header.length) : file.queryText(part, { ndjson: true });
+      // A CSV record may span lines (a quoted line break): its rows are the ones asked for.
+      const rows = format === 'csv' ? (text ? part.limit : 0) : text.split('\n').filter(Boolean).length;
       done += rows;
       if (rows > 0) batch = Math.max(1000, Math.min(200000, Math.round((8 << 20) / (text.length / rows))));
-      self.postMessage({ id, chunk, done, total });
+      self.postMessage({ id, chunk: text, done, total });
       if (rows === 0) break;
       await new Promise((r) => setTimeout(r, 0)); // lets a cancel message in
     }

@@ -498,8 +498,20 @@ struct column_array {
 };
 
 /// Result rows, as JSON objects (keys in projection order; null values kept as null).
+/// The text query() writes rows in.
+enum class row_text : uint8_t {
+  ndjson,      ///< one JSON object a line, each ending in \n
+  json_array,  ///< one JSON array of objects
+  /// CSV (RFC 4180, as the view's CSV output writes it): a header row of the column names, then a
+  /// record a row, each ending in \n; a null is an empty field and "" a quoted empty one; strings
+  /// are their text, numbers and booleans as in JSON, dates and timestamps ISO text, json columns
+  /// their JSON text (quoted as a field that holds commas and quotes).
+  csv,
+};
+
 struct row_set {
-  std::string json;    ///< NDJSON (one object a line, each ending in \n), or a JSON array
+  /// The rows' text: NDJSON (one object a line, each ending in \n), a JSON array, or CSV (row_text).
+  std::string json;
   uint64_t count = 0;  ///< rows in it
 };
 
@@ -606,6 +618,21 @@ std::string to_text(const storage_report &s, std::string_view name, std::string_
 /// "schema": [{"name", "type"}], "inferRows"}; null members are skipped. Errors:
 /// INVALID_ARGUMENT naming the member (an unknown one, a wrong type, a number out of range).
 result<void> parse_write_options_json(std::string_view json_text, write_options &options, input_options &input);
+/// One write option, by name, set from its text: the one parser of write options, shared by the
+/// npm package's object (parse_write_options_json reads each scalar member through it, leaving the
+/// range check to writer::create) and the CLI's flags. `name` is the npm key or the CLI flag:
+/// chunkRows / --chunk-rows, pageBytes / --page-bytes, compressionLevel / --level,
+/// sortMemoryBytes / --sort-memory-bytes, inferRows / --infer-rows (whole numbers, as digits or a
+/// JSON number: `1e3`), sortedBy / --sort (a column), index / --index (`COLUMN:sorted|hash|text`,
+/// appended to options.indexes). Numbers are then checked as writer::create checks them
+/// (check_write_options): out of range is refused here, before any input is read, in the writer's
+/// words; nothing is clamped. Errors: INVALID_ARGUMENT naming the option (an unknown name, not a
+/// whole number up to 4294967295, an index without its kind) or the range ("chunk_rows must be...").
+result<void> apply_write_option(std::string_view name, std::string_view text, write_options &options,
+                                input_options &input);
+/// The ranges writer::create accepts: chunk_rows 1..MAX_CHUNK_ROWS, page_bytes 512..16 MiB,
+/// compression_level 1..19. INVALID_ARGUMENT naming the first field out of range.
+result<void> check_write_options(const write_options &options);
 /// A lookup key written as JSON: a string, a number (an integer when it has no fraction and fits
 /// int64) or a boolean. Errors: WRONG_KEY (null, an object or an array), INVALID_JSON.
 result<value> parse_key_json(std::string_view json_text);
@@ -652,6 +679,9 @@ class file {
   /// (an unknown column anywhere in the query), INVALID_QUERY (a value that cannot be compared
   /// with its column, contains on a non-text column...), and the read errors of find().
   result<row_set> query(const format::query &q, bool as_array = false);
+  /// Rows a query selects, in the text `form` names (row_text: NDJSON, a JSON array or CSV). Errors
+  /// as query() above.
+  result<row_set> query(const format::query &q, row_text form);
   /// The number of rows query(q) returns (where, then offset and limit); no rows are built.
   result<uint64_t> count(const format::query &q = {});
   /// count and sum/min/max/avg of a column over the rows query(q) returns; only that column and

@@ -278,6 +278,9 @@ enum class ack_code : uint8_t { AA, AE, AR, CA, CE, CR };
 
 /// "AA", "AE", ...
 std::string_view ack_code_name(ack_code code) noexcept;
+/// The code named by `text` ("AA", "AE", "AR", "CA", "CE" or "CR", exactly): the one reader of an
+/// ACK code, for the CLI's `--code` and the npm package's `ack({code})`. INVALID_ARGUMENT otherwise.
+result<ack_code> parse_ack_code(std::string_view text);
 
 /// Where an error is (ERR-2, an ERL: segment^sequence^field^repetition^component^subcomponent).
 /// Zero numbers are left empty.
@@ -362,5 +365,16 @@ class mllp_decoder {
   uint64_t dropped_ = 0;
   uint64_t without_cr_ = 0;
 };
+
+// --- JSON texts of the npm package's results (docs/hl7v2.md) ------------------------------------
+
+/// Each segment's id, field count and byte offset: `[{"id":"MSH","fields":12,"offset":0},...]`
+/// (ids decoded from the message's charset).
+std::string segments_json(const message &m);
+/// A batch's envelope segments (FHS, BHS, BTS, FTS), raw, as a JSON array of strings.
+std::string envelope_json(const batch &b);
+/// An MLLP decoder's counters: `{"bytesFed":N,"skippedBytes":N,"droppedFrames":N,
+/// "framesWithoutCr":N,"bufferedBytes":N,"inFrame":false}`.
+std::string stats_json(const mllp_decoder &d);
 
 }  // namespace quire::hl7v2

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -100,5 +101,36 @@ class reader {
 
 /// Reads a whole byte source as NDJSON (in place when it is contiguous, else in 1 MiB chunks).
 result<ndjson::stats> read_all(const byte_source &source, const line_callback &visit, const options &opts = {});
+
+// --- JSON texts (ndjson_json.cpp) ---------------------------------------------------------------
+
+/// How stats_json names its keys: the npm package's `stats` (camelCase: blankLines, byType...) or
+/// `quire ndjson stats --json` (snake_case: blank_lines, by_type...), each a documented shape.
+enum class key_case : uint8_t { camel, snake };
+
+/// The counts as one JSON object: bytes, lines, blank lines, resources, bad lines, invalid
+/// resources, issues, longest line, then resources by type (`{"Patient":13}`), keys named by
+/// `names`. With `file`, a first member `"file":` names the input (the CLI's line).
+std::string stats_json(const ndjson::stats &s, key_case names, std::optional<std::string_view> file = std::nullopt);
+
+/// The JSON text of what one feed() or finish() gave, as the npm package's NdjsonStream reads it:
+/// `{"items":[...],"error":null|{...}}`, each item `{"line":N,"offset":N,"resource":{...}}` (the
+/// line's own text), `{"line":N,"issue":{...}}` (one per validation issue) or
+/// `{"line":N,"error":{...}}`; an error is `{"code","message","offset" (-1 when none),"line",
+/// "column","path","text" (error::describe())}`.
+class feed_json {
+ public:
+  /// Starts the text of a new feed.
+  void begin();
+  /// Appends the items of one line (call it from the feed's line_callback).
+  void add(const line_result &l);
+  /// Ends the text with the feed's outcome; returns it (the writer is then ready for begin()).
+  std::string end(const result<void> &outcome);
+
+ private:
+  void item_start(uint64_t line);
+  std::string out_;
+  bool first_ = true;
+};
 
 }  // namespace quire::ndjson

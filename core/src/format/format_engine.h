@@ -149,13 +149,16 @@ struct engine {
   };
 
   void append_json(std::string &out, size_t column, const page_view &v, uint32_t i);
+  /// Appends a value as one CSV field (nothing for null); `field` is scratch text.
+  void append_csv(std::string &out, std::string &field, size_t column, const page_view &v, uint32_t i);
 
-  /// Appends rows (global row numbers, in output order) as JSON objects of `cols` to `out`: NDJSON
-  /// (each object ends in \n) or, `as_array`, the members of an array. Row by row, one cursor per
+  /// Appends rows (global row numbers, in output order) of `cols` to `out`: as JSON objects, NDJSON
+  /// (each object ends in \n) or the members of an array; or as CSV records (the caller writes the
+  /// header and, for an array, the brackets). Row by row, one cursor per
   /// column: each cursor holds its decoded page (shared with the cache), so a row of 300 columns
   /// decodes nothing when its neighbour was in the same pages, however small the cache.
   result<void> render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
-                      bool as_array);
+                      row_text form);
 
   /// Appends an order key of a value: 0x00 + the domain key, or 0x01 for null (nulls last).
   void append_order_key(std::string &out, size_t column, const page_view &v, uint32_t i);

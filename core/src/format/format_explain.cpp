@@ -56,7 +56,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
     if (!rows) run = std::move(rows).error();
     else {
       std::string rendered;
-      if (auto r = e.render(rendered, *rows, *cols, false); !r) run = std::move(r).error();
+      if (auto r = e.render(rendered, *rows, *cols, row_text::ndjson); !r) run = std::move(r).error();
       else returned = rows->size();
     }
   } else if (*where) {

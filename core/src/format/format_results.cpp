@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/csv_field.h"
 #include "format_decimal.h"
 #include "format_engine.h"
 
@@ -11,6 +12,10 @@ namespace quire::format {
 using namespace detail;
 
 result<row_set> file::query(const format::query &q, bool as_array) {
+  return query(q, as_array ? row_text::json_array : row_text::ndjson);
+}
+
+result<row_set> file::query(const format::query &q, row_text form) {
   engine e(*impl_);
   auto where = compile_where(q.where, impl_->sch);
   if (!where) return std::move(where).error();
@@ -20,9 +25,16 @@ result<row_set> file::query(const format::query &q, bool as_array) {
   if (!rows) return std::move(rows).error();
   row_set out;
   out.count = rows->size();
-  if (as_array) out.json.push_back('[');
-  if (auto r = e.render(out.json, *rows, *cols, as_array); !r) return std::move(r).error();
-  if (as_array) out.json.push_back(']');
+  if (form == row_text::json_array) out.json.push_back('[');
+  if (form == row_text::csv) {
+    for (size_t ci = 0; ci < cols->size(); ++ci) {
+      if (ci) out.json.push_back(',');
+      quire::detail::append_csv_field(out.json, impl_->sch.columns[(*cols)[ci]].name);
+    }
+    out.json.push_back('\n');
+  }
+  if (auto r = e.render(out.json, *rows, *cols, form); !r) return std::move(r).error();
+  if (form == row_text::json_array) out.json.push_back(']');
   return out;
 }
 

@@ -1,10 +1,11 @@
 // The scan: a predicate evaluated over one chunk column by column, cursors over decoded pages,
-// rows rendered as JSON, and select() (the rows a query returns, in its order).
+// rows rendered as JSON or CSV, and select() (the rows a query returns, in its order).
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
 #include "../common/alloc.h"
+#include "../common/csv_field.h"
 #include "format_engine.h"
 
 namespace quire::format::detail {
@@ -147,6 +148,18 @@ void engine::append_json(std::string &out, size_t column, const page_view &v, ui
   }
 }
 
+void engine::append_csv(std::string &out, std::string &field, size_t column, const page_view &v, uint32_t i) {
+  if (!v.values->is_valid(i)) return;  // null: no field at all, unlike "" (quoted)
+  const column_type t = f.sch.columns[column].type;
+  if (t == column_type::string) return quire::detail::append_csv_field(out, v.text(i));
+  field.clear();
+  append_json(field, column, v, i);
+  std::string_view text = field;
+  // Dates and timestamps are JSON strings of ISO text, which needs no escape: the text itself.
+  if (t == column_type::date || t == column_type::timestamp) text = text.substr(1, text.size() - 2);
+  quire::detail::append_csv_field(out, text);
+}
+
 namespace {
 // Bytes of room render() makes sure of before each row (rows are rarely larger; a larger one grows
 // the buffer as std::string does). Below detail::PROBE_THRESHOLD, so a small result is never
@@ -155,13 +168,16 @@ constexpr size_t ROW_HEADROOM = size_t{16} << 10;
 }  // namespace
 
 result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
-                            bool as_array) {
+                            row_text form) {
+  const bool csv = form == row_text::csv;
   std::vector<std::string> keys(cols.size());
   for (size_t ci = 0; ci < cols.size(); ++ci) {
     if (ci) keys[ci].push_back(',');
+    if (csv) continue;
     json::append_quoted(keys[ci], f.sch.columns[cols[ci]].name);
     keys[ci].push_back(':');
   }
+  std::string field;  // a CSV field's text before quoting
   std::vector<std::optional<cursor>> cursors(cols.size());
   for (size_t k = 0; k < rows.size(); ++k) {
     const uint64_t row = rows[k];
@@ -173,17 +189,18 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
       if (auto room = quire::detail::grow_or_oom(out, uint64_t{out.size()} + ROW_HEADROOM, "the rows' text"); !room)
         return room;
     }
-    if (as_array && k) out.push_back(',');
-    out.push_back('{');
+    if (form == row_text::json_array && k) out.push_back(',');
+    if (!csv) out.push_back('{');
     for (size_t ci = 0; ci < cols.size(); ++ci) {
       auto &cur = cursors[ci];
       if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
       if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
       out += keys[ci];
-      append_json(out, cols[ci], cur->view, cur->local(in_chunk));
+      if (csv) append_csv(out, field, cols[ci], cur->view, cur->local(in_chunk));
+      else append_json(out, cols[ci], cur->view, cur->local(in_chunk));
     }
-    out.push_back('}');
-    if (!as_array) out.push_back('\n');
+    if (!csv) out.push_back('}');
+    if (form != row_text::json_array) out.push_back('\n');
   }
   return {};
 }

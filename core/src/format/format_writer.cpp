@@ -713,12 +713,7 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     if (!parse_type_name(type_name(s.columns[i].type)))
       return quire::error(error_code::INVALID_ARGUMENT, "column '" + s.columns[i].name + "' has an unknown type");
   }
-  if (o.chunk_rows < 1 || o.chunk_rows > MAX_CHUNK_ROWS)
-    return quire::error(error_code::INVALID_ARGUMENT, "chunk_rows must be 1.." + std::to_string(MAX_CHUNK_ROWS));
-  if (o.page_bytes < 512 || o.page_bytes > (16u << 20))
-    return quire::error(error_code::INVALID_ARGUMENT, "page_bytes must be 512..16 MiB");
-  if (o.compression_level < 1 || o.compression_level > 19)
-    return quire::error(error_code::INVALID_ARGUMENT, "compression_level must be 1..19");
+  if (auto in_range = check_write_options(o); !in_range) return std::move(in_range).error();
   // A chunk is buffered whole before it is encoded: wide tables get fewer rows per chunk, so that
   // the buffer holds at most MAX_CHUNK_CELLS values whatever the width (300 columns: 8,192 rows).
   write_options capped = o;

@@ -73,6 +73,12 @@ std::string_view ack_code_name(ack_code code) noexcept {
   return "AE";
 }
 
+result<ack_code> parse_ack_code(std::string_view text) {
+  for (ack_code c : {ack_code::AA, ack_code::AE, ack_code::AR, ack_code::CA, ack_code::CE, ack_code::CR})
+    if (ack_code_name(c) == text) return c;
+  return quire::error(error_code::INVALID_ARGUMENT, "ack code must be AA, AE, AR, CA, CE or CR");
+}
+
 result<std::string> build_ack(const message &original, ack_code code, const ack_options &options) {
   if (options.severity != "E" && options.severity != "W" && options.severity != "I" && options.severity != "F")
     return quire::error(error_code::INVALID_ARGUMENT, "ack severity (ERR-4) must be E, W, I or F");

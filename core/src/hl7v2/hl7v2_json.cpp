@@ -174,4 +174,43 @@ std::string message::to_json() const {
   return out;
 }
 
+namespace {
+
+// Text for a JSON string: bytes in `from` become UTF-8 (tolerantly; "" if even that fails).
+void append_decoded(std::string &out, std::string_view raw, charset from) {
+  auto t = decode_text(raw, from, false);
+  detail::append_json_string(out, t ? t.value() : std::string());
+}
+
+}  // namespace
+
+std::string segments_json(const message &m) {
+  std::string out = "[";
+  for (size_t i = 0; i < m.segment_count(); ++i) {
+    const segment s = m.segment(i);
+    if (i) out += ',';
+    out += "{\"id\":";
+    append_decoded(out, s.id(), m.charset());
+    out += ",\"fields\":" + std::to_string(s.field_count()) + ",\"offset\":" + std::to_string(s.offset()) + "}";
+  }
+  return out + "]";
+}
+
+std::string envelope_json(const batch &b) {
+  std::string out = "[";
+  for (size_t i = 0; i < b.envelope.size(); ++i) {
+    if (i) out += ',';
+    append_decoded(out, b.envelope[i], charset::UTF8);
+  }
+  return out + "]";
+}
+
+std::string stats_json(const mllp_decoder &d) {
+  return "{\"bytesFed\":" + std::to_string(d.bytes_fed()) + ",\"skippedBytes\":" + std::to_string(d.skipped_bytes()) +
+         ",\"droppedFrames\":" + std::to_string(d.dropped_frames()) +
+         ",\"framesWithoutCr\":" + std::to_string(d.frames_without_cr()) +
+         ",\"bufferedBytes\":" + std::to_string(d.buffered_bytes()) +
+         ",\"inFrame\":" + (d.in_frame() ? "true" : "false") + "}";
+}
+
 }  // namespace quire::hl7v2

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <span>
 
+#include "../common/csv_field.h"
 #include "../common/line_end.h"
 #include "../common/utf8.h"
 #include "quire/view.h"
@@ -148,27 +149,7 @@ std::optional<int64_t> parse_int64(std::string_view t) {
   return v;
 }
 
-bool csv_needs_quotes(std::string_view t) { return t.empty() || t.find_first_of(",\"\r\n") != std::string_view::npos; }
-
-void append_csv_field(std::string &out, std::string_view t) {
-  if (!csv_needs_quotes(t)) {
-    out += t;
-    return;
-  }
-  out += '"';
-  size_t i = 0;
-  while (true) {
-    size_t q = t.find('"', i);
-    if (q == std::string_view::npos) {
-      out += t.substr(i);
-      break;
-    }
-    out += t.substr(i, q + 1 - i);
-    out += '"';
-    i = q + 1;
-  }
-  out += '"';
-}
+using quire::detail::append_csv_field;  // common/csv_field.h
 
 bool ends_with_ci(std::string_view s, std::string_view suffix) {
   if (s.size() < suffix.size()) return false;

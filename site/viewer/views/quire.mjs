@@ -335,7 +335,7 @@ export async function mount(ctx) {
     const format = exportFormat.value;
     const name = `${ctx.source.name.replace(/\.quire$/i, '')}${where === null ? '' : '-filtered'}.${format}`;
     const parts = [];
-    const r = await guarded(() => client.call('export', { query: query(), format, names }, {
+    const r = await guarded(() => client.call('export', { query: query(), format }, {
       signal: ctx.signal,
       onChunk: (chunk, done, total) => {
         parts.push(chunk);
