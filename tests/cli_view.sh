@@ -164,6 +164,48 @@ has "INVALID_FHIRPATH" "a bad expression"
 run 1 "fhirpath over a bad line" -- fhirpath "id" bad.ndjson
 has "line 4" "fhirpath names the bad line"
 
+# Bundles among NDJSON lines: a view over Observations gets each Bundle's Observations, through the
+# CLI as through the library and the npm package (tests/view_bundle_test.cpp, js/test/view.test.mjs).
+obs_view='{"resource":"Observation","select":[{"column":[{"name":"id","path":"id"}]}]}'
+printf '%s\n' "$obs_view" >obs_view.json
+{
+  printf '{"resourceType":"Observation","id":"o1","status":"final"}\n'
+  printf '{"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Observation","id":"b1"}},{"fullUrl":"x"},{"resource":{"resourceType":"Patient","id":"p"}},{"resource":{"resourceType":"Observation","id":"b2"}}]}\n'
+  printf '{"resourceType":"Observation","id":"o2","status":"final"}\n'
+} >obs.ndjson
+run 0 "a view over NDJSON with a Bundle line" -- view run obs_view.json obs.ndjson
+printf '{"id":"o1"}\n{"id":"b1"}\n{"id":"b2"}\n{"id":"o2"}\n' >want.txt
+same out.txt want.txt "a Bundle line gives its entries' Observations, in order"
+run 0 "the same to CSV" -- view run obs_view.json obs.ndjson --out obs.csv
+printf 'id\no1\nb1\nb2\no2\n' >want.txt
+same obs.csv want.txt "CSV rows of a Bundle line"
+
+# One limit for every NDJSON reader: a line of 16 MiB + 1 bytes is refused by ndjson stats, view
+# run, convert and fhirpath with the same LINE_TOO_LONG text; one of 16 MiB is not too long.
+long_line() {  # long_line BYTES: a Patient line of exactly BYTES bytes, after a short first line
+  printf '{"resourceType":"Patient","id":"a"}\n'
+  local head='{"resourceType":"Patient","id":"b","gender":"'
+  printf '%s' "$head"
+  head -c $(($1 - ${#head} - 2)) /dev/zero | tr '\0' x
+  printf '"}\n'
+}
+long_line $((16 * 1024 * 1024 + 1)) >long.ndjson
+long_line $((16 * 1024 * 1024)) >max.ndjson
+want_long='LINE_TOO_LONG at offset 36, line 2, column 1: line 2 is longer than max_line_bytes (16777216 bytes)'
+for cmd in "ndjson stats long.ndjson" "view run $view long.ndjson" "convert long.ndjson long.quire" "fhirpath id long.ndjson"; do
+  # shellcheck disable=SC2086
+  run 1 "a line over the limit: $cmd" -- $cmd
+  has "$want_long" "$cmd refuses the long line with the feeder's text"
+done
+[[ -e long.quire ]] && fail "convert left a half-written long.quire"
+for cmd in "ndjson stats max.ndjson" "view run $view max.ndjson" "convert max.ndjson max.quire" "fhirpath id max.ndjson"; do
+  # shellcheck disable=SC2086
+  "$quire" $cmd >out.txt 2>err.txt
+  grep -q LINE_TOO_LONG err.txt && fail "$cmd: a line of exactly the limit is too long: $(head -c 300 err.txt)"
+done
+echo "ok: a line of exactly the limit is read by every command"
+rm -f long.ndjson max.ndjson max.quire
+
 if ((failures)); then
   echo "$failures failed"
   exit 1

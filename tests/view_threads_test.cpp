@@ -92,7 +92,7 @@ std::vector<bad_line> bad_lines() {
            R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"b1"}},)"
            R"({"resource":{"resourceType":"Patient","id":"b2","active":"no","address":[{"city":"Y"}]}}]})",
            false},
-          {"a Bundle whose entry is not an array", R"({"resourceType":"Bundle","entry":{}})", false}};
+          {"a Bundle whose entry is not an array", R"({"resourceType":"Bundle","entry":{}})", true}};
 }
 
 struct run_outcome {

@@ -187,7 +187,11 @@ export class CompiledView extends Handle<CompiledViewHandle> {
   }
 
   /**
-   * The rows of the resources, as objects. Values are what JSON.parse makes of core's cells: a
+   * The rows of the resources, as objects. A Bundle (a whole document, an array element or an
+   * NDJSON line) gives the rows of its entries' resources unless the view is over Bundle itself:
+   * core's one Bundle walk, the same in every call here (stream, toNdjson, toCsv, toQuire) and in
+   * the CLI. NDJSON lines are cut by core (`LINE_TOO_LONG` past 16 MiB, as everywhere). Values
+   * are what JSON.parse makes of core's cells: a
    * decimal `0.700` becomes the number 0.7 and an integer beyond 2^53 is rounded; runText() keeps
    * the exact text. Throws QuireError (FHIRPATH_TYPE_ERROR with `path` the place in the view, or
    * the resources' INVALID_JSON with its line).

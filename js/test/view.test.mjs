@@ -386,3 +386,35 @@ test('view: streaming 40 MB of NDJSON leaves the heap bounded by a piece, not th
   assert.ok(before < 40e6, `capacity ${before} bytes before`);
   assert.ok(grown < 16 * 1024 * 1024, `the heap grew by ${grown} bytes`);
 });
+
+test('view: every entry point walks Bundles alike over the corpus examples (a Bundle line gives its entries)', async () => {
+  const corpus = corpusDir();
+  assert.ok(corpus, 'the corpus (QUIRE_CORPUS or ../shared/corpus) is needed');
+  const dir = path.join(corpus, 'fhir-r4', 'examples');
+  const names = readdirSync(dir).filter((n) => /^(Observation|Patient|Bundle)-/.test(n)).sort();
+  // One example a line: a pretty-printed file's line ends lie between tokens.
+  const ndjson = names.map((n) => readFileSync(path.join(dir, n), 'utf8').replace(/[\r\n]/g, ' ') + '\n').join('');
+  assert.ok(names.filter((n) => n.startsWith('Bundle-')).length > 10);
+  const v = view.compile({
+    resource: 'Observation',
+    select: [{ column: [{ name: 'id', path: 'id' }, { name: 'status', path: 'status' }, { name: 'subject', path: 'subject.reference' }] }],
+  });
+  const want = v.runText(ndjson);
+  const count = want.split('\n').length - 1;
+  const topLevel = names.filter((n) => n.startsWith('Observation-')).length;
+  assert.ok(count > topLevel, `${count} rows, ${topLevel} Observations outside Bundles`);
+  assert.equal(v.run(ndjson).length, count);
+  assert.equal(v.runText(JSON.parse(`[${ndjson.trim().split('\n').join(',')}]`)), want);
+  let streamed = '';
+  for await (const t of v.streamText(Readable.from([Buffer.from(ndjson)]))) streamed += t;
+  assert.equal(streamed, want);
+  let rows = 0;
+  for await (const _ of view.stream(v, new Blob([ndjson]))) rows++;
+  assert.equal(rows, count);
+  assert.equal(await v.toNdjson(ndjson), want);
+  assert.equal((await v.toCsv(ndjson)).split('\n').length - 2, count);
+  const f = quire.format.open(await v.toQuire(ndjson));
+  assert.equal(f.queryText({}, { ndjson: true }), want);
+  f.close();
+  v.close();
+});

@@ -11,6 +11,7 @@
 #include "quire/fhirpath.h"
 #include "quire/file_source.h"
 #include "quire/json.h"
+#include "quire/ndjson.h"
 #include "quire/platform.h"
 #include "quire/spill_file.h"
 #include "quire/view.h"
@@ -260,63 +261,33 @@ int run_fhirpath(arguments &args) {
       return quire::error(error_code::IO_ERROR, "cannot write standard output");
     return {};
   };
-  // NDJSON lines are split here (a line at a time; only an incomplete one is held).
-  std::string pending;
-  uint64_t line = 1;
-  uint64_t line_start = 0, position = 0;
-  auto run_line = [&](std::string_view l) -> result<void> {
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
-    auto doc = json::parse(l);
-    quire::error e;
-    if (doc) {
-      auto ok = evaluate(doc->root());
-      if (ok) return {};
-      e = ok.error();
-    } else {
-      e = std::move(doc).error();
-      if (e.offset != quire::error::NO_OFFSET) e.offset += line_start;
-    }
-    e.line = static_cast<uint32_t>(line);
-    return e;
+  // NDJSON lines are cut by core's line feeder (a line at a time; only an incomplete one is held).
+  ndjson::line_feeder lines;
+  auto run_lines = [&]() {
+    return lines.each([&](const ndjson::line &l) -> result<void> {
+      if (l.blank()) return {};
+      auto doc = json::parse(l.text);
+      quire::error e;
+      if (doc) {
+        auto ok = evaluate(doc->root());
+        if (ok) return {};
+        e = ok.error();
+      } else {
+        e = std::move(doc).error();
+        if (e.offset != quire::error::NO_OFFSET) e.offset += l.offset;
+      }
+      e.line = static_cast<uint32_t>(l.number);
+      return e;
+    });
   };
   input_handlers h;
   h.ndjson_piece = [&](std::string_view p) -> result<void> {
-    size_t pos = 0;
-    while (pos < p.size()) {
-      size_t nl = p.find('\n', pos);
-      size_t end = nl == std::string_view::npos ? p.size() : nl;
-      std::string_view seg = p.substr(pos, end - pos);
-      if (pending.size() + seg.size() > view::table_writer::MAX_LINE_BYTES) {
-        quire::error e(error_code::LINE_TOO_LONG, "a line longer than the limit", line_start);
-        e.line = static_cast<uint32_t>(line);
-        return e;
-      }
-      position += seg.size();
-      if (nl == std::string_view::npos) {
-        pending.append(seg);
-        break;
-      }
-      std::string_view l = seg;
-      if (!pending.empty()) {
-        pending.append(seg);
-        l = pending;
-      }
-      if (auto ok = run_line(l); !ok) return ok;
-      pending.clear();
-      position += 1;
-      ++line;
-      line_start = position;
-      pos = nl + 1;
-    }
-    return {};
+    lines.feed(p);
+    return run_lines();
   };
   h.ndjson_end = [&]() -> result<void> {
-    if (!pending.empty()) {
-      if (auto ok = run_line(pending); !ok) return ok;
-      pending.clear();
-    }
-    return {};
+    lines.feed({}, true);
+    return run_lines();
   };
   h.document = evaluate;
   auto read = read_input(words[1], h);

@@ -64,8 +64,10 @@ inline constexpr size_t DEFAULT_CACHE_PAGES = 64;
 inline constexpr size_t MAX_COLUMNS = 4096;
 /// Deepest nesting of a filter expression (parse_expression, parse_filter_json).
 inline constexpr size_t DEFAULT_MAX_EXPRESSION_DEPTH = 64;
-/// Longest NDJSON line write_ndjson reads (input_options::max_line_bytes). LINE_TOO_LONG beyond.
-inline constexpr size_t DEFAULT_MAX_LINE_BYTES = size_t{64} << 20;
+/// Longest NDJSON line write_ndjson reads (input_options::max_line_bytes; in the streamed path it
+/// also bounds a CSV record). LINE_TOO_LONG beyond. The same as ndjson::DEFAULT_MAX_LINE_BYTES:
+/// every NDJSON reader in core refuses the same lines.
+inline constexpr size_t DEFAULT_MAX_LINE_BYTES = size_t{16} << 20;
 /// Rows a text_writer reads to infer a schema before it writes (input_options::infer_rows).
 inline constexpr size_t DEFAULT_INFER_ROWS = 10000;
 /// Bytes of input a text_writer holds at most while it infers (input_options::infer_bytes).

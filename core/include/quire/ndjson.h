@@ -33,8 +33,91 @@
 
 namespace quire::ndjson {
 
+/// The longest line every NDJSON reader in core holds by default (ndjson::reader, the view
+/// runner and table_writer, format's NDJSON input, the CLI): LINE_TOO_LONG beyond.
+inline constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB
+
+/// One line cut by a line_feeder.
+struct line {
+  std::string_view text;  ///< without its line end (`\n`, and one `\r` before it)
+  uint64_t offset = 0;    ///< stream offset of its first byte
+  uint64_t number = 0;    ///< 1-based line number in the stream
+  uint64_t bytes = 0;     ///< its length with a `\r` before the `\n`: what max_line_bytes bounds
+
+  /// Empty, or only spaces, tabs and CRs: every reader skips such a line (Bulk Data clients are
+  /// asked to tolerate blank lines).
+  bool blank() const noexcept;
+};
+
+/// Cuts bytes arriving in pieces of any size into whole lines: the one line cutter of every
+/// NDJSON reader in core. A line wholly inside a piece is handed out in place; only a line split
+/// across pieces is gathered, never beyond max_line_bytes (checked as its bytes arrive, so memory
+/// stays bounded). A line of more than max_line_bytes bytes (a `\r` before its `\n` counted, a
+/// blank one too) is LINE_TOO_LONG, `line` its number, `offset` its first byte, the message
+/// `line N is longer than max_line_bytes (M bytes)`; after it the feeder skips the rest of that
+/// line, so a caller may go on with the next one. A last line without a line end is a line once
+/// the piece that ends the stream is fed with `last`.
+///
+///   line_feeder lines;
+///   lines.feed(piece);                       // or feed(piece, true) for the last one
+///   while (true) {
+///     auto l = lines.next();
+///     if (!l) return l.error();              // LINE_TOO_LONG, OUT_OF_MEMORY
+///     if (!*l) break;                        // the piece is used up: feed the next one
+///     if (!(*l)->blank()) use((*l)->text, (*l)->number, (*l)->offset);
+///   }
+///
+/// IMPORTANT: lifetime. A line's text points into the piece fed or into the feeder: valid until
+/// the next call to next(), feed() or restart(). The piece must stay valid while next() is called.
+class line_feeder {
+ public:
+  explicit line_feeder(uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES) noexcept : max_(max_line_bytes) {}
+
+  /// Starts again at stream offset `offset` with line number `number`, dropping any held line
+  /// (and its memory): a new stream, or the bytes after whole lines read elsewhere.
+  void restart(uint64_t offset = 0, uint64_t number = 1);
+  /// The next piece of the stream (the previous one must be used up); `last`: the stream ends
+  /// with it, so a last line without a line end is a line too.
+  void feed(std::string_view piece, bool last = false) noexcept;
+  /// The next whole line; nullopt when the piece is used up. Errors: LINE_TOO_LONG (the feeder
+  /// goes on after it), OUT_OF_MEMORY (a split line the heap cannot hold).
+  result<std::optional<line>> next();
+  /// Calls fn(const line &) -> result<void> for every line the piece completes, blank ones
+  /// included; stops at the first error (the feeder's or fn's) and returns it.
+  template <typename Fn>
+  result<void> each(Fn &&fn) {
+    while (true) {
+      auto l = next();
+      if (!l) return std::move(l).error();
+      if (!*l) return {};
+      if (auto r = fn(**l); !r) return r;
+    }
+  }
+
+  /// Whether the feeder is inside a line (an incomplete one held, or a too long one skipped).
+  bool holding() const noexcept { return !pending_.empty() || discarding_; }
+  /// The number the next line will have.
+  uint64_t next_number() const noexcept { return number_; }
+  uint64_t max_line_bytes() const noexcept { return max_; }
+
+ private:
+  line make_line(std::string_view text, uint64_t offset) noexcept;
+
+  uint64_t max_;
+  std::string_view piece_;
+  size_t pos_ = 0;               // the next byte of piece_ to look at
+  uint64_t piece_offset_ = 0;    // stream offset of piece_[0]
+  uint64_t next_offset_ = 0;     // stream offset of the next piece
+  uint64_t number_ = 1;          // of the next line
+  bool last_ = false;            // piece_ ends the stream
+  bool discarding_ = false;      // inside a line already reported as too long
+  bool release_ = false;         // pending_ was handed out: drop it on the next call
+  std::string pending_;          // an incomplete line carried over from earlier pieces
+  uint64_t pending_offset_ = 0;  // stream offset of pending_'s first byte
+};
+
 struct options {
-  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB
+  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = ndjson::DEFAULT_MAX_LINE_BYTES;
 
   uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES;  ///< LINE_TOO_LONG beyond
   bool continue_on_error = false;                    ///< report bad lines and go on, instead of stopping
@@ -86,15 +169,13 @@ class reader {
   bool stopped() const noexcept { return stopped_; }
 
  private:
-  bool process(std::string_view line, uint64_t offset, const line_callback &visit);
-  result<void> line_too_long(uint64_t offset, const line_callback &visit);
+  bool process(const line &l, const line_callback &visit);
+  result<void> line_too_long(quire::error e, const line_callback &visit);
+  result<void> read_lines(const line_callback &visit);
 
   options opts_;
   ndjson::stats stats_;
-  std::string pending_;          // an incomplete line carried over from earlier chunks
-  uint64_t pending_offset_ = 0;  // stream offset of pending_'s first byte
-  uint64_t position_ = 0;        // stream offset of the next byte fed
-  bool discarding_ = false;      // inside a line already reported as too long
+  line_feeder lines_;
   bool stopped_ = false;
   quire::error stop_error_;
 };

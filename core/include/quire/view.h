@@ -58,7 +58,7 @@
 // objects their compact JSON text. .quire is format::writer's file with table_schema() and the
 // write_options given (indexes, chunk_rows, sort memory, spill).
 //
-// Memory: a table_writer holds one incomplete NDJSON line (at most table_writer::MAX_LINE_BYTES),
+// Memory: a table_writer holds one incomplete NDJSON line (at most run_options::max_line_bytes),
 // the rows of one resource, and the output being built: up to OUTPUT_FLUSH_BYTES of text for
 // NDJSON/CSV, one chunk plus the writer's sort memory for .quire. It never holds the input. On
 // threads (run_options) it also holds the rows of one round of lines (about 4 MiB of NDJSON) and
@@ -87,6 +87,7 @@
 #include "quire/fhirpath.h"
 #include "quire/format.h"
 #include "quire/json.h"
+#include "quire/ndjson.h"
 #include "quire/platform.h"
 #include "quire/result.h"
 
@@ -177,6 +178,9 @@ struct run_options {
   /// NDJSON text shorter than this runs on the calling thread alone: starting threads would cost
   /// more than such a text's lines.
   size_t min_parallel_bytes = DEFAULT_MIN_PARALLEL_BYTES;
+  /// The longest NDJSON line run_ndjson, run_text and table_writer::feed_ndjson read: LINE_TOO_LONG
+  /// beyond (ndjson::line_feeder's rule and text, as every NDJSON reader in core).
+  uint64_t max_line_bytes = ndjson::DEFAULT_MAX_LINE_BYTES;
 };
 
 /// How many tasks `options` cut NDJSON text of `bytes` into (1: the calling thread alone).
@@ -194,17 +198,23 @@ class runner {
   runner(const runner &) = delete;
   runner &operator=(const runner &) = delete;
 
-  /// Appends the rows of one resource to `out`. A resource whose resourceType is not the view's
-  /// `resource` gives no rows (and no error); so does one the view's `where` rejects.
+  /// Appends the rows of one resource to `out`: a Bundle, unless the view is over Bundle itself,
+  /// gives the rows of its entries' resources (Bundle.entry[i].resource, in entry order; an error
+  /// there has `path` `Bundle.entry[i].resource`...), as every entry point of a view does
+  /// (docs/views.md, "Bundles"). A resource whose resourceType is not the view's `resource` gives
+  /// no rows (and no error); so does one the view's `where` rejects.
   result<void> run(const json::value &resource, std::vector<row> &out);
-  /// Every entry.resource of a Bundle (rows in entry order).
+  /// The rows of exactly this resource, a Bundle too (no walk into its entries).
+  result<void> run_resource(const json::value &resource, std::vector<row> &out);
+  /// Every entry.resource of a Bundle (rows in entry order), whatever the view's resource.
   result<void> run_bundle(const json::value &bundle, std::vector<row> &out);
   /// Every line of NDJSON text (blank lines skipped), on several threads when the text is long
-  /// (run_options). A line that is not JSON is an error whose `line` is its line number.
+  /// (run_options). A line that is not JSON is an error whose `line` is its line number; one
+  /// longer than run_options::max_line_bytes is LINE_TOO_LONG.
   result<void> run_ndjson(std::string_view text, std::vector<row> &out);
-  /// JSON text whose shape is not known in advance (the npm package's `view.run`): one resource,
-  /// a Bundle (its entries; unless the view is over Bundle itself), a JSON array of resources, or
-  /// NDJSON (text holding more than one JSON value). Errors: the parse error of a text that is
+  /// JSON text whose shape is not known in advance (the npm package's `view.run`): one resource
+  /// or Bundle, a JSON array of them, or NDJSON (text holding more than one JSON value), each
+  /// resource run as run() does. Errors: the parse error of a text that is
   /// none of those (EMPTY_INPUT, INVALID_JSON...), else run()'s.
   result<void> run_text(std::string_view text, std::vector<row> &out);
 
@@ -221,7 +231,7 @@ class runner {
 /// is stopped: later calls return the same error. The view must outlive the feeder.
 class ndjson_feeder {
  public:
-  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB, as ndjson::options
+  static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = ndjson::DEFAULT_MAX_LINE_BYTES;
 
   explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES);
   ~ndjson_feeder();
@@ -269,8 +279,8 @@ result<format::schema> table_schema(const compiled_view &v);
 /// must outlive it. After an error it is unusable: every later call returns that error again.
 class table_writer {
  public:
-  /// Longest NDJSON line feed_ndjson() holds (LINE_TOO_LONG beyond, with its line number).
-  static constexpr size_t MAX_LINE_BYTES = format::DEFAULT_MAX_LINE_BYTES;
+  /// Longest NDJSON line feed_ndjson() holds by default (run_options::max_line_bytes).
+  static constexpr size_t MAX_LINE_BYTES = ndjson::DEFAULT_MAX_LINE_BYTES;
   /// NDJSON and CSV text is handed to the sink in pieces of about this size.
   static constexpr size_t OUTPUT_FLUSH_BYTES = size_t{1} << 20;
 
@@ -293,7 +303,8 @@ class table_writer {
   /// Reads NDJSON (one resource or Bundle a line; blank lines and \r\n line ends allowed) in
   /// pieces of any size, split anywhere; each complete line is run and written at once, then
   /// dropped. Errors carry the line number (`line`) and the stream offset: a line that is not JSON
-  /// keeps the JSON layer's code, LINE_TOO_LONG beyond MAX_LINE_BYTES, and add_resource's errors.
+  /// keeps the JSON layer's code, LINE_TOO_LONG beyond run_options::max_line_bytes, and
+  /// add_resource's errors.
   result<void> feed_ndjson(std::string_view piece);
   /// Ends one NDJSON stream: runs its last line if it has no line end; line numbers and offsets
   /// of the next feed_ndjson() count from 1 and 0 again (several input files into one table).

@@ -8,7 +8,10 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "../common/line_end.h"
+#include "../common/line_feeder.h"
 #include "format_internal.h"
+#include "quire/ndjson.h"
 
 namespace quire::format {
 
@@ -57,40 +60,28 @@ format::schema finish_schema(const std::vector<inferred> &cols) {
 
 // --- NDJSON -----------------------------------------------------------------------------------------
 
-/// One line without its '\n': drops a trailing '\r'; nullopt for a blank line (skipped);
-/// LINE_TOO_LONG past max_line_bytes.
+/// One line of the streamed input without its '\n', read by ndjson::line_feeder's rules (the
+/// whole-text calls use the feeder itself): LINE_TOO_LONG past max_line_bytes (a '\r' before the
+/// '\n' counted); drops a trailing '\r'; nullopt for a blank line (skipped).
 result<std::optional<std::string_view>> prepare_line(std::string_view line, uint64_t start, uint32_t line_no,
                                                      size_t max_line_bytes) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::optional<std::string_view>();
-  if (line.size() > max_line_bytes) {
-    quire::error e(error_code::LINE_TOO_LONG,
-                   "a line is longer than max_line_bytes (" + std::to_string(max_line_bytes) + ")", start);
-    e.line = line_no;
-    e.column = 1;
-    return e;
-  }
-  return std::optional<std::string_view>(line);
+  if (line.size() > max_line_bytes) return quire::detail::line_too_long(line_no, start, max_line_bytes);
+  ndjson::line l;
+  l.text = line;
+  if (!line.empty() && line.back() == '\r') l.text.remove_suffix(1);
+  if (l.blank()) return std::optional<std::string_view>();
+  return std::optional<std::string_view>(l.text);
 }
 
-/// Splits NDJSON into lines, skipping blank ones; calls fn(line, offset, line_number).
+/// Splits NDJSON into lines (ndjson::line_feeder), skipping blank ones; calls fn(line, offset, line_number).
 template <typename Fn>
 result<void> for_each_line(std::string_view text, size_t max_line_bytes, Fn fn) {
-  size_t pos = 0;
-  uint32_t line_no = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    ++line_no;
-    size_t start = pos;
-    pos = end + 1;
-    auto line = prepare_line(text.substr(start, end - start), start, line_no, max_line_bytes);
-    if (!line) return std::move(line).error();
-    if (!*line) continue;
-    auto r = fn(**line, uint64_t{start}, line_no);
-    if (!r) return r;
-  }
-  return {};
+  ndjson::line_feeder lines(max_line_bytes);
+  lines.feed(text, true);
+  return lines.each([&](const ndjson::line &l) -> result<void> {
+    if (l.blank()) return {};
+    return fn(l.text, l.offset, static_cast<uint32_t>(l.number));
+  });
 }
 
 /// Moves an error found inside one line to the whole input's coordinates.
@@ -557,12 +548,12 @@ struct text_writer::impl {
     const char *data = buffer.data();
     const size_t n = buffer.size();
     if (kind == text_format::ndjson) {
-      const void *lf = scan < n ? std::memchr(data + scan, '\n', n - scan) : nullptr;
-      if (!lf) {
+      const size_t lf = quire::detail::find_line_end(std::string_view(data, n), scan);
+      if (lf == std::string_view::npos) {
         scan = n;
         return std::string::npos;
       }
-      scan = static_cast<size_t>(static_cast<const char *>(lf) - data) + 1;
+      scan = lf + 1;
       unit_newlines = 1;
       return scan;
     }
@@ -603,12 +594,11 @@ struct text_writer::impl {
       unit_start = buffer.size();
     }
     const size_t pending = buffer.size() - unit_start;
-    // An NDJSON line may still drop a '\r' before its '\n'.
-    const size_t limit = kind == text_format::ndjson ? input.max_line_bytes + 1 : input.max_line_bytes;
-    if (pending > limit) {
+    if (pending > input.max_line_bytes) {
+      if (kind == text_format::ndjson)
+        return quire::detail::line_too_long(unit_line, buffer_offset + unit_start, input.max_line_bytes);
       quire::error e(error_code::LINE_TOO_LONG,
-                     std::string(kind == text_format::ndjson ? "a line" : "a record") +
-                         " is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
+                     "a record is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
                      buffer_offset + unit_start);
       e.line = unit_line;
       e.column = 1;

@@ -1,34 +1,25 @@
-// The NDJSON reader: a line splitter fed chunks of any size, each complete line read by
-// fhir::read. Lines inside one chunk are read where they lie; only a line split across chunks is
-// gathered in `pending_`, and never beyond max_line_bytes: a longer line is reported once and its
-// remaining bytes are skipped as they arrive, so memory stays bounded whatever the input.
+// The NDJSON reader: a line_feeder (common/line_feeder.cpp) fed chunks of any size, each complete
+// line read by fhir::read. A line too long is reported once and, with continue_on_error, reading
+// goes on with the next line; memory stays bounded whatever the input.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "../common/alloc.h"
-#include "../common/line_end.h"
 #include "quire/ndjson.h"
 
 namespace quire::ndjson {
-namespace {
 
-bool is_blank(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
-}
+reader::reader(const options &opts) : opts_(opts), lines_(opts.max_line_bytes) {}
 
-}  // namespace
-
-reader::reader(const options &opts) : opts_(opts) {}
-
-bool reader::process(std::string_view line, uint64_t offset, const line_callback &visit) {
-  ++stats_.lines;
-  stats_.longest_line = std::max<uint64_t>(stats_.longest_line, line.size());
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (is_blank(line)) {
+bool reader::process(const line &l, const line_callback &visit) {
+  stats_.lines = l.number;
+  stats_.longest_line = std::max<uint64_t>(stats_.longest_line, l.bytes);
+  if (l.blank()) {
     ++stats_.blank_lines;
     return true;
   }
+  const uint64_t offset = l.offset;
+  std::string_view line = l.text;
   line_result out;
   out.line = stats_.lines;
   out.offset = offset;
@@ -76,21 +67,14 @@ bool reader::process(std::string_view line, uint64_t offset, const line_callback
   return true;
 }
 
-result<void> reader::line_too_long(uint64_t offset, const line_callback &visit) {
-  ++stats_.lines;
+result<void> reader::line_too_long(quire::error e, const line_callback &visit) {
+  stats_.lines = lines_.next_number() - 1;
   ++stats_.bad_lines;
-  quire::error e(error_code::LINE_TOO_LONG,
-                 "a line longer than max_line_bytes (" + std::to_string(opts_.max_line_bytes) + ")", offset);
-  e.line = static_cast<uint32_t>(std::min<uint64_t>(stats_.lines, UINT32_MAX));
-  e.column = 1;
   line_result out;
   out.line = stats_.lines;
-  out.offset = offset;
+  out.offset = e.offset;
   out.error = &e;
   bool go_on = visit(out);
-  discarding_ = true;
-  pending_.clear();
-  pending_.shrink_to_fit();
   if (!opts_.continue_on_error) {
     stopped_ = true;
     stop_error_ = e;
@@ -100,63 +84,34 @@ result<void> reader::line_too_long(uint64_t offset, const line_callback &visit) 
   return {};
 }
 
+result<void> reader::read_lines(const line_callback &visit) {
+  while (!stopped_) {
+    auto l = lines_.next();
+    if (!l) {
+      quire::error e = std::move(l).error();
+      if (e.code == error_code::LINE_TOO_LONG) {
+        if (auto r = line_too_long(std::move(e), visit); !r) return r;
+        continue;
+      }
+      stopped_ = true;
+      stop_error_ = e;
+      return e;
+    }
+    if (!*l) break;
+    if (!process(**l, visit)) break;
+  }
+  if (stopped_ && stop_error_.code != error_code::OK) return stop_error_;
+  return {};
+}
+
 result<void> reader::feed(std::string_view chunk, const line_callback &visit) {
   if (stopped_) {
     if (stop_error_.code != error_code::OK) return stop_error_;
     return {};
   }
   stats_.bytes += chunk.size();
-  const uint64_t chunk_start = position_;
-  position_ += chunk.size();
-  size_t pos = 0;
-  while (pos < chunk.size() && !stopped_) {
-    const size_t line_end = detail::find_line_end(chunk, pos);
-    const bool nl = line_end != std::string_view::npos;
-    size_t end = nl ? line_end : chunk.size();
-    std::string_view piece = chunk.substr(pos, end - pos);
-    uint64_t piece_offset = chunk_start + pos;
-    pos = nl ? end + 1 : chunk.size();
-    if (discarding_) {
-      if (nl) discarding_ = false;  // the too-long line ends here
-      continue;
-    }
-    uint64_t line_length = pending_.size() + piece.size();
-    if (line_length > opts_.max_line_bytes) {
-      uint64_t start = pending_.empty() ? piece_offset : pending_offset_;
-      auto r = line_too_long(start, visit);
-      if (nl) discarding_ = false;
-      if (!r) return r;
-      continue;
-    }
-    if (!nl || !pending_.empty()) {
-      // A line split across chunks grows up to max_line_bytes: a heap that cannot hold it stops
-      // the stream with OUT_OF_MEMORY rather than aborting.
-      if (auto g = quire::detail::grow_or_oom(pending_, line_length, "a line split across chunks"); !g) {
-        quire::error e = std::move(g).error();
-        e.offset = pending_.empty() ? piece_offset : pending_offset_;
-        stopped_ = true;
-        stop_error_ = e;
-        return e;
-      }
-    }
-    if (!nl) {
-      if (pending_.empty()) pending_offset_ = piece_offset;
-      pending_.append(piece);
-      break;
-    }
-    bool go_on;
-    if (pending_.empty()) {
-      go_on = process(piece, piece_offset, visit);
-    } else {
-      pending_.append(piece);
-      std::string line = std::move(pending_);
-      pending_.clear();
-      go_on = process(line, pending_offset_, visit);
-    }
-    if (!go_on) break;
-  }
-  if (stopped_ && stop_error_.code != error_code::OK) return stop_error_;
-  return {};
+  lines_.feed(chunk);
+  return read_lines(visit);
 }
 
 result<void> reader::finish(const line_callback &visit) {
@@ -164,17 +119,8 @@ result<void> reader::finish(const line_callback &visit) {
     if (stop_error_.code != error_code::OK) return stop_error_;
     return {};
   }
-  if (discarding_) {
-    discarding_ = false;
-    return {};
-  }
-  if (!pending_.empty()) {
-    std::string line = std::move(pending_);
-    pending_.clear();
-    process(line, pending_offset_, visit);
-  }
-  if (stopped_ && stop_error_.code != error_code::OK) return stop_error_;
-  return {};
+  lines_.feed({}, true);
+  return read_lines(visit);
 }
 
 result<ndjson::stats> read_all(const byte_source &source, const line_callback &visit, const options &opts) {

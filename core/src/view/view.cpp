@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "../common/line_end.h"
+#include "view_bundle.h"
 
 namespace quire::view {
 
@@ -811,30 +812,29 @@ runner::~runner() = default;
 runner::runner(runner &&) noexcept = default;
 runner &runner::operator=(runner &&) noexcept = default;
 
-result<void> runner::run(const json::value &resource, std::vector<row> &out) {
+result<void> runner::run_resource(const json::value &resource, std::vector<row> &out) {
   state_->out = &out;
   return state_->run(resource);
+}
+
+result<void> runner::run(const json::value &resource, std::vector<row> &out) {
+  state_->out = &out;
+  return detail::for_each_view_resource(state_->p->resource, resource, [&](const json::value &r, int64_t entry) {
+    auto ok = state_->run(r);
+    if (!ok && entry >= 0) return result<void>(at(ok.error(), detail::bundle_entry_path(entry)));
+    return ok;
+  });
 }
 
 result<void> runner::run_bundle(const json::value &bundle, std::vector<row> &out) {
   auto obj = bundle.get_object();
   if (!obj) return error(error_code::WRONG_TYPE, "a Bundle must be a JSON object", bundle.offset());
-  auto entries = obj->find("entry");
-  if (!entries) return {};
-  auto arr = entries->get_array();
-  if (!arr) return error(error_code::WRONG_TYPE, "Bundle.entry must be an array", entries->offset());
-  size_t i = 0;
-  for (json::value e : *arr) {
-    auto eo = e.get_object();
-    if (eo) {
-      if (auto res = eo->find("resource")) {
-        auto r = run(*res, out);
-        if (!r) return at(r.error(), "Bundle.entry[" + std::to_string(i) + "].resource");
-      }
-    }
-    ++i;
-  }
-  return {};
+  state_->out = &out;
+  return detail::for_each_bundle_entry(*obj, [&](const json::value &r, int64_t entry) {
+    auto ok = state_->run(r);
+    if (!ok) return result<void>(at(ok.error(), detail::bundle_entry_path(entry)));
+    return ok;
+  });
 }
 
 namespace {
@@ -855,33 +855,31 @@ error on_line(error e, uint32_t line) {
 
 namespace {
 
+// One NDJSON line's rows (none for a blank one); errors placed in the stream.
+result<void> run_line(runner &run, json::document &doc, const ndjson::line &l, std::vector<row> &out) {
+  if (l.blank()) return {};
+  const uint32_t line = static_cast<uint32_t>(l.number);
+  if (auto parsed = json::parse_into(doc, l.text); !parsed) {
+    error e = std::move(parsed).error();
+    if (e.offset != error::NO_OFFSET) e.offset += l.offset;
+    e.line = line;
+    return e;
+  }
+  auto r = run.run(doc.root(), out);
+  if (!r) return on_line(r.error(), line);
+  return {};
+}
+
 // The lines of text[begin, end) (whole lines: end is the text's end or just past a line end),
 // numbered from first_line; `lines` counts those read. Offsets in errors are into the whole text.
 result<void> run_lines(runner &run, json::document &doc, std::string_view text, size_t begin, size_t end,
-                       uint32_t first_line, std::vector<row> &out, uint32_t &lines) {
-  size_t pos = begin;
-  uint32_t line = first_line - 1;
-  lines = 0;
-  while (pos < end) {
-    size_t nl = detail::find_line_end(text, pos, end);
-    if (nl == std::string_view::npos) nl = end;
-    std::string_view l = text.substr(pos, nl - pos);
-    ++line;
-    ++lines;
-    size_t start = pos;
-    pos = nl + 1;
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-    if (auto parsed = json::parse_into(doc, l); !parsed) {
-      error e = std::move(parsed).error();
-      if (e.offset != error::NO_OFFSET) e.offset += start;
-      e.line = line;
-      return e;
-    }
-    auto r = run.run(doc.root(), out);
-    if (!r) return on_line(r.error(), line);
-  }
-  return {};
+                       uint32_t first_line, uint64_t max_line_bytes, std::vector<row> &out, uint32_t &lines) {
+  ndjson::line_feeder feeder(max_line_bytes);
+  feeder.restart(begin, first_line);
+  feeder.feed(text.substr(begin, end - begin), true);
+  auto ok = feeder.each([&](const ndjson::line &l) { return run_line(run, doc, l, out); });
+  lines = static_cast<uint32_t>(feeder.next_number() - first_line);
+  return ok;
 }
 
 }  // namespace
@@ -895,7 +893,8 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   state &s = *state_;
   const unsigned parts = parallel_parts(s.options, text.size());
   uint32_t lines = 0;
-  if (parts <= 1) return run_lines(*this, s.line, text, 0, text.size(), 1, out, lines);
+  const uint64_t max = s.options.max_line_bytes;
+  if (parts <= 1) return run_lines(*this, s.line, text, 0, text.size(), 1, max, out, lines);
 
   // Cut the text into runs of whole lines of about equal size, one a task. A task's line numbers
   // are not known until the runs before it are counted: a task that fails stops, and its run is
@@ -912,12 +911,12 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   s.options.tasks->run(parts, [&](size_t k) {
     runner &r = k == 0 ? *this : *s.helpers[k - 1];
     json::document &doc = r.state_->line;
-    done[k].failed = !run_lines(r, doc, text, cut[k], cut[k + 1], 1, done[k].rows, done[k].lines);
+    done[k].failed = !run_lines(r, doc, text, cut[k], cut[k + 1], 1, max, done[k].rows, done[k].lines);
   });
   uint32_t line = 1;
   for (unsigned k = 0; k < parts; ++k) {
     if (done[k].failed) {
-      auto again = run_lines(*this, s.line, text, cut[k], cut[k + 1], line, out, lines);
+      auto again = run_lines(*this, s.line, text, cut[k], cut[k + 1], line, max, out, lines);
       if (!again) return again;
       line += lines;  // it failed on its thread, not here (memory that was short then): go on
       continue;
@@ -947,57 +946,21 @@ result<void> runner::run_text(std::string_view text, std::vector<row> &out) {
     }
     return {};
   }
-  if (auto obj = root.get_object()) {
-    auto rt = obj->find("resourceType");
-    if (rt && rt->get_string() && *rt->get_string() == "Bundle" && state_->p->resource != "Bundle") {
-      return run_bundle(root, out);
-    }
-  }
   return run(root, out);
 }
 
 struct ndjson_feeder::state {
   runner run;
-  uint64_t max_line_bytes;
-  std::string pending;           // an incomplete line carried over from earlier pieces
-  uint64_t pending_offset = 0;   // stream offset of pending's first byte
-  uint64_t position = 0;         // stream offset of the next byte fed
-  uint32_t line = 0;             // lines completed so far
+  ndjson::line_feeder lines;
   std::optional<error> stopped;  // the error that stopped the stream
   json::document doc;            // the line being run, its buffers reused (json::parse_into)
 
-  state(const compiled_view &v, uint64_t max) : run(v), max_line_bytes(max) {}
+  state(const compiled_view &v, uint64_t max) : run(v), lines(max) {}
 
-  result<void> fail(error e) {
-    stopped = e;
-    return e;
-  }
-
-  error too_long(uint64_t offset) const {
-    std::string msg = "line ";
-    msg += std::to_string(line + 1);
-    msg += " is longer than ";
-    msg += std::to_string(max_line_bytes);
-    msg += " bytes (max_line_bytes)";
-    error e(error_code::LINE_TOO_LONG, std::move(msg), offset);
-    e.line = line + 1;
-    return e;
-  }
-
-  result<void> line_done(std::string_view l, uint64_t offset, std::vector<row> &out) {
-    if (l.size() > max_line_bytes) return fail(too_long(offset));
-    ++line;
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
-    if (auto parsed = json::parse_into(doc, l); !parsed) {
-      error e = std::move(parsed).error();
-      if (e.offset != error::NO_OFFSET) e.offset += offset;
-      e.line = line;
-      return fail(std::move(e));
-    }
-    auto r = run.run(doc.root(), out);
-    if (!r) return fail(on_line(r.error(), line));
-    return {};
+  result<void> read(std::vector<row> &out) {
+    auto ok = lines.each([&](const ndjson::line &l) { return run_line(run, doc, l, out); });
+    if (!ok) stopped = ok.error();
+    return ok;
   }
 };
 
@@ -1010,39 +973,15 @@ ndjson_feeder &ndjson_feeder::operator=(ndjson_feeder &&) noexcept = default;
 result<void> ndjson_feeder::feed(std::string_view piece, std::vector<row> &out) {
   state &s = *state_;
   if (s.stopped) return *s.stopped;
-  size_t pos = 0;
-  while (pos < piece.size()) {
-    const size_t nl = detail::find_line_end(piece, pos);
-    if (nl == std::string_view::npos) {
-      if (s.pending.empty()) s.pending_offset = s.position + pos;
-      if (s.pending.size() + (piece.size() - pos) > s.max_line_bytes) return s.fail(s.too_long(s.pending_offset));
-      s.pending.append(piece.substr(pos));
-      break;
-    }
-    result<void> ok;
-    if (s.pending.empty()) {
-      // A line wholly inside the piece is read in place.
-      ok = s.line_done(piece.substr(pos, nl - pos), s.position + pos, out);
-    } else {
-      if (s.pending.size() + (nl - pos) > s.max_line_bytes) return s.fail(s.too_long(s.pending_offset));
-      s.pending.append(piece.substr(pos, nl - pos));
-      ok = s.line_done(s.pending, s.pending_offset, out);
-      s.pending.clear();
-    }
-    if (!ok) return ok;
-    pos = nl + 1;
-  }
-  s.position += piece.size();
-  return {};
+  s.lines.feed(piece);
+  return s.read(out);
 }
 
 result<void> ndjson_feeder::finish(std::vector<row> &out) {
   state &s = *state_;
   if (s.stopped) return *s.stopped;
-  if (s.pending.empty()) return {};
-  std::string last = std::move(s.pending);
-  s.pending.clear();
-  return s.line_done(last, s.pending_offset, out);
+  s.lines.feed({}, true);
+  return s.read(out);
 }
 
 std::string columns_to_json(const compiled_view &v) {

@@ -8,6 +8,7 @@
 #include "../common/line_end.h"
 #include "../common/utf8.h"
 #include "quire/view.h"
+#include "view_bundle.h"
 
 namespace quire::view {
 
@@ -215,10 +216,10 @@ struct table_writer::impl {
   converter conv{0};
   std::string text;  // NDJSON/CSV output not yet handed to the sink
 
-  std::string pending;      // the incomplete NDJSON line carried over from earlier pieces
-  uint64_t line = 1;        // number of the line pending belongs to
-  uint64_t line_start = 0;  // stream offset of its first byte
-  uint64_t position = 0;    // stream offset of the next byte fed
+  ndjson::line_feeder lines;  // feed_serial's lines (an incomplete one carried over from earlier pieces)
+  uint64_t line = 1;          // number of the line being read (or the next one)
+  uint64_t line_start = 0;    // stream offset of its first byte
+  uint64_t position = 0;      // stream offset of the next line after those read
   uint64_t resource_count = 0;
   uint64_t row_count = 0;
   error failed;  // set on the first error; returned by every later call
@@ -422,7 +423,7 @@ struct table_writer::impl {
   result<void> run_one(const json::value &resource, const origin &o) {
     ++resource_count;
     rows.clear();
-    auto r = run.run(resource, rows);
+    auto r = run.run_resource(resource, rows);
     if (!r) {
       error e = r.error();
       e.message += " in ";
@@ -437,43 +438,20 @@ struct table_writer::impl {
   }
 
   result<void> add(const json::value &resource, origin &o) {
-    o.resource = resource;
-    auto obj = resource.get_object();
-    bool bundle = false;
-    if (obj && view->resource() != "Bundle") {
-      auto rt = obj->find("resourceType");
-      bundle = rt && rt->get_string().ok() && rt->get_string().value() == "Bundle";
-    }
-    if (!bundle) return run_one(resource, o);
-    auto entries = obj->find("entry");
-    if (!entries) return {};
-    auto arr = entries->get_array();
-    if (!arr) return error(error_code::WRONG_TYPE, "Bundle.entry must be an array", entries->offset());
-    size_t i = 0;
-    for (json::value e : *arr) {
-      if (auto eo = e.get_object()) {
-        if (auto res = eo->find("resource")) {
-          o.entry = "Bundle.entry[";
-          o.entry += std::to_string(i);
-          o.entry += "].resource";
-          o.resource = *res;
-          auto ok = run_one(*res, o);
-          if (!ok) return ok;
-        }
-      }
-      ++i;
-    }
-    return {};
+    return detail::for_each_view_resource(view->resource(), resource, [&](const json::value &res, int64_t entry) {
+      o.entry = entry >= 0 ? detail::bundle_entry_path(entry) : std::string();
+      o.resource = res;
+      return run_one(res, o);
+    });
   }
 
   json::document line_doc;  // run_line's document, its buffers reused
 
-  result<void> run_line(std::string_view l) {
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) return {};
+  result<void> run_line(const ndjson::line &l) {
+    if (l.blank()) return {};
     // One document reused from line to line (json::parse_into): allocating its buffers anew for
     // each line was a good part of a line's cost.
-    auto parsed = json::parse_into(line_doc, l);
+    auto parsed = json::parse_into(line_doc, l.text);
     error e;
     if (parsed) {
       origin o;
@@ -533,20 +511,25 @@ struct table_writer::impl {
   // Runs the lines of round[begin, end) into `out`; stops at the first line it cannot run.
   void run_part(view::runner &r, json::document &doc, converter &cv, std::string_view round, size_t begin, size_t end,
                 ran_run &out) const {
-    size_t pos = begin;
-    while (pos < end) {
-      size_t nl = detail::find_line_end(round, pos, end);
-      if (nl == std::string_view::npos) nl = end;
+    ndjson::line_feeder part_lines(options.max_line_bytes);
+    part_lines.restart(begin, 1);
+    part_lines.feed(round.substr(begin, end - begin), true);
+    while (true) {
+      auto got = part_lines.next();
+      if (got && !*got) return;
       ran_line l;
-      l.begin = pos;
-      l.end = nl;
       l.first_group = out.groups.size();
-      pos = nl + 1;
-      std::string_view text = round.substr(l.begin, l.end - l.begin);
-      l.failed = text.size() > table_writer::MAX_LINE_BYTES;
-      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      if (!l.failed && text.find_first_not_of(" \t") != std::string_view::npos) {
-        l.failed = !run_resources(r, doc, text, out);
+      if (!got) {  // too long: read again by feed_serial, which gives the error
+        l.begin = l.end = got.error().offset;
+        l.failed = true;
+        out.lines.push_back(l);
+        return;
+      }
+      const ndjson::line &ln = **got;
+      l.begin = ln.offset;
+      l.end = ln.offset + ln.bytes;
+      if (!ln.blank()) {
+        l.failed = !run_resources(r, doc, ln.text, out);
         l.groups = out.groups.size() - l.first_group;
         if (!l.failed && kind != output_kind::quire) {
           // The line's rows become text here and are dropped: its resources' rows in order.
@@ -572,35 +555,16 @@ struct table_writer::impl {
   // One line's resource, or each entry.resource of its Bundle, as add() reads them.
   bool run_resources(view::runner &r, json::document &doc, std::string_view text, ran_run &out) const {
     if (!json::parse_into(doc, text)) return false;
-    const json::value root = doc.root();
-    auto obj = root.get_object();
-    bool bundle = false;
-    if (obj && view->resource() != "Bundle") {
-      auto rt = obj->find("resourceType");
-      bundle = rt && rt->get_string().ok() && rt->get_string().value() == "Bundle";
-    }
-    auto one = [&](const json::value &res, int64_t entry) {
-      ran_group g{entry, out.rows.size(), 0};
-      if (!r.run(res, out.rows)) return false;
-      g.rows = out.rows.size() - g.first_row;
-      out.groups.push_back(g);
-      return true;
-    };
-    if (!bundle) return one(root, -1);
-    auto entries = obj->find("entry");
-    if (!entries) return true;
-    auto arr = entries->get_array();
-    if (!arr) return false;
-    int64_t i = 0;
-    for (json::value e : *arr) {
-      if (auto eo = e.get_object()) {
-        if (auto res = eo->find("resource")) {
-          if (!one(*res, i)) return false;
-        }
-      }
-      ++i;
-    }
-    return true;
+    return detail::for_each_view_resource(view->resource(), doc.root(),
+                                          [&](const json::value &res, int64_t entry) {
+                                            ran_group g{entry, out.rows.size(), 0};
+                                            auto ok = r.run_resource(res, out.rows);
+                                            if (!ok) return ok;
+                                            g.rows = out.rows.size() - g.first_row;
+                                            out.groups.push_back(g);
+                                            return ok;
+                                          })
+        .ok();
   }
 
   // Where a resource of a line that ran came from, for an error: the line parsed again.
@@ -612,22 +576,12 @@ struct table_writer::impl {
     if (!json::parse_into(line_doc, text)) return o;  // it parsed on its thread
     o.resource = line_doc.root();
     if (g.entry >= 0) {
-      o.entry = "Bundle.entry[";
-      o.entry += std::to_string(g.entry);
-      o.entry += "].resource";
-      auto obj = o.resource.get_object();
-      auto entries = obj ? obj->find("entry") : std::nullopt;
-      auto arr = entries ? entries->get_array() : result<json::array>(error(error_code::WRONG_TYPE, ""));
-      if (arr) {
-        size_t i = 0;
-        for (json::value e : *arr) {
-          if (i++ != static_cast<size_t>(g.entry)) continue;
-          if (auto eo = e.get_object()) {
-            if (auto res = eo->find("resource")) o.resource = *res;
-          }
-          break;
-        }
-      }
+      o.entry = detail::bundle_entry_path(g.entry);
+      (void)detail::for_each_view_resource(view->resource(), line_doc.root(),
+                                           [&](const json::value &res, int64_t entry) {
+                                             if (entry == g.entry) o.resource = res;
+                                             return result<void>();
+                                           });
     }
     return o;
   }
@@ -679,41 +633,21 @@ struct table_writer::impl {
   }
 
   // NDJSON read on the calling thread, line by line (what feed_ndjson does without threads).
-  result<void> feed_serial(std::string_view piece) {
-    size_t pos = 0;
-    while (pos < piece.size()) {
-      size_t nl = detail::find_line_end(piece, pos);
-      size_t end = nl == std::string_view::npos ? piece.size() : nl;
-      std::string_view seg = piece.substr(pos, end - pos);
-      if (pending.size() + seg.size() > table_writer::MAX_LINE_BYTES) {
-        std::string m = "line ";
-        m += std::to_string(line);
-        m += " is longer than ";
-        m += std::to_string(table_writer::MAX_LINE_BYTES);
-        m += " bytes";
-        error e(error_code::LINE_TOO_LONG, std::move(m), line_start);
-        e.line = static_cast<uint32_t>(line);
-        return fail(std::move(e));
-      }
-      position += seg.size();
-      if (nl == std::string_view::npos) {
-        // Only the incomplete end of a piece is copied; whole lines are read in place.
-        pending.append(seg);
-        break;
-      }
-      std::string_view l = seg;
-      if (!pending.empty()) {
-        pending.append(seg);
-        l = pending;
-      }
-      auto ok = run_line(l);
-      if (!ok) return fail(ok.error());
-      pending.clear();
-      position += 1;
-      line += 1;
+  // `last`: the stream ends with this piece.
+  result<void> feed_serial(std::string_view piece, bool last = false) {
+    // Whole lines read by feed_round moved the stream on without the feeder.
+    if (!lines.holding()) lines.restart(position, line);
+    lines.feed(piece, last);
+    auto ok = lines.each([&](const ndjson::line &l) -> result<void> {
+      line = l.number;
+      line_start = l.offset;
+      if (auto r = run_line(l); !r) return r;
+      position = l.offset + l.bytes + 1;
+      line = l.number + 1;
       line_start = position;
-      pos = nl + 1;
-    }
+      return {};
+    });
+    if (!ok) return fail(ok.error());
     return {};
   }
 
@@ -739,6 +673,7 @@ result<std::unique_ptr<table_writer>> table_writer::create(const compiled_view &
   if (!schema) return schema.error();
   auto p = std::make_unique<impl>(v);
   p->options = run;
+  p->lines = ndjson::line_feeder(run.max_line_bytes);
   p->kind = kind;
   p->sink = &sink;
   const size_t width = v.columns().size();
@@ -789,7 +724,7 @@ result<void> table_writer::feed_ndjson(std::string_view piece) {
   const size_t last = piece.rfind('\n');
   if (last == std::string_view::npos || s.parts_for(last + 1) <= 1) return s.feed_serial(piece);
   size_t pos = 0;
-  if (!s.pending.empty()) {
+  if (s.lines.holding()) {
     pos = detail::find_line_end(piece) + 1;
     if (auto ok = s.feed_serial(piece.substr(0, pos)); !ok) return ok;
   }
@@ -805,13 +740,11 @@ result<void> table_writer::feed_ndjson(std::string_view piece) {
 result<void> table_writer::end_ndjson() {
   impl &s = *impl_;
   if (auto ok = s.usable(); !ok) return ok;
-  if (!s.pending.empty()) {
-    auto ok = s.run_line(s.pending);
-    if (!ok) return s.fail(ok.error());
-    s.pending.clear();
-    // A writer that held one long last line gives it back now.
-    s.pending.shrink_to_fit();
+  if (s.lines.holding()) {
+    if (auto ok = s.feed_serial({}, true); !ok) return ok;
   }
+  // A writer that held one long last line gives it back now.
+  s.lines = ndjson::line_feeder(s.options.max_line_bytes);
   s.line = 1;
   s.line_start = 0;
   s.position = 0;
