@@ -263,17 +263,47 @@ class pattern_maker {
   }
 };
 
-// replaceMatches' loop (fhirpath_eval.cpp) over std::regex: search from `i`, substitute, go on
-// from the match's end or, after an empty match, one character on.
-std::string reference_replace(const std::string &s, const std::regex &re, const std::string &with) {
-  std::string r;
-  size_t i = 0;
-  while (i <= s.size()) {
-    std::smatch m;
+// std::regex over the text from byte `i`, with the first match's bounds in `begin`, `end` and its
+// groups in `m`. Two defects of the libc++ in Emscripten 3.1.6 are worked around, so the wasm run
+// compares the same thing: regex_search never tries the empty match at the end of a non-empty
+// range (`$` over "abc" is not found), and match_prev_avail turns match_not_bol off (`^` matches
+// at the range's start). Past byte 0 the search therefore runs `late`, the pattern with each
+// anchor `^` made an assertion that never holds (which is what `^` is there), and an empty match
+// at the end is tried on its own.
+struct reference {
+  std::regex re, late;
+  explicit reference(const std::string &pattern) : re(pattern, std::regex::ECMAScript) {
+    std::string p;
+    for (size_t k = 0; k < pattern.size(); ++k)
+      p += pattern[k] == '^' && (k == 0 || pattern[k - 1] != '[') ? std::string("(?!)") : std::string(1, pattern[k]);
+    late = std::regex(p, std::regex::ECMAScript);
+  }
+  bool search(const std::string &s, size_t i, std::smatch &m, size_t &begin, size_t &end) const {
     auto flags = i ? std::regex_constants::match_prev_avail | std::regex_constants::match_not_bol
                    : std::regex_constants::match_default;
-    if (!std::regex_search(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(), m, re, flags)) break;
-    size_t begin = i + static_cast<size_t>(m.position(0)), end = begin + static_cast<size_t>(m.length(0));
+    auto from = s.begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::regex_search(from, s.end(), m, i ? late : re, flags)) {
+      begin = i + static_cast<size_t>(m.position(0));
+      end = begin + static_cast<size_t>(m.length(0));
+      return true;
+    }
+    if (i == s.size()) return false;
+    auto at_end = s.empty() ? std::regex_constants::match_default
+                            : std::regex_constants::match_prev_avail | std::regex_constants::match_not_bol;
+    if (!std::regex_search(s.end(), s.end(), m, s.empty() ? re : late, at_end)) return false;
+    begin = end = s.size();
+    return true;
+  }
+};
+
+// replaceMatches' loop (fhirpath_eval.cpp) over std::regex: search from `i`, substitute, go on
+// from the match's end or, after an empty match, one character on.
+std::string reference_replace(const std::string &s, const reference &re, const std::string &with) {
+  std::string r;
+  size_t i = 0;
+  std::smatch m;
+  size_t begin = 0, end = 0;
+  while (i <= s.size() && re.search(s, i, m, begin, end)) {
     r += s.substr(i, begin - i);
     for (size_t k = 0; k < with.size(); ++k) {
       if (with[k] == '$' && k + 1 < with.size() && with[k + 1] >= '0' && with[k + 1] <= '9') {
@@ -299,10 +329,10 @@ TEST_CASE("fhirpath regex: matches, matchesFull and replaceMatches agree with st
   pattern_maker gen(20261202);
   static const json::document empty = json::parse("{}").value();
   fhirpath::evaluator ev;
-  size_t compared = 0, replaced = 0;
+  size_t compared = 0, replaced = 0, given_up = 0;
   for (int n = 0; n < 1500; ++n) {
     auto p = gen.pattern();
-    std::regex re(p.text, std::regex::ECMAScript);
+    reference re(p.text);
     std::string with = "<$0>";
     for (int g : p.free_groups) with += "[$" + std::to_string(g) + "]";
     auto partial = fhirpath::compile("$this.matches(" + quoted(p.text) + ")");
@@ -315,22 +345,37 @@ TEST_CASE("fhirpath regex: matches, matchesFull and replaceMatches agree with st
       std::string s = gen.text();
       auto doc = json::parse("\"" + s + "\"").value();
       INFO("pattern " << p.text << " text '" << s << "'");
+      // The reference backtracks: libc++ gives up on a few cases (error_complexity), which are
+      // left out and counted.
+      bool found, whole_match;
+      std::string expected;
+      try {
+        std::smatch m;
+        size_t begin = 0, end = 0;
+        found = re.search(s, 0, m, begin, end);
+        whole_match = std::regex_match(s, re.re);
+        if (!p.empty_loop) expected = reference_replace(s, re, with);
+      } catch (const std::regex_error &) {
+        ++given_up;
+        continue;
+      }
       auto r = ev.evaluate(*partial, doc.root());
       REQUIRE(r);
-      CHECK(fhirpath::to_json(**r) == (std::regex_search(s, re) ? "[true]" : "[false]"));
+      CHECK(fhirpath::to_json(**r) == (found ? "[true]" : "[false]"));
       r = ev.evaluate(*whole, doc.root());
       REQUIRE(r);
-      CHECK(fhirpath::to_json(**r) == (std::regex_match(s, re) ? "[true]" : "[false]"));
+      CHECK(fhirpath::to_json(**r) == (whole_match ? "[true]" : "[false]"));
       ++compared;
       if (p.empty_loop) continue;
       r = ev.evaluate(*replace, doc.root());
       REQUIRE(r);
       REQUIRE((**r).size() == 1);
-      CHECK(std::string((**r)[0].text) == reference_replace(s, re, with));
+      CHECK(std::string((**r)[0].text) == expected);
       ++replaced;
     }
   }
   // The generator must keep making cases of both kinds for the comparison to mean anything.
-  CHECK(compared == 9000);
+  CHECK(compared + given_up == 9000);
+  CHECK(given_up < 20);
   CHECK(replaced > 4000);
 }
