@@ -12,8 +12,9 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "../common/calendar.h"
+#include "../common/decimal_text.h"
 #include "../common/utf8.h"
-#include "fhir_internal.h"
 #include "fhirpath_internal.h"
 
 namespace quire::fhirpath {
@@ -1771,19 +1772,10 @@ bool parse_integer_text(std::string_view s, int64_t &out) {
   out = neg ? -v : v;
   return true;
 }
+// toDecimal() and toQuantity() accept N1's decimal form: a sign, digits, a fraction, no exponent.
 bool decimal_text_ok(std::string_view s) {
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  size_t d = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++d;
-  if (d == 0) return false;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    size_t f = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++f;
-    if (f == 0) return false;
-  }
-  return i == s.size();
+  quire::detail::decimal_text parts;
+  return quire::detail::split_decimal_text(s, quire::detail::DECIMAL_PLUS, parts);
 }
 }  // namespace
 
@@ -2070,13 +2062,8 @@ bool engine::boundary_function(const node &nd, const frame &f, const collection 
       else return true;
     }
     if (v.kind == value_kind::date && want > 3) return true;
-    static const int DIM[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (m.precision < 2) m.month = high ? 12 : 1;
-    if (m.precision < 3) {
-      int dim = DIM[m.month - 1];
-      if (m.month == 2 && ((m.year % 4 == 0 && m.year % 100 != 0) || m.year % 400 == 0)) dim = 29;
-      m.day = high ? dim : 1;
-    }
+    if (m.precision < 3) m.day = high ? quire::detail::days_in_month(m.year, m.month) : 1;
     if (m.precision < 4) m.hour = high ? 23 : 0;
     if (m.precision < 5) m.minute = high ? 59 : 0;
     if (m.precision < 6) m.second = high ? 59 : 0;

@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "fhir_tables.h"
+#include "../r4/r4_tables.h"
 #include "quire/fhirpath.h"
 
 namespace quire::fhirpath {
 
-namespace fx = quire::fhir::detail;
+namespace fx = quire::r4;
 
 constexpr uint32_t NONE = 0xFFFFFFFF;
 

@@ -1,14 +1,18 @@
-// Values: exact decimals, partial dates and times, quantities and their units, UTF-8 helpers,
-// FHIR type names and inheritance, and the JSON form of a collection.
+// Values: exact decimals, partial dates and times, quantities and their units,
+// UTF-8 helpers, FHIR type names and inheritance, and the JSON form of a
+// collection.
 //
-// Decimals are a 64-bit digit string with a scale, never a double: `0.700` keeps its precision,
-// `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
-// through 128-bit integers and are rounded back (half away from zero).
+// Decimals are a 64-bit digit string with a scale, never a double: `0.700`
+// keeps its precision, `0.1 + 0.2 = 0.3` holds, and both targets compute the
+// same digits. Products and quotients go through 128-bit integers and are
+// rounded back (half away from zero).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
+#include "../common/calendar.h"
+#include "../common/decimal_text.h"
 #include "fhirpath_internal.h"
 
 namespace quire::fhirpath {
@@ -38,8 +42,9 @@ i128 round_down_scale(i128 v, int from, int to) {
 
 constexpr int32_t MIN_SCALE = -400;  // 10^400: beyond, a value is out of range
 
-// Brings a 128-bit value at `scale` back to 64 bits, dropping its least significant digits if
-// needed (the scale may go negative: 18 significant digits of a huge value are kept).
+// Brings a 128-bit value at `scale` back to 64 bits, dropping its least
+// significant digits if needed (the scale may go negative: 18 significant
+// digits of a huge value are kept).
 bool narrow(i128 v, int32_t scale, decimal &out) {
   while (scale > MAX_SCALE || !fits(v)) {
     if (scale <= MIN_SCALE) return false;
@@ -53,46 +58,22 @@ bool narrow(i128 v, int32_t scale, decimal &out) {
 }  // namespace
 
 bool parse_decimal(std::string_view text, decimal &out) noexcept {
-  size_t i = 0;
-  bool neg = false;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(text, quire::detail::DECIMAL_PLUS | quire::detail::DECIMAL_EXPONENT, parts))
+    return false;
   i128 v = 0;
-  int32_t scale = 0;
-  bool any = false, point = false;
-  int dropped = 0;  // integer digits beyond 38 are not representable
-  for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (c >= '0' && c <= '9') {
-      any = true;
-      if (v > (i128(1) << 120) / 10) {  // more digits than we can hold: drop the least significant
-        if (!point) ++dropped;
-        continue;
-      }
-      v = v * 10 + (c - '0');
-      if (point) ++scale;
-    } else if (c == '.' && !point) {
-      point = true;
-    } else if (c == 'e' || c == 'E') {
-      break;
-    } else {
-      return false;
-    }
+  int64_t scale = 0;
+  int64_t exp = parts.exponent;
+  // More digits than we can hold: the least significant are dropped (an integer
+  // digit dropped moves the point).
+  for (char c : parts.integer) {
+    if (v > (i128(1) << 120) / 10) ++exp;
+    else v = v * 10 + (c - '0');
   }
-  if (!any) return false;
-  int exp = dropped;
-  if (i < text.size()) {  // exponent
-    ++i;
-    bool eneg = false;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+')) eneg = text[i++] == '-';
-    int e = 0;
-    bool ed = false;
-    for (; i < text.size(); ++i) {
-      if (text[i] < '0' || text[i] > '9') return false;
-      ed = true;
-      if (e < 10000) e = e * 10 + (text[i] - '0');
-    }
-    if (!ed) return false;
-    exp += eneg ? -e : e;
+  for (char c : parts.fraction) {
+    if (v > (i128(1) << 120) / 10) continue;
+    v = v * 10 + (c - '0');
+    ++scale;
   }
   scale -= exp;
   if (scale > 400 || scale < MIN_SCALE) return false;
@@ -101,8 +82,8 @@ bool parse_decimal(std::string_view text, decimal &out) noexcept {
     v *= 10;
     ++scale;
   }
-  if (neg) v = -v;
-  return narrow(v, scale, out);
+  if (parts.negative) v = -v;
+  return narrow(v, static_cast<int32_t>(scale), out);
 }
 
 std::string decimal_text(decimal d) {
@@ -151,7 +132,8 @@ int digit_count(int64_t v) {
 int compare_decimal(decimal a, decimal b) noexcept {
   int sa = a.digits < 0 ? -1 : a.digits > 0, sb = b.digits < 0 ? -1 : b.digits > 0;
   if (sa != sb || sa == 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
-  // Same sign: order of magnitude first, so that aligning the scales cannot overflow.
+  // Same sign: order of magnitude first, so that aligning the scales cannot
+  // overflow.
   int ea = digit_count(a.digits) - a.scale, eb = digit_count(b.digits) - b.scale;
   if (ea != eb) return (ea < eb ? -1 : 1) * sa;
   int s = std::max(a.scale, b.scale);
@@ -176,7 +158,8 @@ bool rescale(decimal &d, int32_t scale) noexcept {
 }
 
 bool add_decimal(decimal a, decimal b, decimal &out, bool subtract) noexcept {
-  // Operands more than 19 digits apart: the finer one is rounded first (aligning must fit 128 bits).
+  // Operands more than 19 digits apart: the finer one is rounded first
+  // (aligning must fit 128 bits).
   if (a.scale - b.scale > 19)
     a = decimal{static_cast<int64_t>(round_down_scale(a.digits, a.scale, b.scale + 19)), b.scale + 19};
   if (b.scale - a.scale > 19)
@@ -192,9 +175,11 @@ bool mul_decimal(decimal a, decimal b, decimal &out) noexcept {
 
 bool div_decimal(decimal a, decimal b, decimal &out) noexcept {
   if (b.digits == 0) return false;
-  // Eight digits beyond the operands' precision, then trailing zeros dropped to that precision.
+  // Eight digits beyond the operands' precision, then trailing zeros dropped to
+  // that precision.
   int32_t want = std::min<int32_t>(std::max(a.scale, b.scale) + 8, MAX_SCALE);
-  // a/b at scale `want`: (a.digits * 10^(want - a.scale + b.scale)) / b.digits, with one guard digit.
+  // a/b at scale `want`: (a.digits * 10^(want - a.scale + b.scale)) / b.digits,
+  // with one guard digit.
   int shift = want - a.scale + b.scale + 1;
   i128 num = a.digits;
   if (shift >= 0) {
@@ -203,7 +188,8 @@ bool div_decimal(decimal a, decimal b, decimal &out) noexcept {
       num *= 10;
     }
   }
-  // A divisor more than 37 orders of magnitude above the dividend: the quotient rounds to zero.
+  // A divisor more than 37 orders of magnitude above the dividend: the quotient
+  // rounds to zero.
   i128 q = shift >= 0 ? num / b.digits : -shift > 37 ? 0 : (num / pow10_128(-shift)) / b.digits;
   i128 r = q % 10;
   q /= 10;
@@ -229,8 +215,8 @@ double decimal_to_double(decimal d) noexcept {
 
 bool double_to_decimal(double v, decimal &out) noexcept {
   if (!std::isfinite(v)) return false;
-  // 15 significant digits: what a double holds exactly, and what hides the last-bit differences
-  // between the targets' math libraries.
+  // 15 significant digits: what a double holds exactly, and what hides the
+  // last-bit differences between the targets' math libraries.
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.14e", v);
   if (!parse_decimal(buf, out)) return false;
@@ -246,31 +232,15 @@ bool two(std::string_view s, size_t p, int &out) {
   out = (s[p] - '0') * 10 + (s[p + 1] - '0');
   return true;
 }
-int days_in_month(int y, int m) {
-  static const int D[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
-  return D[(m - 1) % 12];
-}
-// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+using quire::detail::days_from_civil;
+using quire::detail::days_in_month;
 void civil_from_days(int64_t z, int &y, int &m, int &d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  y = static_cast<int>(yy + (m <= 2));
+  int64_t year;
+  unsigned month, day;
+  quire::detail::civil_from_days(z, year, month, day);
+  y = static_cast<int>(year);
+  m = static_cast<int>(month);
+  d = static_cast<int>(day);
 }
 bool parse_time_fields(std::string_view s, size_t &p, moment &m, uint8_t base) {
   if (!two(s, p, m.hour) || m.hour > 23) return false;
@@ -393,8 +363,8 @@ std::string moment_text(const moment &m) {
 }
 
 namespace {
-// The fields of a moment as numbers to compare, after moving a dateTime with a time and a
-// timezone to UTC.
+// The fields of a moment as numbers to compare, after moving a dateTime with a
+// time and a timezone to UTC.
 void fields(const moment &in, int64_t f[7]) {
   moment m = in;
   if (!m.is_time && m.precision >= 4 && m.has_tz && m.tz_minutes != 0) {
@@ -417,12 +387,14 @@ void fields(const moment &in, int64_t f[7]) {
 
 int compare_moment(const moment &a, const moment &b) noexcept {
   if (a.is_time != b.is_time) return 3;
-  // A time of day with a timezone against one without: the order depends on the unknown zone.
+  // A time of day with a timezone against one without: the order depends on the
+  // unknown zone.
   if (!a.is_time && a.precision >= 4 && b.precision >= 4 && a.has_tz != b.has_tz) return 2;
   int64_t x[7], y[7];
   fields(a, x);
   fields(b, y);
-  // Seconds and milliseconds are one precision (N1: "seconds ... with fractional seconds").
+  // Seconds and milliseconds are one precision (N1: "seconds ... with
+  // fractional seconds").
   int pa = a.precision >= 7 ? 6 : a.precision, pb = b.precision >= 7 ? 6 : b.precision;
   int first = a.is_time ? 3 : 0;
   int common = std::min(pa, pb);
@@ -469,7 +441,8 @@ bool add_to_moment(moment &m, int64_t amount, std::string_view unit) noexcept {
     m.hour = static_cast<int>(t / 3600000);
     return true;
   }
-  // A date with less precision than the unit: the unit is applied in whole days (or not at all).
+  // A date with less precision than the unit: the unit is applied in whole days
+  // (or not at all).
   if (m.precision < 3) {
     if (ms % 86400000LL != 0) return true;
     return true;
@@ -611,7 +584,8 @@ std::string_view fhir_type_name(uint16_t t) noexcept {
 
 namespace {
 bool is_domain_resource(std::string_view n) { return n != "Bundle" && n != "Binary" && n != "Parameters"; }
-// R4's primitive specialisations (StructureDefinition.baseDefinition), and the Quantity profiles.
+// R4's primitive specialisations (StructureDefinition.baseDefinition), and the
+// Quantity profiles.
 std::string_view fhir_base(std::string_view n) {
   if (n == "code" || n == "id" || n == "markdown") return "string";
   if (n == "url" || n == "canonical" || n == "uuid" || n == "oid") return "uri";
@@ -690,7 +664,8 @@ bool resolve_type(std::string_view ns, std::string_view name, type_spec &out) no
       return true;
     }
     if (ns == "System" && !name.empty()) {
-      // System holds no such type, so nothing is of it (`Patient.is(System.Patient)` is false).
+      // System holds no such type, so nothing is of it
+      // (`Patient.is(System.Patient)` is false).
       out.ns = type_spec::space::abstract_fhir;
       out.abstract_kind = ABSTRACT_NOTHING;
       return true;

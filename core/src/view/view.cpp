@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "../common/decimal_text.h"
 #include "../common/line_end.h"
 
 namespace quire::view {
@@ -73,30 +74,15 @@ bool valid_column_name(std::string_view n) {
 // Parses a JSON number's text into an exact decimal; false when it does not fit (exponents,
 // more than 18 digits).
 bool parse_decimal(std::string_view t, fhirpath::decimal &out) {
-  bool neg = false;
-  size_t i = 0;
-  if (i < t.size() && t[i] == '-') {
-    neg = true;
-    ++i;
-  }
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(t, 0, parts) || parts.integer.size() + parts.fraction.size() > 18)
+    return false;
   int64_t digits = 0;
-  int32_t scale = 0;
-  size_t count = 0;
-  bool point = false;
-  for (; i < t.size(); ++i) {
-    char c = t[i];
-    if (c == '.' && !point) {
-      point = true;
-      continue;
-    }
-    if (c < '0' || c > '9') return false;
-    if (++count > 18) return false;
-    digits = digits * 10 + (c - '0');
-    if (point) ++scale;
-  }
-  out.digits = neg ? -digits : digits;
-  out.scale = scale;
-  return count > 0;
+  for (std::string_view part : {parts.integer, parts.fraction})
+    for (char c : part) digits = digits * 10 + (c - '0');
+  out.digits = parts.negative ? -digits : digits;
+  out.scale = static_cast<int32_t>(parts.fraction.size());
+  return true;
 }
 
 }  // namespace
