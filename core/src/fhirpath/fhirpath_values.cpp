@@ -1,11 +1,9 @@
-// Values: exact decimals, partial dates and times, quantities and their units,
-// UTF-8 helpers, FHIR type names and inheritance, and the JSON form of a
-// collection.
+// Values: exact decimals, partial dates and times, quantities and their units, UTF-8 helpers,
+// and the JSON form of a collection (FHIR types are fhirpath_types.cpp's).
 //
-// Decimals are a 64-bit digit string with a scale, never a double: `0.700`
-// keeps its precision, `0.1 + 0.2 = 0.3` holds, and both targets compute the
-// same digits. Products and quotients go through 128-bit integers and are
-// rounded back (half away from zero).
+// Decimals are a 64-bit digit string with a scale, never a double: `0.700` keeps its precision,
+// `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
+// through 128-bit integers and are rounded back (half away from zero).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,9 +40,8 @@ i128 round_down_scale(i128 v, int from, int to) {
 
 constexpr int32_t MIN_SCALE = -400;  // 10^400: beyond, a value is out of range
 
-// Brings a 128-bit value at `scale` back to 64 bits, dropping its least
-// significant digits if needed (the scale may go negative: 18 significant
-// digits of a huge value are kept).
+// Brings a 128-bit value at `scale` back to 64 bits, dropping its least significant digits if
+// needed (the scale may go negative: 18 significant digits of a huge value are kept).
 bool narrow(i128 v, int32_t scale, decimal &out) {
   while (scale > MAX_SCALE || !fits(v)) {
     if (scale <= MIN_SCALE) return false;
@@ -64,8 +61,8 @@ bool parse_decimal(std::string_view text, decimal &out) noexcept {
   i128 v = 0;
   int64_t scale = 0;
   int64_t exp = parts.exponent;
-  // More digits than we can hold: the least significant are dropped (an integer
-  // digit dropped moves the point).
+  // More digits than we can hold: the least significant are dropped (an integer digit dropped
+  // moves the point).
   for (char c : parts.integer) {
     if (v > (i128(1) << 120) / 10) ++exp;
     else v = v * 10 + (c - '0');
@@ -132,8 +129,7 @@ int digit_count(int64_t v) {
 int compare_decimal(decimal a, decimal b) noexcept {
   int sa = a.digits < 0 ? -1 : a.digits > 0, sb = b.digits < 0 ? -1 : b.digits > 0;
   if (sa != sb || sa == 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
-  // Same sign: order of magnitude first, so that aligning the scales cannot
-  // overflow.
+  // Same sign: order of magnitude first, so that aligning the scales cannot overflow.
   int ea = digit_count(a.digits) - a.scale, eb = digit_count(b.digits) - b.scale;
   if (ea != eb) return (ea < eb ? -1 : 1) * sa;
   int s = std::max(a.scale, b.scale);
@@ -158,8 +154,7 @@ bool rescale(decimal &d, int32_t scale) noexcept {
 }
 
 bool add_decimal(decimal a, decimal b, decimal &out, bool subtract) noexcept {
-  // Operands more than 19 digits apart: the finer one is rounded first
-  // (aligning must fit 128 bits).
+  // Operands more than 19 digits apart: the finer one is rounded first (aligning must fit 128 bits).
   if (a.scale - b.scale > 19)
     a = decimal{static_cast<int64_t>(round_down_scale(a.digits, a.scale, b.scale + 19)), b.scale + 19};
   if (b.scale - a.scale > 19)
@@ -175,11 +170,9 @@ bool mul_decimal(decimal a, decimal b, decimal &out) noexcept {
 
 bool div_decimal(decimal a, decimal b, decimal &out) noexcept {
   if (b.digits == 0) return false;
-  // Eight digits beyond the operands' precision, then trailing zeros dropped to
-  // that precision.
+  // Eight digits beyond the operands' precision, then trailing zeros dropped to that precision.
   int32_t want = std::min<int32_t>(std::max(a.scale, b.scale) + 8, MAX_SCALE);
-  // a/b at scale `want`: (a.digits * 10^(want - a.scale + b.scale)) / b.digits,
-  // with one guard digit.
+  // a/b at scale `want`: (a.digits * 10^(want - a.scale + b.scale)) / b.digits, with one guard digit.
   int shift = want - a.scale + b.scale + 1;
   i128 num = a.digits;
   if (shift >= 0) {
@@ -188,8 +181,7 @@ bool div_decimal(decimal a, decimal b, decimal &out) noexcept {
       num *= 10;
     }
   }
-  // A divisor more than 37 orders of magnitude above the dividend: the quotient
-  // rounds to zero.
+  // A divisor more than 37 orders of magnitude above the dividend: the quotient rounds to zero.
   i128 q = shift >= 0 ? num / b.digits : -shift > 37 ? 0 : (num / pow10_128(-shift)) / b.digits;
   i128 r = q % 10;
   q /= 10;
@@ -215,8 +207,8 @@ double decimal_to_double(decimal d) noexcept {
 
 bool double_to_decimal(double v, decimal &out) noexcept {
   if (!std::isfinite(v)) return false;
-  // 15 significant digits: what a double holds exactly, and what hides the
-  // last-bit differences between the targets' math libraries.
+  // 15 significant digits: what a double holds exactly, and what hides the last-bit differences
+  // between the targets' math libraries.
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.14e", v);
   if (!parse_decimal(buf, out)) return false;
@@ -363,8 +355,8 @@ std::string moment_text(const moment &m) {
 }
 
 namespace {
-// The fields of a moment as numbers to compare, after moving a dateTime with a
-// time and a timezone to UTC.
+// The fields of a moment as numbers to compare, after moving a dateTime with a time and a
+// timezone to UTC.
 void fields(const moment &in, int64_t f[7]) {
   moment m = in;
   if (!m.is_time && m.precision >= 4 && m.has_tz && m.tz_minutes != 0) {
@@ -387,14 +379,12 @@ void fields(const moment &in, int64_t f[7]) {
 
 int compare_moment(const moment &a, const moment &b) noexcept {
   if (a.is_time != b.is_time) return 3;
-  // A time of day with a timezone against one without: the order depends on the
-  // unknown zone.
+  // A time of day with a timezone against one without: the order depends on the unknown zone.
   if (!a.is_time && a.precision >= 4 && b.precision >= 4 && a.has_tz != b.has_tz) return 2;
   int64_t x[7], y[7];
   fields(a, x);
   fields(b, y);
-  // Seconds and milliseconds are one precision (N1: "seconds ... with
-  // fractional seconds").
+  // Seconds and milliseconds are one precision (N1: "seconds ... with fractional seconds").
   int pa = a.precision >= 7 ? 6 : a.precision, pb = b.precision >= 7 ? 6 : b.precision;
   int first = a.is_time ? 3 : 0;
   int common = std::min(pa, pb);
@@ -441,8 +431,7 @@ bool add_to_moment(moment &m, int64_t amount, std::string_view unit) noexcept {
     m.hour = static_cast<int>(t / 3600000);
     return true;
   }
-  // A date with less precision than the unit: the unit is applied in whole days
-  // (or not at all).
+  // A date with less precision than the unit: the unit is applied in whole days (or not at all).
   if (m.precision < 3) {
     if (ms % 86400000LL != 0) return true;
     return true;
@@ -574,116 +563,17 @@ size_t utf8_offset(std::string_view s, size_t index) noexcept {
   return s.size();
 }
 
-// --- FHIR types ---
-
-std::string_view fhir_type_name(uint16_t t) noexcept {
-  if (t >= fx::TYPE_COUNT) return {};
-  if (fx::TYPES[t].kind == fx::type_kind::backbone) return "BackboneElement";
-  return fx::TYPES[t].name.view();
-}
-
-namespace {
-bool is_domain_resource(std::string_view n) { return n != "Bundle" && n != "Binary" && n != "Parameters"; }
-// R4's primitive specialisations (StructureDefinition.baseDefinition), and the
-// Quantity profiles.
-std::string_view fhir_base(std::string_view n) {
-  if (n == "code" || n == "id" || n == "markdown") return "string";
-  if (n == "url" || n == "canonical" || n == "uuid" || n == "oid") return "uri";
-  if (n == "positiveInt" || n == "unsignedInt") return "integer";
-  if (n == "Age" || n == "Count" || n == "Distance" || n == "Duration" || n == "MoneyQuantity" || n == "SimpleQuantity")
-    return "Quantity";
-  return {};
-}
-}  // namespace
-
-bool fhir_is_a(uint16_t t, const type_spec &spec) noexcept {
-  if (t >= fx::TYPE_COUNT) return false;
-  const fx::type_def &d = fx::TYPES[t];
-  if (spec.ns == type_spec::space::abstract_fhir) {
-    switch (spec.abstract_kind) {
-      case ABSTRACT_ANY: return true;
-      case ABSTRACT_RESOURCE: return d.kind == fx::type_kind::resource || d.kind == fx::type_kind::any_resource;
-      case ABSTRACT_DOMAIN_RESOURCE: return d.kind == fx::type_kind::resource && is_domain_resource(d.name.view());
-      case ABSTRACT_ELEMENT: return d.kind != fx::type_kind::resource && d.kind != fx::type_kind::any_resource;
-      case ABSTRACT_BACKBONE: return d.kind == fx::type_kind::backbone;
-      default: return false;
-    }
-  }
-  if (spec.ns != type_spec::space::fhir) return false;
-  if (t == spec.fhir) return true;
-  std::string_view want = fx::TYPES[spec.fhir].name.view();
-  for (std::string_view n = d.name.view(); !n.empty(); n = fhir_base(n))
-    if (n == want) return true;
-  return false;
-}
-
-bool resolve_type(std::string_view ns, std::string_view name, type_spec &out) noexcept {
-  out = type_spec{};
-  struct sys {
-    std::string_view n;
-    value_kind k;
-  };
-  static const sys SYSTEM[] = {{"Boolean", value_kind::boolean}, {"Integer", value_kind::integer},
-                               {"Decimal", value_kind::decimal}, {"String", value_kind::string},
-                               {"Date", value_kind::date},       {"DateTime", value_kind::date_time},
-                               {"Time", value_kind::time},       {"Quantity", value_kind::quantity}};
-  if (ns.empty() || ns == "FHIR") {
-    uint8_t abs = name == "Resource"          ? ABSTRACT_RESOURCE
-                  : name == "DomainResource"  ? ABSTRACT_DOMAIN_RESOURCE
-                  : name == "Element"         ? ABSTRACT_ELEMENT
-                  : name == "BackboneElement" ? ABSTRACT_BACKBONE
-                                              : 0;
-    if (abs) {
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = abs;
-      return true;
-    }
-    for (size_t t = 0; t < fx::TYPE_COUNT; ++t) {
-      if (fx::TYPES[t].kind == fx::type_kind::backbone) continue;
-      if (fx::TYPES[t].name.view() == name) {
-        out.ns = type_spec::space::fhir;
-        out.fhir = static_cast<uint16_t>(t);
-        out.unqualified = ns.empty();
-        if (ns.empty() && name == "Quantity") out.system_kind = value_kind::quantity;
-        return true;
-      }
-    }
-    if (ns == "FHIR") return false;
-  }
-  if (ns.empty() || ns == "System") {
-    for (const sys &s : SYSTEM) {
-      if (s.n == name) {
-        out.ns = type_spec::space::system;
-        out.system_kind = s.k;
-        return true;
-      }
-    }
-    if (ns == "System" && name == "Any") {
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = ABSTRACT_ANY;
-      return true;
-    }
-    if (ns == "System" && !name.empty()) {
-      // System holds no such type, so nothing is of it
-      // (`Patient.is(System.Patient)` is false).
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = ABSTRACT_NOTHING;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string type_spec_name(const type_spec &t) {
-  switch (t.ns) {
-    case type_spec::space::fhir: return "FHIR." + std::string(fx::TYPES[t.fhir].name.view());
-    case type_spec::space::abstract_fhir: return "FHIR.(abstract)";
-    default: break;
-  }
-  return "System";
-}
-
 // --- output ---
+
+std::string quantity_text(decimal value, std::string_view unit) {
+  std::string s = decimal_text(value);
+  s += ' ';
+  bool quote = calendar_unit(unit).empty();
+  if (quote) s += '\'';
+  s.append(unit.data(), unit.size());
+  if (quote) s += '\'';
+  return s;
+}
 
 namespace {
 void append_item(std::string &out, const item &v) {
@@ -707,16 +597,7 @@ void append_item(std::string &out, const item &v) {
     case value_kind::date:
     case value_kind::date_time:
     case value_kind::time: json::append_quoted(out, v.text); return;
-    case value_kind::quantity: {
-      std::string s = decimal_text(v.dec);
-      s += ' ';
-      bool quote = calendar_unit(v.text).empty();
-      if (quote) s += '\'';
-      s.append(v.text.data(), v.text.size());
-      if (quote) s += '\'';
-      json::append_quoted(out, s);
-      return;
-    }
+    case value_kind::quantity: json::append_quoted(out, quantity_text(v.dec, v.text)); return;
     case value_kind::type_info:
       out += "{\"namespace\":";
       json::append_quoted(out, v.text2);
@@ -758,23 +639,6 @@ std::string to_json(const collection &c) {
   std::string out;
   append_json(out, c);
   return out;
-}
-
-std::string type_name(const item &v) {
-  if (v.fhir_type != NO_FHIR_TYPE) return "FHIR." + std::string(fhir_type_name(v.fhir_type));
-  switch (v.kind) {
-    case value_kind::boolean: return "System.Boolean";
-    case value_kind::integer: return "System.Integer";
-    case value_kind::decimal: return "System.Decimal";
-    case value_kind::string: return "System.String";
-    case value_kind::date: return "System.Date";
-    case value_kind::date_time: return "System.DateTime";
-    case value_kind::time: return "System.Time";
-    case value_kind::quantity: return "System.Quantity";
-    case value_kind::type_info: return "System.Object";
-    case value_kind::element: return "System.Object";
-  }
-  return "System.Object";
 }
 
 }  // namespace quire::fhirpath
