@@ -177,6 +177,8 @@ struct run_options {
   /// NDJSON text shorter than this runs on the calling thread alone: starting threads would cost
   /// more than such a text's lines.
   size_t min_parallel_bytes = DEFAULT_MIN_PARALLEL_BYTES;
+  /// The time now(), today() and timeOfDay() give in the view's expressions (fhirpath::environment).
+  std::optional<fhirpath::clock_reading> now = std::nullopt;
 };
 
 /// How many tasks `options` cut NDJSON text of `bytes` into (1: the calling thread alone).
@@ -223,7 +225,8 @@ class ndjson_feeder {
  public:
   static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = uint64_t{16} << 20;  // 16 MiB, as ndjson::options
 
-  explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES);
+  explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES,
+                         const run_options &run = {});
   ~ndjson_feeder();
   ndjson_feeder(ndjson_feeder &&) noexcept;
   ndjson_feeder &operator=(ndjson_feeder &&) noexcept;

@@ -2,7 +2,6 @@
 // precision(), lowBoundary(), highBoundary(), comparable()), not() (N1 "Boolean logic"),
 // aggregate() (N1 "Aggregates") and sort().
 #include <algorithm>
-#include <chrono>
 
 #include "../common/calendar.h"
 #include "fhirpath_engine.h"
@@ -24,14 +23,24 @@ bool engine::fn_trace(const node &, const frame &, const collection &in, collect
 }
 
 bool engine::fn_now_today_time_of_day(const node &nd, const frame &, const collection &, collection &out) {
-  auto now = std::chrono::system_clock::now();
-  int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  // Core reads no clock: the caller's reading comes with the environment.
+  if (!s_.env || !s_.env->now)
+    return fail(error_code::INVALID_ARGUMENT, nd.pos,
+                nd.name + "() needs the current time, which the caller passes (environment::now)");
+  const clock_reading &now = *s_.env->now;
+  const int64_t local_ms = now.unix_ms + int64_t{now.utc_offset_minutes} * 60000;
+  const int64_t days = local_ms >= 0 ? local_ms / 86400000 : -((-local_ms + 86399999) / 86400000);
+  const int64_t rest = local_ms - days * 86400000;
+  int64_t year;
+  unsigned month, day;
+  quire::detail::civil_from_days(days, year, month, day);
   moment m;
-  m.year = 1970;
+  m.year = static_cast<int>(year);
+  m.month = static_cast<int>(month);
+  m.day = static_cast<int>(day);
   m.has_tz = true;
+  m.tz_minutes = now.utc_offset_minutes;
   m.precision = 3;
-  add_to_moment(m, ms / 86400000, "day");
-  int64_t rest = ms % 86400000;
   m.hour = static_cast<int>(rest / 3600000);
   m.minute = static_cast<int>(rest / 60000 % 60);
   m.second = static_cast<int>(rest / 1000 % 60);

@@ -487,6 +487,7 @@ struct runner::state {
       : view(&v), p(&v.compiled()), options(o), ev(v.compiled().lim.fhirpath) {
     const compiled_view::program &prog = *p;
     env.constants = prog.constants;
+    env.now = o.now;
     fhirpath::item idx;
     idx.kind = fhirpath::value_kind::integer;
     env.constants.emplace_back("rowIndex", fhirpath::collection{idx});
@@ -888,7 +889,8 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   // read again below on this thread, numbered from its real first line, for the rows before the
   // error and the error itself exactly as one thread gives them.
   const std::vector<size_t> cut = detail::cut_at_line_ends(text, parts);
-  while (s.helpers.size() + 1 < parts) s.helpers.push_back(std::make_unique<runner>(*s.view));
+  while (s.helpers.size() + 1 < parts)
+    s.helpers.push_back(std::make_unique<runner>(*s.view, run_options{.now = s.options.now}));
   struct part {
     std::vector<row> rows;
     uint32_t lines = 0;
@@ -952,7 +954,7 @@ struct ndjson_feeder::state {
   std::optional<error> stopped;  // the error that stopped the stream
   json::document doc;            // the line being run, its buffers reused (json::parse_into)
 
-  state(const compiled_view &v, uint64_t max) : run(v), max_line_bytes(max) {}
+  state(const compiled_view &v, uint64_t max, const run_options &o) : run(v, o), max_line_bytes(max) {}
 
   result<void> fail(error e) {
     stopped = e;
@@ -987,8 +989,8 @@ struct ndjson_feeder::state {
   }
 };
 
-ndjson_feeder::ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes)
-    : state_(std::make_unique<state>(v, max_line_bytes)) {}
+ndjson_feeder::ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes, const run_options &run)
+    : state_(std::make_unique<state>(v, max_line_bytes, run)) {}
 ndjson_feeder::~ndjson_feeder() = default;
 ndjson_feeder::ndjson_feeder(ndjson_feeder &&) noexcept = default;
 ndjson_feeder &ndjson_feeder::operator=(ndjson_feeder &&) noexcept = default;
