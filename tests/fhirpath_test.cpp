@@ -495,3 +495,26 @@ TEST_CASE("fhirpath: one evaluator gives the same results as fresh ones across e
   CHECK(run("valueQuantity", doc_of(OBSERVATION)) == "FHIRPATH_TYPE_ERROR@0");
   CHECK(run("value.unit", doc_of(OBSERVATION)) == R"(["kg"])");
 }
+
+TEST_CASE("fhirpath: now(), today() and timeOfDay() give the caller's time, never a clock of core's", "[fhirpath]") {
+  static const json::document empty = json::parse("{}").value();
+  fhirpath::environment env;
+  env.now = fhirpath::clock_reading{1767323045678, 0};  // 2026-01-02T03:04:05.678Z
+  CHECK(run("now()", empty, env) == R"(["2026-01-02T03:04:05.678Z"])");
+  CHECK(run("today()", empty, env) == R"(["2026-01-02"])");
+  CHECK(run("timeOfDay()", empty, env) == R"(["03:04:05.678"])");
+  CHECK(run("now() = @2026-01-02T03:04:05.678Z", empty, env) == "[true]");
+  CHECK(run("today() + 1 day", empty, env) == R"(["2026-01-03"])");
+  // The offset gives the local date and time: 03:04 UTC is the evening before in -05:00.
+  env.now = fhirpath::clock_reading{1767323045678, -300};
+  CHECK(run("now()", empty, env) == R"(["2026-01-01T22:04:05.678-05:00"])");
+  CHECK(run("today()", empty, env) == R"(["2026-01-01"])");
+  // Before 1970, and a leap day.
+  env.now = fhirpath::clock_reading{-2208988800000 + 59 * 86400000LL, 0};  // 1900-03-01, no 29 February
+  CHECK(run("today()", empty, env) == R"(["1900-03-01"])");
+  env.now = fhirpath::clock_reading{951782400000, 0};  // 2000-02-29
+  CHECK(run("today()", empty, env) == R"(["2000-02-29"])");
+  // Without the caller's time they fail, at the call.
+  CHECK(run("1 + now()") == "INVALID_ARGUMENT@4");
+  CHECK(run("today()") == "INVALID_ARGUMENT@0");
+}

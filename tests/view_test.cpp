@@ -426,3 +426,31 @@ TEST_CASE("view: one-row selects filled in place give the rows and errors that c
   view::runner run0(*flat);
   CHECK(run0.run(doc->root(), rows).code() == error_code::DOCUMENT_TOO_LARGE);
 }
+
+TEST_CASE("view: now() and today() give run_options::now, on every thread and in the feeder", "[view]") {
+  auto v = view::compile(
+      R"v({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"},{"name":"d","path":"today()"}]}]})v");
+  REQUIRE(v);
+  const std::string line = "{\"resourceType\":\"Patient\",\"id\":\"a\"}\n";
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += line;
+  view::run_options options{.tasks = &default_task_runner(), .threads = 4, .min_parallel_bytes = 0};
+  options.now = fhirpath::clock_reading{1767323045678, 0};  // 2026-01-02T03:04:05.678Z
+  view::runner run(*v, options);
+  std::vector<view::row> rows;
+  REQUIRE(run.run_ndjson(text, rows));
+  REQUIRE(rows.size() == 200);
+  CHECK(view::rows_to_json(*v, {rows.back()}) == R"([{"id":"a","d":"2026-01-02"}])");
+
+  view::ndjson_feeder feeder(*v, view::ndjson_feeder::DEFAULT_MAX_LINE_BYTES, options);
+  rows.clear();
+  REQUIRE(feeder.feed(line, rows));
+  CHECK(view::rows_to_json(*v, rows) == R"([{"id":"a","d":"2026-01-02"}])");
+
+  // Without it the view fails: core reads no clock.
+  view::runner unset(*v);
+  rows.clear();
+  auto failed = unset.run_ndjson(line, rows);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.code() == error_code::INVALID_ARGUMENT);
+}

@@ -4,6 +4,7 @@
 // collection as a JSON array), which the wrapper parses.
 #include <emscripten/bind.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@
 #include "quire/view.h"
 
 namespace {
+
+// now(), today() and timeOfDay() give the time read here (Date.now() under Emscripten): core reads
+// no clock. A view's runner reads it when it is made.
+quire::fhirpath::clock_reading read_clock() {
+  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return {std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count(), 0};
+}
 
 using quire::wasm::error_record;
 
@@ -76,7 +84,8 @@ class view_handle {
   /// The rows of a resource, a Bundle, a JSON array of resources or NDJSON, as NDJSON lines.
   text_record run(uintptr_t pointer, size_t length) {
     if (!view_) return text_record{error_, {}};  // the wrapper never runs a view that did not compile
-    if (!runner_) runner_ = std::make_unique<quire::view::runner>(*view_);
+    if (!runner_)
+      runner_ = std::make_unique<quire::view::runner>(*view_, quire::view::run_options{.now = read_clock()});
     std::vector<quire::view::row> rows;
     auto ok = runner_->run_text(heap_text(pointer, length), rows);
     if (!ok) return error_result(ok.error());
@@ -96,8 +105,10 @@ class view_stream {
  public:
   view_stream(const view_handle &v, double max_line_bytes)
       : view_(v.shared()),
-        feeder_(*view_, max_line_bytes > 0 ? static_cast<uint64_t>(max_line_bytes)
-                                           : quire::view::ndjson_feeder::DEFAULT_MAX_LINE_BYTES) {}
+        feeder_(*view_,
+                max_line_bytes > 0 ? static_cast<uint64_t>(max_line_bytes)
+                                   : quire::view::ndjson_feeder::DEFAULT_MAX_LINE_BYTES,
+                quire::view::run_options{.now = read_clock()}) {}
 
   /// The rows of the lines before a bad one come with its error, so that the stream gives them.
   text_record feed(uintptr_t pointer, size_t length) {
@@ -139,7 +150,8 @@ class view_table_origin {
     quire::format::input_options input;  // the view fixes the schema: nothing to read here
     auto parsed = quire::format::parse_write_options_json(options_json_, options, input);
     if (!parsed) return parsed.error();
-    return quire::view::table_writer::create(*view_, kind_, options, sink);
+    return quire::view::table_writer::create(*view_, kind_, options, sink,
+                                             quire::view::run_options{.now = read_clock()});
   }
 
   static quire::result<void> feed(quire::view::table_writer &writer, std::string_view piece) {
@@ -170,7 +182,9 @@ class fhirpath_handle {
     auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
     auto doc = quire::json::parse(*source);
     if (!doc) return error_result(doc.error());
-    auto out = evaluator_.evaluate(*expr_, doc->root());
+    quire::fhirpath::environment env;
+    env.now = read_clock();
+    auto out = evaluator_.evaluate(*expr_, doc->root(), env);
     if (!out) return error_result(out.error());
     return text_result(quire::fhirpath::to_json(**out), "the FHIRPath result");
   }

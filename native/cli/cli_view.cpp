@@ -19,6 +19,12 @@
 namespace quire::cli {
 namespace {
 
+// now(), today() and timeOfDay() give the system's time, read here: core reads no clock.
+fhirpath::clock_reading read_clock() {
+  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return {std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count(), 0};
+}
+
 /// Bytes of an input read at a time.
 constexpr size_t PIECE_BYTES = size_t{1} << 20;
 
@@ -207,7 +213,8 @@ int run_view(arguments &args) {
   }
   counting_sink sink(to_file ? static_cast<format::byte_sink &>(*to_file) : to_stdout);
   const std::string &target = out_path ? *out_path : std::string("-");
-  view::run_options run{.tasks = &default_task_runner(), .threads = static_cast<unsigned>(threads)};
+  view::run_options run{
+      .tasks = &default_task_runner(), .threads = static_cast<unsigned>(threads), .now = read_clock()};
   auto w = view::table_writer::create(*v, kind, opts, sink, run);
   if (!w) return fail(target, w.error());
   view::table_writer &tw = *w.value();
@@ -251,6 +258,7 @@ int run_fhirpath(arguments &args) {
   std::string out;
   auto evaluate = [&](const json::value &resource) -> result<void> {
     fhirpath::environment env;
+    env.now = read_clock();
     env.resource = &resource;
     env.root_resource = &resource;
     auto r = ev.evaluate(*expr, resource, env);

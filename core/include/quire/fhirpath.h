@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -125,6 +126,13 @@ class expression {
 /// UNKNOWN_FUNCTION (offset of the name; message names it), MAX_DEPTH_EXCEEDED, DOCUMENT_TOO_LARGE.
 result<expression> compile(std::string_view text, const limits &lim = {});
 
+/// The current time as the caller's clock reads it, for now(), today() and timeOfDay(): core reads
+/// no clock (the native CLI and the wasm bindings pass the system's; tests pass a fixed one).
+struct clock_reading {
+  int64_t unix_ms = 0;             ///< milliseconds since 1970-01-01T00:00:00Z
+  int32_t utc_offset_minutes = 0;  ///< the offset the results are given in (0: UTC, `Z`)
+};
+
 /// The variables an evaluation sees besides its context. Unset values default to the context.
 struct environment {
   /// %resource (the resource holding the context) and %rootResource (the container resource).
@@ -142,6 +150,8 @@ struct environment {
   /// error. R4's invariants need it (dom-3: `%resource.descendants().as(canonical)`), as HL7's
   /// validator evaluates them; fhir's validation sets it. The `as` operator is unchanged.
   bool as_function_filters = false;
+  /// What now(), today() and timeOfDay() give; unset, they fail with INVALID_ARGUMENT.
+  std::optional<clock_reading> now = std::nullopt;
 };
 
 /// Evaluates compiled expressions; holds reusable buffers so that evaluating many resources does

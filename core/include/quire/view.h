@@ -181,6 +181,8 @@ struct run_options {
   /// The longest NDJSON line run_ndjson, run_text and table_writer::feed_ndjson read: LINE_TOO_LONG
   /// beyond (ndjson::line_feeder's rule and text, as every NDJSON reader in core).
   uint64_t max_line_bytes = ndjson::DEFAULT_MAX_LINE_BYTES;
+  /// The time now(), today() and timeOfDay() give in the view's expressions (fhirpath::environment).
+  std::optional<fhirpath::clock_reading> now = std::nullopt;
 };
 
 /// How many tasks `options` cut NDJSON text of `bytes` into (1: the calling thread alone).
@@ -233,7 +235,8 @@ class ndjson_feeder {
  public:
   static constexpr uint64_t DEFAULT_MAX_LINE_BYTES = ndjson::DEFAULT_MAX_LINE_BYTES;
 
-  explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES);
+  explicit ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes = DEFAULT_MAX_LINE_BYTES,
+                         const run_options &run = {});
   ~ndjson_feeder();
   ndjson_feeder(ndjson_feeder &&) noexcept;
   ndjson_feeder &operator=(ndjson_feeder &&) noexcept;

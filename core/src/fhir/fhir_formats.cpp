@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "../common/calendar.h"
 #include "fhir_internal.h"
 
 namespace quire::fhir::detail {
@@ -24,12 +25,6 @@ bool digits(std::string_view s, size_t &i, size_t n, int &v) {
   return true;
 }
 
-int days_in_month(int year, int month) {
-  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (month == 2 && ((year % 4 == 0 && year % 100 != 0) || year % 400 == 0)) return 29;
-  return days[month - 1];
-}
-
 // YYYY, YYYY-MM or YYYY-MM-DD; `parts` says how many were present.
 const char *date_part(std::string_view s, size_t &i, int &parts) {
   int year, month, day;
@@ -42,7 +37,7 @@ const char *date_part(std::string_view s, size_t &i, int &parts) {
   parts = 2;
   if (i == s.size() || s[i] != '-') return nullptr;
   ++i;
-  if (!digits(s, i, 2, day) || day < 1 || day > days_in_month(year, month))
+  if (!digits(s, i, 2, day) || day < 1 || day > quire::detail::days_in_month(year, month))
     return "expected a day that exists in that month";
   parts = 3;
   return nullptr;

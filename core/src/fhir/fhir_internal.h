@@ -1,5 +1,6 @@
-// Shared inside core/src/fhir only: lookups in the generated tables, primitive format checks, and
-// the access the writer and the NDJSON reader need to a resource's internals.
+// Shared inside core/src/fhir only: primitive format checks, compiled invariants, and the access
+// the writer and the NDJSON reader need to a resource's internals. The R4 tables and their lookups
+// are the r4 module's (../r4/r4_tables.h).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fhir_tables.h"
+#include "../r4/r4_tables.h"
 #include "quire/fhir.h"
 #include "quire/fhirpath.h"
 
@@ -24,12 +25,8 @@ struct resource_access {
 
 namespace detail {
 
-/// The key of a type's object; nullptr when the type has no such element.
-const key_def *find_key(uint16_t type, std::string_view key) noexcept;
-/// TYPES index of a concrete resource type; NO_TYPE when unknown.
-uint16_t find_resource_type(std::string_view name) noexcept;
-/// Whether `code` is in code set `set`.
-bool code_in_set(int32_t set, std::string_view code) noexcept;
+// The tables are named unqualified throughout fhir's sources (TYPES, key_def, primitive...).
+using namespace quire::r4;
 
 /// Checks the text of a primitive against its type's format; returns nullptr when valid, else a
 /// short reason. Strings are checked in place (base64 payloads are never copied).

@@ -1,5 +1,5 @@
-// Shared inside core/src/fhirpath only: the compiled form, value helpers (decimals, dates,
-// quantities, equality) and the evaluator's entry points for functions.
+// Shared inside core/src/fhirpath only: the compiled form, the function table, value helpers
+// (decimals, dates, quantities, types). The evaluator's engine is in fhirpath_engine.h.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "fhir_tables.h"
+#include "../r4/r4_tables.h"
 #include "quire/fhirpath.h"
 
 namespace quire::fhirpath {
 
-namespace fx = quire::fhir::detail;
+namespace fx = quire::r4;
 
 constexpr uint32_t NONE = 0xFFFFFFFF;
 
@@ -74,11 +74,13 @@ enum : uint8_t {
 
 enum class fn : uint8_t;
 class regex;
+struct function_info;
 
 struct node {
   op kind = op::empty;
   fn function{};
-  uint32_t pos = 0;  // byte offset in the expression
+  const function_info *function_def = nullptr;  // call: its row of the function table
+  uint32_t pos = 0;                             // byte offset in the expression
   uint32_t a = NONE, b = NONE;
   uint32_t first_arg = 0, arg_count = 0;
   std::string name;                      // member, variable, call
@@ -212,11 +214,17 @@ enum class fn : uint8_t {
   getResourceKey,
   getReferenceKey,
 };
+class engine;
+struct frame;
+/// A function's implementation (fhirpath_engine.h): the call node, the caller's frame, the input
+/// (evaluated), the output to append to; false once the evaluation failed.
+using function_impl = bool (engine::*)(const node &, const frame &, const collection &, collection &);
 struct function_info {
   std::string_view name;
   fn id;
   uint8_t min_args, max_args;
   uint8_t lambda_mask;  // bit i: argument i is evaluated per item with $this (not once)
+  function_impl impl;
 };
 /// The function called `name`; nullptr when none.
 const function_info *find_function(std::string_view name) noexcept;
@@ -263,6 +271,8 @@ std::string_view ucum_for_calendar(std::string_view unit) noexcept;
 /// Converts `value` in `from` to `to` when both are known UCUM units of one dimension.
 bool convert_units(decimal value, std::string_view from, std::string_view to, decimal &out) noexcept;
 bool units_comparable(std::string_view a, std::string_view b) noexcept;
+/// A quantity as FHIRPath writes it: `1 'cm'`, `2 weeks` (calendar words unquoted).
+std::string quantity_text(decimal value, std::string_view unit);
 /// The base unit of a known UCUM unit's dimension (m, g, s, L, 1); empty when unknown.
 std::string_view base_unit(std::string_view code) noexcept;
 

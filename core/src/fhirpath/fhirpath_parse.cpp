@@ -655,6 +655,7 @@ class parser {
     if (failed_) return NONE;
     node &nd = prog_.nodes[n];
     nd.function = f->id;
+    nd.function_def = f;
     nd.name = name;
     nd.type = ts;
     nd.first_arg = static_cast<uint32_t>(prog_.args.size());

@@ -1,5 +1,5 @@
 // Values: exact decimals, partial dates and times, quantities and their units, UTF-8 helpers,
-// FHIR type names and inheritance, and the JSON form of a collection.
+// and the JSON form of a collection (FHIR types are fhirpath_types.cpp's).
 //
 // Decimals are a 64-bit digit string with a scale, never a double: `0.700` keeps its precision,
 // `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../common/calendar.h"
+#include "../common/decimal_text.h"
 #include "fhirpath_internal.h"
 
 namespace quire::fhirpath {
@@ -53,46 +55,22 @@ bool narrow(i128 v, int32_t scale, decimal &out) {
 }  // namespace
 
 bool parse_decimal(std::string_view text, decimal &out) noexcept {
-  size_t i = 0;
-  bool neg = false;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(text, quire::detail::DECIMAL_PLUS | quire::detail::DECIMAL_EXPONENT, parts))
+    return false;
   i128 v = 0;
-  int32_t scale = 0;
-  bool any = false, point = false;
-  int dropped = 0;  // integer digits beyond 38 are not representable
-  for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (c >= '0' && c <= '9') {
-      any = true;
-      if (v > (i128(1) << 120) / 10) {  // more digits than we can hold: drop the least significant
-        if (!point) ++dropped;
-        continue;
-      }
-      v = v * 10 + (c - '0');
-      if (point) ++scale;
-    } else if (c == '.' && !point) {
-      point = true;
-    } else if (c == 'e' || c == 'E') {
-      break;
-    } else {
-      return false;
-    }
+  int64_t scale = 0;
+  int64_t exp = parts.exponent;
+  // More digits than we can hold: the least significant are dropped (an integer digit dropped
+  // moves the point).
+  for (char c : parts.integer) {
+    if (v > (i128(1) << 120) / 10) ++exp;
+    else v = v * 10 + (c - '0');
   }
-  if (!any) return false;
-  int exp = dropped;
-  if (i < text.size()) {  // exponent
-    ++i;
-    bool eneg = false;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+')) eneg = text[i++] == '-';
-    int e = 0;
-    bool ed = false;
-    for (; i < text.size(); ++i) {
-      if (text[i] < '0' || text[i] > '9') return false;
-      ed = true;
-      if (e < 10000) e = e * 10 + (text[i] - '0');
-    }
-    if (!ed) return false;
-    exp += eneg ? -e : e;
+  for (char c : parts.fraction) {
+    if (v > (i128(1) << 120) / 10) continue;
+    v = v * 10 + (c - '0');
+    ++scale;
   }
   scale -= exp;
   if (scale > 400 || scale < MIN_SCALE) return false;
@@ -101,8 +79,8 @@ bool parse_decimal(std::string_view text, decimal &out) noexcept {
     v *= 10;
     ++scale;
   }
-  if (neg) v = -v;
-  return narrow(v, scale, out);
+  if (parts.negative) v = -v;
+  return narrow(v, static_cast<int32_t>(scale), out);
 }
 
 std::string decimal_text(decimal d) {
@@ -246,31 +224,15 @@ bool two(std::string_view s, size_t p, int &out) {
   out = (s[p] - '0') * 10 + (s[p + 1] - '0');
   return true;
 }
-int days_in_month(int y, int m) {
-  static const int D[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
-  return D[(m - 1) % 12];
-}
-// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+using quire::detail::days_from_civil;
+using quire::detail::days_in_month;
 void civil_from_days(int64_t z, int &y, int &m, int &d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  y = static_cast<int>(yy + (m <= 2));
+  int64_t year;
+  unsigned month, day;
+  quire::detail::civil_from_days(z, year, month, day);
+  y = static_cast<int>(year);
+  m = static_cast<int>(month);
+  d = static_cast<int>(day);
 }
 bool parse_time_fields(std::string_view s, size_t &p, moment &m, uint8_t base) {
   if (!two(s, p, m.hour) || m.hour > 23) return false;
@@ -601,114 +563,17 @@ size_t utf8_offset(std::string_view s, size_t index) noexcept {
   return s.size();
 }
 
-// --- FHIR types ---
-
-std::string_view fhir_type_name(uint16_t t) noexcept {
-  if (t >= fx::TYPE_COUNT) return {};
-  if (fx::TYPES[t].kind == fx::type_kind::backbone) return "BackboneElement";
-  return fx::TYPES[t].name.view();
-}
-
-namespace {
-bool is_domain_resource(std::string_view n) { return n != "Bundle" && n != "Binary" && n != "Parameters"; }
-// R4's primitive specialisations (StructureDefinition.baseDefinition), and the Quantity profiles.
-std::string_view fhir_base(std::string_view n) {
-  if (n == "code" || n == "id" || n == "markdown") return "string";
-  if (n == "url" || n == "canonical" || n == "uuid" || n == "oid") return "uri";
-  if (n == "positiveInt" || n == "unsignedInt") return "integer";
-  if (n == "Age" || n == "Count" || n == "Distance" || n == "Duration" || n == "MoneyQuantity" || n == "SimpleQuantity")
-    return "Quantity";
-  return {};
-}
-}  // namespace
-
-bool fhir_is_a(uint16_t t, const type_spec &spec) noexcept {
-  if (t >= fx::TYPE_COUNT) return false;
-  const fx::type_def &d = fx::TYPES[t];
-  if (spec.ns == type_spec::space::abstract_fhir) {
-    switch (spec.abstract_kind) {
-      case ABSTRACT_ANY: return true;
-      case ABSTRACT_RESOURCE: return d.kind == fx::type_kind::resource || d.kind == fx::type_kind::any_resource;
-      case ABSTRACT_DOMAIN_RESOURCE: return d.kind == fx::type_kind::resource && is_domain_resource(d.name.view());
-      case ABSTRACT_ELEMENT: return d.kind != fx::type_kind::resource && d.kind != fx::type_kind::any_resource;
-      case ABSTRACT_BACKBONE: return d.kind == fx::type_kind::backbone;
-      default: return false;
-    }
-  }
-  if (spec.ns != type_spec::space::fhir) return false;
-  if (t == spec.fhir) return true;
-  std::string_view want = fx::TYPES[spec.fhir].name.view();
-  for (std::string_view n = d.name.view(); !n.empty(); n = fhir_base(n))
-    if (n == want) return true;
-  return false;
-}
-
-bool resolve_type(std::string_view ns, std::string_view name, type_spec &out) noexcept {
-  out = type_spec{};
-  struct sys {
-    std::string_view n;
-    value_kind k;
-  };
-  static const sys SYSTEM[] = {{"Boolean", value_kind::boolean}, {"Integer", value_kind::integer},
-                               {"Decimal", value_kind::decimal}, {"String", value_kind::string},
-                               {"Date", value_kind::date},       {"DateTime", value_kind::date_time},
-                               {"Time", value_kind::time},       {"Quantity", value_kind::quantity}};
-  if (ns.empty() || ns == "FHIR") {
-    uint8_t abs = name == "Resource"          ? ABSTRACT_RESOURCE
-                  : name == "DomainResource"  ? ABSTRACT_DOMAIN_RESOURCE
-                  : name == "Element"         ? ABSTRACT_ELEMENT
-                  : name == "BackboneElement" ? ABSTRACT_BACKBONE
-                                              : 0;
-    if (abs) {
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = abs;
-      return true;
-    }
-    for (size_t t = 0; t < fx::TYPE_COUNT; ++t) {
-      if (fx::TYPES[t].kind == fx::type_kind::backbone) continue;
-      if (fx::TYPES[t].name.view() == name) {
-        out.ns = type_spec::space::fhir;
-        out.fhir = static_cast<uint16_t>(t);
-        out.unqualified = ns.empty();
-        if (ns.empty() && name == "Quantity") out.system_kind = value_kind::quantity;
-        return true;
-      }
-    }
-    if (ns == "FHIR") return false;
-  }
-  if (ns.empty() || ns == "System") {
-    for (const sys &s : SYSTEM) {
-      if (s.n == name) {
-        out.ns = type_spec::space::system;
-        out.system_kind = s.k;
-        return true;
-      }
-    }
-    if (ns == "System" && name == "Any") {
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = ABSTRACT_ANY;
-      return true;
-    }
-    if (ns == "System" && !name.empty()) {
-      // System holds no such type, so nothing is of it (`Patient.is(System.Patient)` is false).
-      out.ns = type_spec::space::abstract_fhir;
-      out.abstract_kind = ABSTRACT_NOTHING;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string type_spec_name(const type_spec &t) {
-  switch (t.ns) {
-    case type_spec::space::fhir: return "FHIR." + std::string(fx::TYPES[t.fhir].name.view());
-    case type_spec::space::abstract_fhir: return "FHIR.(abstract)";
-    default: break;
-  }
-  return "System";
-}
-
 // --- output ---
+
+std::string quantity_text(decimal value, std::string_view unit) {
+  std::string s = decimal_text(value);
+  s += ' ';
+  bool quote = calendar_unit(unit).empty();
+  if (quote) s += '\'';
+  s.append(unit.data(), unit.size());
+  if (quote) s += '\'';
+  return s;
+}
 
 namespace {
 void append_item(std::string &out, const item &v) {
@@ -732,16 +597,7 @@ void append_item(std::string &out, const item &v) {
     case value_kind::date:
     case value_kind::date_time:
     case value_kind::time: json::append_quoted(out, v.text); return;
-    case value_kind::quantity: {
-      std::string s = decimal_text(v.dec);
-      s += ' ';
-      bool quote = calendar_unit(v.text).empty();
-      if (quote) s += '\'';
-      s.append(v.text.data(), v.text.size());
-      if (quote) s += '\'';
-      json::append_quoted(out, s);
-      return;
-    }
+    case value_kind::quantity: json::append_quoted(out, quantity_text(v.dec, v.text)); return;
     case value_kind::type_info:
       out += "{\"namespace\":";
       json::append_quoted(out, v.text2);
@@ -783,23 +639,6 @@ std::string to_json(const collection &c) {
   std::string out;
   append_json(out, c);
   return out;
-}
-
-std::string type_name(const item &v) {
-  if (v.fhir_type != NO_FHIR_TYPE) return "FHIR." + std::string(fhir_type_name(v.fhir_type));
-  switch (v.kind) {
-    case value_kind::boolean: return "System.Boolean";
-    case value_kind::integer: return "System.Integer";
-    case value_kind::decimal: return "System.Decimal";
-    case value_kind::string: return "System.String";
-    case value_kind::date: return "System.Date";
-    case value_kind::date_time: return "System.DateTime";
-    case value_kind::time: return "System.Time";
-    case value_kind::quantity: return "System.Quantity";
-    case value_kind::type_info: return "System.Object";
-    case value_kind::element: return "System.Object";
-  }
-  return "System.Object";
 }
 
 }  // namespace quire::fhirpath

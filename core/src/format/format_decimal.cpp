@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "../common/decimal_text.h"
+
 namespace quire::format::detail {
 namespace {
 
@@ -62,38 +64,14 @@ result<void> parse_decimal(std::string_view t, uint32_t max_digits, decimal_part
     return m;
   };
   auto bad = [&] { return quire::error(error_code::INVALID_NUMBER, quote() + " is not a decimal number"); };
-  size_t i = 0, n = t.size();
-  out.negative = i < n && t[i] == '-';
-  if (out.negative) ++i;
-  const size_t int_start = i;
-  while (i < n && t[i] >= '0' && t[i] <= '9') ++i;
-  const size_t int_end = i;
-  if (int_end == int_start) return bad();
-  size_t frac_start = i, frac_end = i;
-  if (i < n && t[i] == '.') {
-    frac_start = ++i;
-    while (i < n && t[i] >= '0' && t[i] <= '9') ++i;
-    frac_end = i;
-    if (frac_end == frac_start) return bad();
-  }
-  int64_t exponent = 0;
-  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    bool neg_exp = i < n && t[i] == '-';
-    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
-    if (i >= n) return bad();
-    for (; i < n && t[i] >= '0' && t[i] <= '9'; ++i) {
-      // Saturates far beyond any limit, so `1e99999999999999999999` is an overflow, not a wrap.
-      if (exponent < (int64_t{1} << 40)) exponent = exponent * 10 + (t[i] - '0');
-    }
-    if (neg_exp) exponent = -exponent;
-  }
-  if (i != n) return bad();
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(t, quire::detail::DECIMAL_EXPONENT, parts)) return bad();
+  out.negative = parts.negative;
   // digits = int part + fraction, scale = fraction length - exponent.
   out.digits.clear();
-  out.digits.append(t.substr(int_start, int_end - int_start));
-  out.digits.append(t.substr(frac_start, frac_end - frac_start));
-  int64_t scale = static_cast<int64_t>(frac_end - frac_start) - exponent;
+  out.digits.append(parts.integer);
+  out.digits.append(parts.fraction);
+  int64_t scale = static_cast<int64_t>(parts.fraction.size()) - parts.exponent;
   size_t lead = out.digits.find_first_not_of('0');
   if (lead == std::string::npos) out.digits.clear();
   else out.digits.erase(0, lead);

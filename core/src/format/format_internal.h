@@ -15,6 +15,7 @@
 
 #include <zstd.h>
 
+#include "../common/calendar.h"
 #include "quire/format.h"
 #include "quire/number_text.h"
 
@@ -222,8 +223,8 @@ std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref
 
 // --- values (format_value_text.cpp) ----------------------------------------------------------------
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (the well-known days-from-civil formula).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept;
+/// Days since 1970-01-01 of a proleptic Gregorian date (common/calendar.h).
+using quire::detail::days_from_civil;
 /// Parses `YYYY-MM-DD`; nullopt otherwise (also for impossible dates like 2023-02-30).
 std::optional<int64_t> parse_date(std::string_view s) noexcept;
 /// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,6}](Z|±HH:MM)` (or a bare date, at midnight UTC when

@@ -6,35 +6,16 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../common/decimal_text.h"
 #include "format_internal.h"
 
 namespace quire::format::detail {
 
 // --- dates, timestamps, numbers -------------------------------------------------------------------
 
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 namespace {
 
-void civil_from_days(int64_t z, int64_t &y, unsigned &m, unsigned &d) noexcept {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
+using quire::detail::civil_from_days;
 
 bool digits(std::string_view s, size_t at, size_t count, unsigned &out) {
   if (at + count > s.size()) return false;
@@ -47,16 +28,12 @@ bool digits(std::string_view s, size_t at, size_t count, unsigned &out) {
   return true;
 }
 
-bool leap(unsigned y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
 std::optional<int64_t> date_prefix(std::string_view s) {
   unsigned y, m, d;
   if (s.size() < 10 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, m) || s[7] != '-' || !digits(s, 8, 2, d))
     return std::nullopt;
-  static constexpr unsigned MONTH_DAYS[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (m < 1 || m > 12 || d < 1) return std::nullopt;
-  unsigned max_day = MONTH_DAYS[m - 1] + (m == 2 && leap(y) ? 1 : 0);
-  if (d > max_day) return std::nullopt;
+  if (d > static_cast<unsigned>(quire::detail::days_in_month(y, static_cast<int>(m)))) return std::nullopt;
   return days_from_civil(y, m, d);
 }
 
@@ -206,29 +183,16 @@ bool scale_decimals(std::span<const double> values, unsigned &places, std::vecto
 }
 
 std::optional<int64_t> scale_decimal_text(std::string_view t, unsigned &places) {
-  size_t i = 0;
-  const bool negative = !t.empty() && t[0] == '-';
-  if (negative) ++i;
-  const size_t int_start = i;
-  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-  const size_t int_digits = i - int_start;
-  if (int_digits == 0 || (int_digits > 1 && t[int_start] == '0')) return std::nullopt;
-  size_t frac_digits = 0;
-  if (i < t.size()) {
-    if (t[i] != '.') return std::nullopt;
-    const size_t frac_start = ++i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-    frac_digits = i - frac_start;
-    if (frac_digits == 0 || i != t.size()) return std::nullopt;
-  }
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(t, quire::detail::DECIMAL_NO_LEADING_ZERO, parts)) return std::nullopt;
+  const size_t int_digits = parts.integer.size(), frac_digits = parts.fraction.size();
   if (places == UINT32_MAX) places = static_cast<unsigned>(frac_digits);
   if (frac_digits != places || int_digits + frac_digits > MAX_SCALED_DIGITS) return std::nullopt;
   int64_t m = 0;
-  for (char c : t.substr(int_start)) {
-    if (c != '.') m = m * 10 + (c - '0');
-  }
-  if (negative && m == 0) return std::nullopt;  // "-0.00" would print back as "0.00"
-  return negative ? -m : m;
+  for (char c : parts.integer) m = m * 10 + (c - '0');
+  for (char c : parts.fraction) m = m * 10 + (c - '0');
+  if (parts.negative && m == 0) return std::nullopt;  // "-0.00" would print back as "0.00"
+  return parts.negative ? -m : m;
 }
 
 void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
@@ -249,54 +213,27 @@ void append_scaled_decimal(std::string &out, int64_t m, unsigned places) {
 }
 
 number_class classify_number(std::string_view s) noexcept {
-  size_t i = 0, n = s.size();
-  if (i < n && s[i] == '-') ++i;
-  size_t int_start = i;
-  if (i >= n || s[i] < '0' || s[i] > '9') return number_class::not_a_number;
-  if (s[i] == '0') ++i;
-  else
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-  size_t int_end = i;
-  size_t frac_start = 0, frac_end = 0;
-  bool has_frac = false, has_exp = false;
-  if (i < n && s[i] == '.') {
-    has_frac = true;
-    frac_start = ++i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-    frac_end = i;
-    if (frac_end == frac_start) return number_class::not_a_number;
-  }
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    has_exp = true;
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t e = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-    if (i == e) return number_class::not_a_number;
-  }
-  if (i != n) return number_class::not_a_number;
-  if (!has_frac && !has_exp) {
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(s, quire::detail::DECIMAL_EXPONENT | quire::detail::DECIMAL_NO_LEADING_ZERO,
+                                         parts))
+    return number_class::not_a_number;
+  if (!parts.has_point && !parts.has_exponent) {
     int64_t v;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + n, v);
-    return ec == std::errc() && p == s.data() + n ? number_class::integer : number_class::decimal;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && p == s.data() + s.size() ? number_class::integer : number_class::decimal;
   }
   // Significant digits: the integer and fraction digits without leading zeros.
   size_t significant = 0;
   bool leading = true;
-  for (size_t k = int_start; k < int_end; ++k) {
-    if (leading && s[k] == '0') continue;
-    leading = false;
-    ++significant;
-  }
-  if (has_frac) {
-    for (size_t k = frac_start; k < frac_end; ++k) {
-      if (leading && s[k] == '0') continue;
+  for (std::string_view part : {parts.integer, parts.fraction}) {
+    for (char c : part) {
+      if (leading && c == '0') continue;
       leading = false;
       ++significant;
     }
-    // `12.50`, `0.700`: a fixed number of places that a double would lose.
-    if (frac_end - frac_start >= 2 && s[frac_end - 1] == '0') return number_class::decimal;
   }
+  // `12.50`, `0.700`: a fixed number of places that a double would lose.
+  if (parts.fraction.size() >= 2 && parts.fraction.back() == '0') return number_class::decimal;
   if (significant > 15) return number_class::decimal;
   if (!std::isfinite(parse_double(s))) return number_class::decimal;
   return number_class::real;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../common/calendar.h"
 #include "hl7v2_internal.h"
 
 namespace quire::hl7v2 {
@@ -91,12 +92,6 @@ bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 int two_digits(std::string_view s, size_t at) noexcept { return (s[at] - '0') * 10 + (s[at + 1] - '0'); }
 
-int days_in_month(int year, int month) noexcept {
-  static constexpr int DAYS[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  return month == 2 && leap ? 29 : DAYS[month - 1];
-}
-
 }  // namespace
 
 result<std::string> to_iso8601(std::string_view dtm) {
@@ -120,7 +115,7 @@ result<std::string> to_iso8601(std::string_view dtm) {
   }
   if (digits >= 8) {
     const int day = two_digits(s, 6);
-    if (day < 1 || day > days_in_month(year, month)) return bad("day out of range");
+    if (day < 1 || day > quire::detail::days_in_month(year, month)) return bad("day out of range");
     out += '-';
     out += s.substr(6, 2);
   }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "../common/decimal_text.h"
 #include "../common/line_end.h"
 #include "view_bundle.h"
 
@@ -74,30 +75,15 @@ bool valid_column_name(std::string_view n) {
 // Parses a JSON number's text into an exact decimal; false when it does not fit (exponents,
 // more than 18 digits).
 bool parse_decimal(std::string_view t, fhirpath::decimal &out) {
-  bool neg = false;
-  size_t i = 0;
-  if (i < t.size() && t[i] == '-') {
-    neg = true;
-    ++i;
-  }
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(t, 0, parts) || parts.integer.size() + parts.fraction.size() > 18)
+    return false;
   int64_t digits = 0;
-  int32_t scale = 0;
-  size_t count = 0;
-  bool point = false;
-  for (; i < t.size(); ++i) {
-    char c = t[i];
-    if (c == '.' && !point) {
-      point = true;
-      continue;
-    }
-    if (c < '0' || c > '9') return false;
-    if (++count > 18) return false;
-    digits = digits * 10 + (c - '0');
-    if (point) ++scale;
-  }
-  out.digits = neg ? -digits : digits;
-  out.scale = scale;
-  return count > 0;
+  for (std::string_view part : {parts.integer, parts.fraction})
+    for (char c : part) digits = digits * 10 + (c - '0');
+  out.digits = parts.negative ? -digits : digits;
+  out.scale = static_cast<int32_t>(parts.fraction.size());
+  return true;
 }
 
 }  // namespace
@@ -502,6 +488,7 @@ struct runner::state {
       : view(&v), p(&v.compiled()), options(o), ev(v.compiled().lim.fhirpath) {
     const compiled_view::program &prog = *p;
     env.constants = prog.constants;
+    env.now = o.now;
     fhirpath::item idx;
     idx.kind = fhirpath::value_kind::integer;
     env.constants.emplace_back("rowIndex", fhirpath::collection{idx});
@@ -901,7 +888,8 @@ result<void> runner::run_ndjson(std::string_view text, std::vector<row> &out) {
   // read again below on this thread, numbered from its real first line, for the rows before the
   // error and the error itself exactly as one thread gives them.
   const std::vector<size_t> cut = detail::cut_at_line_ends(text, parts);
-  while (s.helpers.size() + 1 < parts) s.helpers.push_back(std::make_unique<runner>(*s.view));
+  while (s.helpers.size() + 1 < parts)
+    s.helpers.push_back(std::make_unique<runner>(*s.view, run_options{.now = s.options.now}));
   struct part {
     std::vector<row> rows;
     uint32_t lines = 0;
@@ -955,7 +943,7 @@ struct ndjson_feeder::state {
   std::optional<error> stopped;  // the error that stopped the stream
   json::document doc;            // the line being run, its buffers reused (json::parse_into)
 
-  state(const compiled_view &v, uint64_t max) : run(v), lines(max) {}
+  state(const compiled_view &v, uint64_t max, const run_options &o) : run(v, o), lines(max) {}
 
   result<void> read(std::vector<row> &out) {
     auto ok = lines.each([&](const ndjson::line &l) { return run_line(run, doc, l, out); });
@@ -964,8 +952,8 @@ struct ndjson_feeder::state {
   }
 };
 
-ndjson_feeder::ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes)
-    : state_(std::make_unique<state>(v, max_line_bytes)) {}
+ndjson_feeder::ndjson_feeder(const compiled_view &v, uint64_t max_line_bytes, const run_options &run)
+    : state_(std::make_unique<state>(v, max_line_bytes, run)) {}
 ndjson_feeder::~ndjson_feeder() = default;
 ndjson_feeder::ndjson_feeder(ndjson_feeder &&) noexcept = default;
 ndjson_feeder &ndjson_feeder::operator=(ndjson_feeder &&) noexcept = default;

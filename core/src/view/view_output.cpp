@@ -225,7 +225,7 @@ struct table_writer::impl {
   error failed;  // set on the first error; returned by every later call
   bool finished = false;
 
-  explicit impl(const compiled_view &v) : view(&v), run(v) {}
+  impl(const compiled_view &v, const run_options &o) : view(&v), run(v, run_options{.now = o.now}) {}
 
   // Where a value came from, for error messages.
   struct origin {
@@ -485,7 +485,8 @@ struct table_writer::impl {
     view::runner run;
     json::document doc;
     converter conv;
-    explicit helper(const compiled_view &v) : run(v), conv(v.columns().size()) {}
+    helper(const compiled_view &v, const run_options &o)
+        : run(v, run_options{.now = o.now}), conv(v.columns().size()) {}
   };
   std::vector<std::unique_ptr<helper>> helpers;  // tasks 1..n-1 (task 0 uses run and line_doc)
 
@@ -591,7 +592,7 @@ struct table_writer::impl {
     const unsigned parts = parts_for(round.size());
     if (parts <= 1) return feed_serial(round);
     const std::vector<size_t> cut = detail::cut_at_line_ends(round, parts);
-    while (helpers.size() + 1 < parts) helpers.push_back(std::make_unique<helper>(*view));
+    while (helpers.size() + 1 < parts) helpers.push_back(std::make_unique<helper>(*view, options));
     std::vector<ran_run> done(parts);
     options.tasks->run(parts, [&](size_t k) {
       if (k == 0) run_part(run, line_doc, conv, round, cut[0], cut[1], done[0]);
@@ -671,7 +672,7 @@ result<std::unique_ptr<table_writer>> table_writer::create(const compiled_view &
                                                            format::byte_sink &sink, const run_options &run) {
   auto schema = table_schema(v);
   if (!schema) return schema.error();
-  auto p = std::make_unique<impl>(v);
+  auto p = std::make_unique<impl>(v, run);
   p->options = run;
   p->lines = ndjson::line_feeder(run.max_line_bytes);
   p->kind = kind;

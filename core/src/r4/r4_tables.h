@@ -1,5 +1,7 @@
 // The FHIR R4 definition tables, generated at build time from the base StructureDefinitions by
-// gen/fhir_gen_definitions.mjs (see module.cmake). Shared inside core/src/fhir only.
+// gen/r4_gen_definitions.mjs (see module.cmake), and the lookups in them (r4_lookup.cpp). The r4
+// module's one shared header: fhir (validate, invariants, write) and fhirpath (types, member
+// names) include it as "../r4/r4_tables.h"; it depends on neither.
 //
 // Every type (primitive, complex data type, resource, and each backbone element of them, named by
 // its path like `Patient.contact`) lists its direct child elements in snapshot order: that order
@@ -11,7 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace quire::fhir::detail {
+namespace quire::r4 {
 
 /// The primitive types of R4, in the order the generator emits them first in TYPES.
 enum class primitive : uint8_t {
@@ -134,4 +136,11 @@ extern const text_ref DEFINITIONS_VERSION;
 /// TYPES index of a primitive type: the generator emits them first, in enum order.
 constexpr uint16_t primitive_type(primitive p) { return static_cast<uint16_t>(static_cast<uint16_t>(p) - 1); }
 
-}  // namespace quire::fhir::detail
+/// The key of a type's object; nullptr when the type has no such element.
+const key_def *find_key(uint16_t type, std::string_view key) noexcept;
+/// TYPES index of a concrete resource type; NO_TYPE when unknown.
+uint16_t find_resource_type(std::string_view name) noexcept;
+/// Whether `code` is in code set `set`.
+bool code_in_set(int32_t set, std::string_view code) noexcept;
+
+}  // namespace quire::r4

@@ -1,9 +1,9 @@
 // Lookups in the generated tables: all binary searches over lists the generator sorted.
 #include <algorithm>
 
-#include "fhir_internal.h"
+#include "r4_tables.h"
 
-namespace quire::fhir::detail {
+namespace quire::r4 {
 
 const key_def *find_key(uint16_t type, std::string_view key) noexcept {
   const type_def &t = TYPES[type];
@@ -32,4 +32,4 @@ bool code_in_set(int32_t set, std::string_view code) noexcept {
   return it != last && it->view() == code;
 }
 
-}  // namespace quire::fhir::detail
+}  // namespace quire::r4
