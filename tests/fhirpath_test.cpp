@@ -404,7 +404,7 @@ TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpat
   fhirpath::evaluator ev(lim);
   auto r = ev.evaluate(fhirpath::compile("descendants()").value(), doc->root());
   REQUIRE_FALSE(r);
-  CHECK(r.code() == error_code::DOCUMENT_TOO_LARGE);
+  CHECK(r.code() == error_code::RESULT_TOO_LARGE);
   fhirpath::evaluator roomy;
   auto all = roomy.evaluate(fhirpath::compile("descendants().count()").value(), doc->root());
   REQUIRE(all);
@@ -415,7 +415,7 @@ TEST_CASE("fhirpath: hostile data and patterns cost a bounded amount", "[fhirpat
   fhirpath::evaluator counted(few);
   auto set = counted.evaluate(fhirpath::compile("(1 | 2 | 3 | 4 | 5 | 6 | 7).count()").value(), doc->root());
   REQUIRE_FALSE(set);
-  CHECK(set.code() == error_code::DOCUMENT_TOO_LARGE);
+  CHECK(set.code() == error_code::RESULT_TOO_LARGE);
   CHECK(set.error().message.find("max_comparisons") != std::string::npos);
   auto small = counted.evaluate(fhirpath::compile("(1 | 2 | 3).count()").value(), doc->root());
   REQUIRE(small);

@@ -126,7 +126,7 @@ TEST_CASE("view: limits bound rows, repeat depth, select nesting and expression 
   std::vector<view::row> rows;
   {
     view::runner run(*v);
-    CHECK(run.run(doc->root(), rows).code() == error_code::DOCUMENT_TOO_LARGE);  // 2 × 2 rows > 3
+    CHECK(run.run(doc->root(), rows).code() == error_code::RESULT_TOO_LARGE);  // 2 × 2 rows > 3
   }
 
   // A repeat deeper than max_repeat_depth.
@@ -424,7 +424,7 @@ TEST_CASE("view: one-row selects filled in place give the rows and errors that c
   auto flat = view::compile(R"({"resource":"Patient","select":[{"column":[{"name":"id","path":"id"}]}]})", none);
   REQUIRE(flat);
   view::runner run0(*flat);
-  CHECK(run0.run(doc->root(), rows).code() == error_code::DOCUMENT_TOO_LARGE);
+  CHECK(run0.run(doc->root(), rows).code() == error_code::RESULT_TOO_LARGE);
 }
 
 TEST_CASE("view: now() and today() give run_options::now, on every thread and in the feeder", "[view]") {

@@ -44,6 +44,7 @@ export type ErrorCode =
   | 'INVALID_VIEW'
   | 'NUMERIC_OVERFLOW'
   | 'REGEX_TOO_LARGE'
+  | 'RESULT_TOO_LARGE'
   | (string & {});
 
 /** Every code's fixed numeric value (the core's quire::error_code), by name; frozen. */
@@ -66,7 +67,7 @@ export const ERROR_CODES = Object.freeze({
   INVALID_ARGUMENT: 7,
   /** nesting deeper than the limit's max_depth */
   MAX_DEPTH_EXCEEDED: 8,
-  /** the input is larger than the limit's max_document_bytes */
+  /** an input (a document, a message, an expression, a view) is larger than its limit (max_document_bytes, max_message_bytes, max_segments, max_expression_bytes, max_view_bytes) */
   DOCUMENT_TOO_LARGE: 9,
   /** a line is longer than the limit's max_line_bytes */
   LINE_TOO_LONG: 10,
@@ -126,4 +127,6 @@ export const ERROR_CODES = Object.freeze({
   NUMERIC_OVERFLOW: 37,
   /** a regular expression beyond the engine's limits (pattern length, instructions, nesting, a repeat count) */
   REGEX_TOO_LARGE: 38,
+  /** what an evaluation makes grew past its limit (max_collection, max_string_bytes, max_comparisons, max_rows_per_resource) */
+  RESULT_TOO_LARGE: 39,
 } as const);

@@ -32,7 +32,7 @@ QUIRE_ERROR_CODE(OUT_OF_RANGE, 6, "a read past the end of a byte source")
 QUIRE_ERROR_CODE(INVALID_ARGUMENT, 7, "the caller passed an option or argument that cannot be used")
 // --- limits (hostile input costs a bounded amount) ---
 QUIRE_ERROR_CODE(MAX_DEPTH_EXCEEDED, 8, "nesting deeper than the limit's max_depth")
-QUIRE_ERROR_CODE(DOCUMENT_TOO_LARGE, 9, "the input is larger than the limit's max_document_bytes")
+QUIRE_ERROR_CODE(DOCUMENT_TOO_LARGE, 9, "an input (a document, a message, an expression, a view) is larger than its limit (max_document_bytes, max_message_bytes, max_segments, max_expression_bytes, max_view_bytes)")
 QUIRE_ERROR_CODE(LINE_TOO_LONG, 10, "a line is longer than the limit's max_line_bytes")
 // --- JSON ---
 QUIRE_ERROR_CODE(INVALID_JSON, 11, "the bytes are not JSON (structure: brackets, commas, colons, atoms)")
@@ -69,4 +69,6 @@ QUIRE_ERROR_CODE(INVALID_VIEW, 36, "a SQL on FHIR ViewDefinition that breaks the
 QUIRE_ERROR_CODE(NUMERIC_OVERFLOW, 37, "an exact result (a decimal sum or average) needs more digits than its limit allows")
 // --- FHIRPath, again ---
 QUIRE_ERROR_CODE(REGEX_TOO_LARGE, 38, "a regular expression beyond the engine's limits (pattern length, instructions, nesting, a repeat count)")
+// --- limits, again ---
+QUIRE_ERROR_CODE(RESULT_TOO_LARGE, 39, "what an evaluation makes grew past its limit (max_collection, max_string_bytes, max_comparisons, max_rows_per_resource)")
 // clang-format on

@@ -783,6 +783,7 @@ outcome outcome_of_error(const quire::error &e) {
   switch (e.code) {
     case error_code::MAX_DEPTH_EXCEEDED:
     case error_code::DOCUMENT_TOO_LARGE:
+    case error_code::RESULT_TOO_LARGE:
     case error_code::TOO_MANY_CONTAINED:
     case error_code::OUT_OF_MEMORY: i.code = TOO_COSTLY; break;
     case error_code::INVALID_RESOURCE:

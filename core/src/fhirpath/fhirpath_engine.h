@@ -164,7 +164,7 @@ class engine {
   bool type_error(uint32_t pos, std::string msg) { return fail(error_code::FHIRPATH_TYPE_ERROR, pos, std::move(msg)); }
   bool check_size(const collection &c, uint32_t pos) {
     if (c.size() > s_.lim.max_collection)
-      return fail(error_code::DOCUMENT_TOO_LARGE, pos,
+      return fail(error_code::RESULT_TOO_LARGE, pos,
                   "a collection grew past max_collection (" + std::to_string(s_.lim.max_collection) + ")");
     return true;
   }

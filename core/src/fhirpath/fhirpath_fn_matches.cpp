@@ -43,7 +43,7 @@ bool engine::fn_replace_matches(const node &nd, const frame &f, const collection
       }
     }
     if (r.size() > s_.lim.max_string_bytes)
-      return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replaceMatches() grew past max_string_bytes");
+      return fail(error_code::RESULT_TOO_LARGE, nd.pos, "replaceMatches() grew past max_string_bytes");
     i = m.end;
     if (m.end == m.begin) {
       // After an empty match the next search starts one code point on.

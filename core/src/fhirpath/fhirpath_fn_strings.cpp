@@ -147,7 +147,7 @@ bool engine::fn_replace(const node &nd, const frame &f, const collection &in, co
       r += s[i];
       if (i + 1 == s.size() || (static_cast<unsigned char>(s[i + 1]) & 0xC0) != 0x80) r += y;
       if (r.size() > s_.lim.max_string_bytes)
-        return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
+        return fail(error_code::RESULT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
     }
   } else {
     size_t i = 0;
@@ -158,7 +158,7 @@ bool engine::fn_replace(const node &nd, const frame &f, const collection &in, co
       r += y;
       i = at + x.size();
       if (r.size() > s_.lim.max_string_bytes)
-        return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
+        return fail(error_code::RESULT_TOO_LARGE, nd.pos, "replace() grew past max_string_bytes");
     }
     r += s.substr(i);
   }
@@ -227,7 +227,7 @@ bool engine::fn_join(const node &nd, const frame &f, const collection &in, colle
     if (i) s += sep;
     s += in[i].text;
     if (s.size() > s_.lim.max_string_bytes)
-      return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "join() grew past max_string_bytes");
+      return fail(error_code::RESULT_TOO_LARGE, nd.pos, "join() grew past max_string_bytes");
   }
   out.push_back(string_item(std::move(s)));
   return true;

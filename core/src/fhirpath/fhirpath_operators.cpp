@@ -52,7 +52,7 @@ bool engine::contains_item(const collection &c, const item &v, size_t from) {
   if (from < c.size()) {
     s_.comparisons += c.size() - from;
     if (s_.comparisons > s_.lim.max_comparisons) {
-      fail(error_code::DOCUMENT_TOO_LARGE, 0,
+      fail(error_code::RESULT_TOO_LARGE, 0,
            "set operations compared more than max_comparisons (" + std::to_string(s_.lim.max_comparisons) + ") pairs");
       return false;
     }
@@ -214,7 +214,7 @@ bool engine::arithmetic(const node &nd, const item &x, const item &y, collection
   }
   if (x.kind == value_kind::string && y.kind == value_kind::string && k == op::add) {
     if (x.text.size() + y.text.size() > s_.lim.max_string_bytes)
-      return fail(error_code::DOCUMENT_TOO_LARGE, nd.pos, "a string grew past max_string_bytes");
+      return fail(error_code::RESULT_TOO_LARGE, nd.pos, "a string grew past max_string_bytes");
     out.push_back(string_item(std::string(x.text) + std::string(y.text)));
     return true;
   }

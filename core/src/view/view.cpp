@@ -540,7 +540,7 @@ struct runner::state {
 
   result<void> check_rows(size_t n) const {
     if (n > p->lim.max_rows_per_resource) {
-      return error(error_code::DOCUMENT_TOO_LARGE,
+      return error(error_code::RESULT_TOO_LARGE,
                    "the view gives more than max_rows_per_resource rows for one resource");
     }
     return {};
