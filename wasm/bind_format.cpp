@@ -136,31 +136,27 @@ class format_file {
 
   std::string info() const { return fmt::to_json(file_->info()); }
 
-  /// `as_array`: one JSON array (what query() parses); false: core's NDJSON, as the CLI prints it.
-  text_result query(const std::string &query_json, bool as_array) {
+  /// The rows in the row text core names `form` (fmt::row_text_named: ndjson, array, csv, cells).
+  text_result query(const std::string &query_json, const std::string &form) {
+    auto f = fmt::row_text_named(form);
+    if (!f) return fail(f.error());
     auto q = parse_query(query_json);
     if (!q) return fail(q.error());
-    auto r = file_->query(*q, as_array);
+    auto r = file_->query(*q, *f);
     if (!r) return fail(r.error());
     return ok_text(std::move(r->json));
   }
 
-  /// The rows as core's CSV (fmt::row_text::csv), for the viewer's export.
-  text_result query_csv(const std::string &query_json) {
-    auto q = parse_query(query_json);
-    if (!q) return fail(q.error());
-    auto r = file_->query(*q, fmt::row_text::csv);
-    if (!r) return fail(r.error());
-    return ok_text(std::move(r->json));
-  }
-
-  /// `query_json` carries the columns to return.
-  text_result find(const std::string &column, const std::string &key_json, const std::string &query_json) {
+  /// `query_json` carries the columns to return; `form` as in query() (ndjson: an object).
+  text_result find(const std::string &column, const std::string &key_json, const std::string &query_json,
+                   const std::string &form) {
+    auto f = fmt::row_text_named(form);
+    if (!f) return fail(f.error());
     auto key = fmt::parse_key_json(key_json);
     if (!key) return fail(key.error());
     auto q = parse_query(query_json);
     if (!q) return fail(q.error());
-    auto r = file_->find(column, *key, q->columns);
+    auto r = file_->find(column, *key, q->columns, *f);
     if (!r) return fail(r.error());
     if (!r->has_value()) return text_result();
     return ok_text(std::move(**r));
@@ -370,7 +366,6 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("error", &format_file::error)
       .function("info", &format_file::info)
       .function("query", &format_file::query)
-      .function("queryCsv", &format_file::query_csv)
       .function("find", &format_file::find)
       .function("count", &format_file::count)
       .function("aggregate", &format_file::aggregate)

@@ -33,9 +33,8 @@ interface ColumnRecord {
 interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
-  query(queryJson: string, asArray: boolean): TextResult;
-  queryCsv(queryJson: string): TextResult;
-  find(column: string, keyJson: string, queryJson: string): TextResult;
+  query(queryJson: string, form: RowText): TextResult;
+  find(column: string, keyJson: string, queryJson: string, form: RowText): TextResult;
   count(queryJson: string): NumberResult;
   aggregate(column: string, queryJson: string): TextResult;
   explain(queryJson: string, analyze: boolean): TextResult;
@@ -112,6 +111,14 @@ export type WriteSource = AsyncIterable<Uint8Array | string> | ReadableStream<Ui
 
 /** A filter: an expression (`"country = 'NA' and age > 80"`) or the object form (`{ country: 'NA', age: { '>': 80 } }`). */
 export type Where = string | Record<string, unknown>;
+
+/**
+ * The texts core writes rows in: `ndjson`, one object a line; `array`, one JSON array of objects;
+ * `csv` (queryCsv); `cells`, what a grid shows: one JSON array a line of each cell's text as
+ * CSV has it (strings their text, numbers core's digits, `true`/`false`, dates ISO text, json
+ * columns their JSON text), null as null.
+ */
+export type RowText = 'ndjson' | 'array' | 'csv' | 'cells';
 
 /**
  * What to read: the one shape query(), count(), aggregate(), columns() and explain() take. count
@@ -302,25 +309,36 @@ export class QuireFile extends Handle<FormatFileHandle> {
 
   /** The first row whose `column` equals `key`, or undefined. */
   find(column: string, key: string | number | boolean, options: { columns?: string[] } = {}): Record<string, unknown> | undefined {
-    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '');
+    const text = this.findText(column, key, options);
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+  }
+
+  /**
+   * The row find() finds as core's text, unparsed, or undefined: one JSON object, or with
+   * `form: 'cells'` one array of the cells' texts (as a line of queryText's cells, without its
+   * line end).
+   */
+  findText(column: string, key: string | number | boolean, options: { columns?: string[]; form?: 'ndjson' | 'cells' } = {}): string | undefined {
+    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '', options.form ?? 'ndjson');
     check(r);
-    return r.present ? (JSON.parse(r.text) as Record<string, unknown>) : undefined;
+    return r.present ? r.text : undefined;
   }
 
   /** Rows a query selects, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers; decimals are numbers here, their exact text is in aggregate()). */
   query(q: Query = {}): Record<string, unknown>[] {
-    const r = this.handle.query(queryJson(q, 'query'), true);
+    const r = this.handle.query(queryJson(q, 'query'), 'array');
     check(r);
     return JSON.parse(r.text) as Record<string, unknown>[];
   }
 
   /**
-   * The rows query(q) selects as core's text, unparsed: a JSON array, or with `ndjson: true` one
-   * object a line, each ending in a newline (exactly what `quire query` prints). Numbers keep
+   * The rows query(q) selects as core's text, unparsed: a JSON array, or with `ndjson: true` (or
+   * `form: 'ndjson'`) one object a line, each ending in a newline (exactly what `quire query`
+   * prints), or with `form: 'cells'` one array of the cells' texts a line (RowText). Numbers keep
    * core's digits (a decimal `12.50`, integers beyond 2^53), which parsing would change.
    */
-  queryText(q: Query = {}, options: { ndjson?: boolean } = {}): string {
-    const r = this.handle.query(queryJson(q, 'queryText'), !(options.ndjson ?? false));
+  queryText(q: Query = {}, options: { ndjson?: boolean; form?: RowText } = {}): string {
+    const r = this.handle.query(queryJson(q, 'queryText'), options.form ?? (options.ndjson ? 'ndjson' : 'array'));
     check(r);
     return r.text;
   }
@@ -331,7 +349,7 @@ export class QuireFile extends Handle<FormatFileHandle> {
    * in a newline; a null is an empty field, an empty string `""`.
    */
   queryCsv(q: Query = {}): string {
-    const r = this.handle.queryCsv(queryJson(q, 'queryCsv'));
+    const r = this.handle.query(queryJson(q, 'queryCsv'), 'csv');
     check(r);
     return r.text;
   }

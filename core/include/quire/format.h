@@ -509,10 +509,19 @@ enum class row_text : uint8_t {
   /// are their text, numbers and booleans as in JSON, dates and timestamps ISO text, json columns
   /// their JSON text (quoted as a field that holds commas and quotes).
   csv,
+  /// What a grid shows: a JSON array of the row's cells a line, each ending in \n; a cell is the
+  /// JSON string of its text as CSV has it (strings their text, numbers core's digits, booleans
+  /// `true`/`false`, dates and timestamps ISO text, json columns their JSON text), null as null.
+  cells,
 };
 
+/// "ndjson", "array", "csv", "cells": the names of the row texts (the npm package's `form`).
+std::string_view row_text_name(row_text form) noexcept;
+/// The row text of a name row_text_name gives; INVALID_ARGUMENT for any other text.
+result<row_text> row_text_named(std::string_view name);
+
 struct row_set {
-  /// The rows' text: NDJSON (one object a line, each ending in \n), a JSON array, or CSV (row_text).
+  /// The rows' text: NDJSON (one object a line, each ending in \n), a JSON array, CSV or cells (row_text).
   std::string json;
   uint64_t count = 0;  ///< rows in it
 };
@@ -670,18 +679,20 @@ class file {
   uint64_t size() const noexcept;
 
   /// The first row (in file order) whose `column` equals `key`, as a JSON object of the asked
-  /// columns (all when empty); nullopt when there is none. Uses a hash or sorted index of the
+  /// columns (all when empty), or in `form` (cells: one array; without a line end); nullopt when
+  /// there is none. Uses a hash or sorted index of the
   /// column when there is one, else chunk statistics and a scan. Errors: NO_SUCH_COLUMN,
   /// WRONG_KEY (a key that cannot be compared with the column), CORRUPT_BLOCK, CORRUPT_FILE,
   /// IO_ERROR.
   result<std::optional<std::string>> find(std::string_view column, const value &key,
-                                          const std::vector<std::string> &columns = {});
+                                          const std::vector<std::string> &columns = {},
+                                          row_text form = row_text::ndjson);
 
   /// Rows a query selects. `as_array`: one JSON array instead of NDJSON. Errors: NO_SUCH_COLUMN
   /// (an unknown column anywhere in the query), INVALID_QUERY (a value that cannot be compared
   /// with its column, contains on a non-text column...), and the read errors of find().
   result<row_set> query(const format::query &q, bool as_array = false);
-  /// Rows a query selects, in the text `form` names (row_text: NDJSON, a JSON array or CSV). Errors
+  /// Rows a query selects, in the text `form` names (row_text: NDJSON, a JSON array, CSV, cells). Errors
   /// as query() above.
   result<row_set> query(const format::query &q, row_text form);
   /// The number of rows query(q) returns (where, then offset and limit); no rows are built.

@@ -149,12 +149,13 @@ struct engine {
   };
 
   void append_json(std::string &out, size_t column, const page_view &v, uint32_t i);
-  /// Appends a value as one CSV field (nothing for null); `field` is scratch text.
-  void append_csv(std::string &out, std::string &field, size_t column, const page_view &v, uint32_t i);
+  /// A value that is not null as a person reads it (the text of a CSV field and of a cell):
+  /// strings their text, dates and timestamps ISO text, the rest its JSON text. `field` is scratch.
+  std::string_view display_text(std::string &field, size_t column, const page_view &v, uint32_t i);
 
   /// Appends rows (global row numbers, in output order) of `cols` to `out`: as JSON objects, NDJSON
-  /// (each object ends in \n) or the members of an array; or as CSV records (the caller writes the
-  /// header and, for an array, the brackets). Row by row, one cursor per
+  /// (each object ends in \n) or the members of an array; as CSV records (the caller writes the
+  /// header and, for an array, the brackets); or as arrays of the cells' display texts. Row by row, one cursor per
   /// column: each cursor holds its decoded page (shared with the cache), so a row of 300 columns
   /// decodes nothing when its neighbour was in the same pages, however small the cache.
   result<void> render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,

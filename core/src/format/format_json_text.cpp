@@ -1,7 +1,9 @@
 // The one JSON writer of each fixed-shape result of the format (aggregate, counters, file info,
-// explain, storage, chunk statistics) and the storage table `quire inspect` prints. Keys are
+// explain, storage, chunk statistics), the storage table `quire inspect` prints, and the names of
+// the row texts. Keys are
 // camelCase; the npm package parses exactly these texts, the CLI prints them.
 #include <cstdio>
+#include <initializer_list>
 
 #include "format_internal.h"
 #include "quire/json.h"
@@ -24,6 +26,17 @@ void number(std::string &o, uint64_t v) { o += std::to_string(v); }
 void quoted(std::string &o, std::string_view s) { json::append_quoted(o, s); }
 
 void boolean(std::string &o, bool b) { o += b ? "true" : "false"; }
+
+using counts = std::initializer_list<std::pair<std::string_view, uint64_t>>;
+
+/// Members `"name":count`, each after a comma but the first when `first`.
+void numbers(std::string &o, counts members, bool first = false) {
+  for (const auto &[k, v] : members) {
+    key(o, k, first);
+    number(o, v);
+    first = false;
+  }
+}
 
 /// A value of a column of `type` as JSON: dates and timestamps as ISO text, decimals as strings
 /// (their exact text), json as the JSON value itself, floats through the one number printer.
@@ -66,16 +79,10 @@ void schema_json(std::string &o, const format::schema &s) {
 }
 
 void info_members(std::string &o, const file_info &i, bool with_schema) {
-  key(o, "version", true);
-  number(o, i.version);
-  key(o, "bytes");
-  number(o, i.bytes);
-  key(o, "rows");
-  number(o, i.rows);
-  key(o, "chunkRows");
-  number(o, i.chunk_rows);
-  key(o, "chunks");
-  number(o, i.chunks);
+  numbers(
+      o,
+      {{"version", i.version}, {"bytes", i.bytes}, {"rows", i.rows}, {"chunkRows", i.chunk_rows}, {"chunks", i.chunks}},
+      true);
   key(o, "sortedBy");
   if (i.sorted_by.empty()) o += "null";
   else quoted(o, i.sorted_by);
@@ -89,26 +96,38 @@ void info_members(std::string &o, const file_info &i, bool with_schema) {
 
 }  // namespace
 
+std::string_view row_text_name(row_text form) noexcept {
+  switch (form) {
+    case row_text::ndjson: return "ndjson";
+    case row_text::json_array: return "array";
+    case row_text::csv: return "csv";
+    case row_text::cells: return "cells";
+  }
+  return "ndjson";
+}
+
+result<row_text> row_text_named(std::string_view name) {
+  for (row_text form : {row_text::ndjson, row_text::json_array, row_text::csv, row_text::cells})
+    if (row_text_name(form) == name) return form;
+  std::string message = "no row text named '";
+  message.append(name);
+  message += "' (ndjson, array, csv or cells)";
+  return quire::error(error_code::INVALID_ARGUMENT, std::move(message));
+}
+
 std::string to_json(const read_counters &c) {
   std::string o = "{";
-  key(o, "bytes", true);
-  number(o, c.bytes);
-  key(o, "reads");
-  number(o, c.reads);
-  key(o, "dataPages");
-  number(o, c.data_pages);
-  key(o, "indexPages");
-  number(o, c.index_pages);
-  key(o, "directoryPages");
-  number(o, c.directory_pages);
-  key(o, "cacheHits");
-  number(o, c.cache_hits);
-  key(o, "blocks");
-  number(o, c.blocks);
-  key(o, "chunks");
-  number(o, c.chunks);
-  key(o, "columns");
-  number(o, c.columns);
+  numbers(o,
+          {{"bytes", c.bytes},
+           {"reads", c.reads},
+           {"dataPages", c.data_pages},
+           {"indexPages", c.index_pages},
+           {"directoryPages", c.directory_pages},
+           {"cacheHits", c.cache_hits},
+           {"blocks", c.blocks},
+           {"chunks", c.chunks},
+           {"columns", c.columns}},
+          true);
   o.push_back('}');
   return o;
 }
@@ -119,10 +138,7 @@ std::string to_json(const aggregate_result &a) {
   quoted(o, a.column);
   key(o, "type");
   quoted(o, type_name(a.type));
-  key(o, "rows");
-  number(o, a.rows);
-  key(o, "count");
-  number(o, a.count);
+  numbers(o, {{"rows", a.rows}, {"count", a.count}});
   const bool empty = a.count == 0;
   key(o, "sum");
   if (empty) o += "null";
@@ -212,24 +228,19 @@ std::string to_json(const explain_report &e) {
   if (e.limit) number(o, *e.limit);
   else o += "null";
   key(o, "chunks");
-  o += "{\"total\":";
-  number(o, e.chunks.total);
-  key(o, "skippedByStatistics");
-  number(o, e.chunks.skipped_by_statistics);
-  key(o, "skippedByBloom");
-  number(o, e.chunks.skipped_by_bloom);
-  key(o, "skippedByIndex");
-  number(o, e.chunks.skipped_by_index);
-  key(o, "scanned");
-  number(o, e.chunks.scanned);
+  o.push_back('{');
+  numbers(o,
+          {{"total", e.chunks.total},
+           {"skippedByStatistics", e.chunks.skipped_by_statistics},
+           {"skippedByBloom", e.chunks.skipped_by_bloom},
+           {"skippedByIndex", e.chunks.skipped_by_index},
+           {"scanned", e.chunks.scanned}},
+          true);
   o.push_back('}');
   key(o, "analyzed");
   boolean(o, e.analyzed);
   if (e.analyzed) {
-    key(o, "rowsMatched");
-    number(o, e.rows_matched);
-    key(o, "rowsReturned");
-    number(o, e.rows_returned);
+    numbers(o, {{"rowsMatched", e.rows_matched}, {"rowsReturned", e.rows_returned}});
     key(o, "stoppedEarly");
     boolean(o, e.stopped_early);
     key(o, "read");
@@ -253,16 +264,11 @@ std::string to_json(const storage_report &s) {
     quoted(o, c.name);
     key(o, "type");
     quoted(o, type_name(c.type));
-    key(o, "dataBytes");
-    number(o, c.data_bytes);
-    key(o, "encodedBytes");
-    number(o, c.encoded_bytes);
-    key(o, "directoryBytes");
-    number(o, c.directory_bytes);
-    key(o, "nulls");
-    number(o, c.nulls);
-    key(o, "pages");
-    number(o, c.pages);
+    numbers(o, {{"dataBytes", c.data_bytes},
+                {"encodedBytes", c.encoded_bytes},
+                {"directoryBytes", c.directory_bytes},
+                {"nulls", c.nulls},
+                {"pages", c.pages}});
     key(o, "encodings");
     o.push_back('{');
     for (size_t k = 0; k < c.encodings.size(); ++k) {
@@ -283,14 +289,7 @@ std::string to_json(const storage_report &s) {
     quoted(o, x.column);
     key(o, "kind");
     quoted(o, index_kind_name(x.kind));
-    key(o, "entries");
-    number(o, x.entries);
-    key(o, "leaves");
-    number(o, x.leaves);
-    key(o, "bytes");
-    number(o, x.bytes);
-    key(o, "bloomBytes");
-    number(o, x.bloom_bytes);
+    numbers(o, {{"entries", x.entries}, {"leaves", x.leaves}, {"bytes", x.bytes}, {"bloomBytes", x.bloom_bytes}});
     o.push_back('}');
   }
   o += "]}";
@@ -302,12 +301,8 @@ std::string to_json(const std::vector<chunk_statistic> &stats, column_type type)
   for (size_t i = 0; i < stats.size(); ++i) {
     const auto &c = stats[i];
     if (i) o.push_back(',');
-    o += "{\"chunk\":";
-    number(o, c.chunk);
-    key(o, "rows");
-    number(o, c.rows);
-    key(o, "nulls");
-    number(o, c.nulls);
+    o.push_back('{');
+    numbers(o, {{"chunk", c.chunk}, {"rows", c.rows}, {"nulls", c.nulls}}, true);
     // Statistics keep decimals as their nearest doubles (typed_value prints the real).
     key(o, "min");
     typed_value(o, type, c.min);

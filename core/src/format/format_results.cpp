@@ -39,7 +39,7 @@ result<row_set> file::query(const format::query &q, row_text form) {
 }
 
 result<std::optional<std::string>> file::find(std::string_view column, const value &key,
-                                              const std::vector<std::string> &columns) {
+                                              const std::vector<std::string> &columns, row_text form) {
   format::query q;
   filter f;
   f.o = filter::op::eq;
@@ -49,7 +49,7 @@ result<std::optional<std::string>> file::find(std::string_view column, const val
   q.columns = columns;
   q.limit = 1;
   if (key.k == value::kind::null_value) return quire::error(error_code::WRONG_KEY, "find needs a key that is not null");
-  auto r = query(q);
+  auto r = query(q, form);
   if (!r) {
     auto e = std::move(r).error();
     if (e.code == error_code::INVALID_QUERY) e.code = error_code::WRONG_KEY;

@@ -148,16 +148,15 @@ void engine::append_json(std::string &out, size_t column, const page_view &v, ui
   }
 }
 
-void engine::append_csv(std::string &out, std::string &field, size_t column, const page_view &v, uint32_t i) {
-  if (!v.values->is_valid(i)) return;  // null: no field at all, unlike "" (quoted)
+std::string_view engine::display_text(std::string &field, size_t column, const page_view &v, uint32_t i) {
   const column_type t = f.sch.columns[column].type;
-  if (t == column_type::string) return quire::detail::append_csv_field(out, v.text(i));
+  if (t == column_type::string) return v.text(i);
   field.clear();
   append_json(field, column, v, i);
   std::string_view text = field;
   // Dates and timestamps are JSON strings of ISO text, which needs no escape: the text itself.
   if (t == column_type::date || t == column_type::timestamp) text = text.substr(1, text.size() - 2);
-  quire::detail::append_csv_field(out, text);
+  return text;
 }
 
 namespace {
@@ -169,15 +168,15 @@ constexpr size_t ROW_HEADROOM = size_t{16} << 10;
 
 result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows, const std::vector<size_t> &cols,
                             row_text form) {
-  const bool csv = form == row_text::csv;
+  const bool csv = form == row_text::csv, cells = form == row_text::cells;
   std::vector<std::string> keys(cols.size());
   for (size_t ci = 0; ci < cols.size(); ++ci) {
     if (ci) keys[ci].push_back(',');
-    if (csv) continue;
+    if (csv || cells) continue;
     json::append_quoted(keys[ci], f.sch.columns[cols[ci]].name);
     keys[ci].push_back(':');
   }
-  std::string field;  // a CSV field's text before quoting
+  std::string field;  // a CSV field's or cell's text before quoting
   std::vector<std::optional<cursor>> cursors(cols.size());
   for (size_t k = 0; k < rows.size(); ++k) {
     const uint64_t row = rows[k];
@@ -190,16 +189,20 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
         return room;
     }
     if (form == row_text::json_array && k) out.push_back(',');
-    if (!csv) out.push_back('{');
+    if (!csv) out.push_back(cells ? '[' : '{');
     for (size_t ci = 0; ci < cols.size(); ++ci) {
       auto &cur = cursors[ci];
       if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
       if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
       out += keys[ci];
-      if (csv) append_csv(out, field, cols[ci], cur->view, cur->local(in_chunk));
-      else append_json(out, cols[ci], cur->view, cur->local(in_chunk));
+      const uint32_t at = cur->local(in_chunk);
+      if (!csv && !cells) append_json(out, cols[ci], cur->view, at);
+      // A null is no CSV field at all (unlike "", quoted) and a JSON null among the cells.
+      else if (!cur->view.values->is_valid(at)) out += csv ? "" : "null";
+      else if (csv) quire::detail::append_csv_field(out, display_text(field, cols[ci], cur->view, at));
+      else json::append_quoted(out, display_text(field, cols[ci], cur->view, at));
     }
-    if (!csv) out.push_back('}');
+    if (!csv) out.push_back(cells ? ']' : '}');
     if (form != row_text::json_array) out.push_back('\n');
   }
   return {};
