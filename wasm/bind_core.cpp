@@ -25,8 +25,8 @@ struct detect_record {
 };
 
 /// quire::detect_input over bytes the wrapper placed in the heap (it frees them).
-detect_record detect(uintptr_t pointer, size_t length, bool whole) {
-  auto d = quire::detect_input(std::string_view(reinterpret_cast<const char *>(pointer), length), whole);
+detect_record detect(uintptr_t pointer, size_t length, bool whole, const std::string &name) {
+  auto d = quire::detect_input(std::string_view(reinterpret_cast<const char *>(pointer), length), whole, name);
   return {std::string(quire::input_kind_name(d.kind)), std::move(d.reason)};
 }
 

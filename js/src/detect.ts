@@ -22,10 +22,12 @@ export interface Detection {
 export interface DetectOptions {
   /** The bytes are the whole input (default true): a last line without a line end is complete. */
   complete?: boolean;
+  /** The file's name: `.ndjson` and `.jsonl` say NDJSON without a look (no other name is looked at). */
+  name?: string;
 }
 
 /** The kind of an input from its first bytes (up to DETECT_BYTES of them; more are not read). */
 export function detect(firstBytes: Input, options: DetectOptions = {}): Detection {
-  const r = withInput(firstBytes, (pointer, length) => wasm().detect(pointer, length, options.complete ?? true));
+  const r = withInput(firstBytes, (pointer, length) => wasm().detect(pointer, length, options.complete ?? true, options.name ?? ''));
   return { kind: r.kind as InputKind, reason: r.reason };
 }

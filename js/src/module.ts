@@ -1,6 +1,6 @@
 // Loading the one .wasm in Node and in the browser, and moving bytes into its heap.
 import createQuireModule from './quire.mjs';
-import type { ModuleOptions, QuireModule } from './quire.mjs';
+import type { ModuleOptions, QuireModule, VersionRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 
 /** What init() accepts: nothing (the .wasm beside this file), a compiled module, its bytes, or where to fetch it. */
@@ -160,17 +160,8 @@ export function memory(): MemoryInfo {
   return wasm().memory();
 }
 
-/** What this build is. */
-export interface VersionInfo {
-  version: string;
-  target: string;
-  compiler: string;
-  /** The exact flags core was compiled with. */
-  flags: string;
-  buildType: string;
-  /** simdjson's kernel (wasm has only the fallback kernel). */
-  simd: string;
-}
+/** What this build is: the glue's record as core fills it (quire.d.mts). */
+export type VersionInfo = VersionRecord;
 
 /** This build's version, compiler and flags. */
 export function version(): VersionInfo {

@@ -1,7 +1,7 @@
 // NDJSON (FHIR Bulk Data) streaming: bytes go to a wasm-side stream handle chunk by chunk; each
 // chunk's results come back as one JSON text. Memory stays bounded by the chunk size plus the
 // longest line (maxLineBytes).
-import type { EmbindHandle } from './quire.mjs';
+import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { byteChunks } from './chunks.js';
 import { Handle } from './handles.js';
@@ -55,24 +55,15 @@ interface NdjsonBindings {
   NdjsonStream: new (maxLineBytes: number, continueOnError: boolean, strict: boolean, maxDepth: number, maxIssues: number) => NdjsonStreamHandle;
 }
 
-interface ErrorJson {
-  code: string;
-  message: string;
-  offset: number;
-  line: number;
-  column: number;
-  path: string;
-  text: string;
-}
-
+/** A feed's results: its errors are core's error record as JSON, the fields of ErrorRecord. */
 interface FeedJson {
-  items: Array<{ line: number; offset?: number; resource?: FhirResource; issue?: FhirIssue; error?: ErrorJson }>;
-  error: ErrorJson | null;
+  items: Array<{ line: number; offset?: number; resource?: FhirResource; issue?: FhirIssue; error?: ErrorRecord }>;
+  error: ErrorRecord | null;
 }
 
 const NOT_A_SOURCE = 'quire: ndjson.stream() reads a Uint8Array, an ArrayBuffer, a string, a Node Readable or a ReadableStream';
 
-function toError(e: ErrorJson): QuireError {
+function toError(e: ErrorRecord): QuireError {
   return QuireError.fromRecord({ ...e });
 }
 

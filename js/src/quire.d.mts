@@ -17,12 +17,15 @@ export interface ErrorRecord {
   text: string;
 }
 
+/** What this build is (the package's VersionInfo). */
 export interface VersionRecord {
   version: string;
   target: string;
   compiler: string;
+  /** The exact flags core was compiled with. */
   flags: string;
   buildType: string;
+  /** simdjson's kernel (wasm has only the fallback kernel). */
   simd: string;
 }
 
@@ -59,7 +62,7 @@ export interface QuireModule {
   _free(pointer: number): void;
   version(): VersionRecord;
   memory(): MemoryRecord;
-  detect(pointer: number, length: number, whole: boolean): { kind: string; reason: string };
+  detect(pointer: number, length: number, whole: boolean, name: string): { kind: string; reason: string };
   /** Every error code the core names, as name/value pairs (tests hold ERROR_CODES to it). */
   errorCodes(): Array<{ name: string; value: number }>;
   jsonCheck(pointer: number, length: number, maxDepth: number, maxBytes: number): JsonStatsRecord;

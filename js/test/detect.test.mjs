@@ -21,6 +21,10 @@ test('detect: each kind from the first bytes', () => {
   assert.equal(kind('id,name\n1,a\n'), 'csv');
   assert.equal(kind(' \n'), 'empty');
   assert.equal(kind(new Uint8Array([1, 2, 3, 0])), 'unknown');
+  // A name: .ndjson and .jsonl say NDJSON before the bytes do; any other name is not looked at.
+  assert.equal(kind('{\n  "resourceType": "Patient"\n}\n', { name: 'Patient.ndjson' }), 'ndjson');
+  assert.equal(kind('id,name\n1,a\n', { name: 'rows.jsonl' }), 'ndjson');
+  assert.equal(kind('id,name\n1,a\n', { name: 'rows.json' }), 'csv');
   const d = detect('id;name\n1;a\n');
   assert.deepEqual(d, { kind: 'csv', reason: 'text in rows of fields split by ";" (CSV)' });
 });
