@@ -168,14 +168,6 @@ test('hl7 binary bytes: controls other than TAB, CR, LF, VT and FS', () => {
   assert.equal(hasBinary(Uint8Array.of(0xc3, 0xa9)), false);
 });
 
-test('csv rows: core\'s JSON text to display strings, digits and nulls as core wrote them', async () => {
-  const { rowsFromText } = await import('../viewer/views/csv.mjs');
-  const columns = [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }];
-  const text = '[{"a":1,"b":"x \\"y\\", z","c":12.50,"d":null},{"a":9007199254740993,"b":"é","c":3.0,"d":{"k":[1]}}]';
-  assert.deepEqual(rowsFromText(text, columns), [['1', 'x "y", z', '12.50', null], ['9007199254740993', 'é', '3.0', '{"k":[1]}']]);
-  assert.deepEqual(rowsFromText('[]', columns), []);
-});
-
 test('contained references: #id names the contained resource of the enclosing resource', () => {
   const m = new JsonModel(readFileSync(path.join(examples(), 'ActivityDefinition-citalopramPrescription.json')));
   const refs = [];

@@ -1,4 +1,4 @@
-// The viewer's shell: detection of every kind from its first bytes (in Node, over the corpus),
+// The viewer's shell: core's detection of every kind from its first bytes (in Node, over the corpus),
 // and in headless Chromium the cold first paint (the drop zone before any module or wasm), each
 // corpus kind opened through the one file input and routed to its view, ?url= and the hash, a file
 // of the wrong kind (core's error code in the banner, the previous file still open), light and
@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { corpusDir, cspViolations, dist, launchChromium, loadPackage, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
-import { detectKind, DETECT_BYTES } from '../viewer/detect.mjs';
+import { detectSource } from '../viewer/detect.mjs';
 
 const corpus = corpusDir();
 let site;
@@ -38,26 +38,59 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const first = (file) => readFileSync(file).subarray(0, DETECT_BYTES);
 const files = (folder, ext) => readdirSync(folder).filter((f) => f.endsWith(ext)).map((f) => path.join(folder, f));
+/** A source as the shell makes one, counting its reads; named `data` so that only the bytes count. */
+function bytesSource(bytes, name = 'data') {
+  const source = { name, size: bytes.length, reads: [], read: async (s, e) => (source.reads.push([s, e]), bytes.subarray(s, e)) };
+  return source;
+}
+const detect = (bytes, name) => detectSource(pkg, bytesSource(bytes, name));
+const kindOf = async (file) => (await detect(readFileSync(file))).kind;
+const text = (t) => new TextEncoder().encode(t);
 
-test('detectKind: every corpus file by its first bytes, not its name', () => {
-  for (const f of files(path.join(corpus, 'fhir-r4/examples'), '.json')) assert.equal(detectKind(first(f)).kind, 'fhir', f);
-  for (const f of files(path.join(corpus, 'bulk-ndjson-synthea'), '.ndjson')) assert.equal(detectKind(first(f)).kind, 'ndjson', f);
-  for (const f of files(path.join(corpus, 'hl7v2/converter'), '.hl7')) assert.equal(detectKind(first(f)).kind, 'hl7', f);
-  assert.equal(detectKind(first(path.join(corpus, 'hl7v2/hapi/util/messages.txt'))).kind, 'hl7', 'messages after a comment');
-  assert.equal(detectKind(first(path.join(dir, 'framed.bin'))).kind, 'hl7', 'MLLP-framed');
-  assert.equal(detectKind(first(path.join(dir, 'small.quire'))).kind, 'quire');
-  assert.equal(detectKind(first(path.join(dir, 'table.csv'))).kind, 'csv');
-  assert.equal(detectKind(first(path.join(dir, 'picture.quire'))).kind, 'unknown', 'a PNG named .quire');
-  const deep = new TextEncoder().encode('['.repeat(100000) + ']'.repeat(100000));
-  assert.equal(detectKind(deep.subarray(0, DETECT_BYTES)).kind, 'fhir', 'JSON nested 100,000 deep is JSON (its view reports the depth)');
-  assert.equal(detectKind(new TextEncoder().encode('{"resourceType":"Patient"}')).kind, 'fhir', 'one object, one line');
-  assert.equal(detectKind(new TextEncoder().encode('{"a":1}\n{"a":2}\n')).kind, 'ndjson');
-  assert.equal(detectKind(new Uint8Array(0)).kind, 'unknown');
+test('detectSource: the kind core gives every corpus file by its first bytes, and the view it opens in', async () => {
+  // Three examples are one line (CapabilityStatement-base, -base2, Questionnaire-qs1): by core's
+  // rule, NDJSON of one resource; the others are JSON documents over several lines.
+  const oneLine = [];
+  for (const f of files(path.join(corpus, 'fhir-r4/examples'), '.json')) {
+    const kind = await kindOf(f);
+    if (kind === 'ndjson') oneLine.push(path.basename(f));
+    else assert.equal(kind, 'fhir', f);
+  }
+  assert.deepEqual(oneLine.sort(), ['CapabilityStatement-base.json', 'CapabilityStatement-base2.json', 'Questionnaire-qs1.json']);
+  for (const f of files(path.join(corpus, 'bulk-ndjson-synthea'), '.ndjson')) assert.equal(await kindOf(f), 'ndjson', f);
+  for (const f of files(path.join(corpus, 'hl7v2/converter'), '.hl7')) assert.equal(await kindOf(f), 'hl7', f);
+  assert.equal(await kindOf(path.join(corpus, 'hl7v2/hapi/util/messages.txt')), 'hl7', 'messages after a comment');
+  assert.equal(await kindOf(path.join(dir, 'framed.bin')), 'hl7', 'MLLP-framed');
+  assert.equal(await kindOf(path.join(dir, 'small.quire')), 'quire');
+  assert.equal(await kindOf(path.join(dir, 'table.csv')), 'csv');
+  assert.deepEqual(await detect(readFileSync(path.join(dir, 'picture.quire')), 'picture.quire'), { kind: 'unknown', reason: 'binary bytes: control characters within the first 4 KiB', view: null }, 'a PNG named .quire');
+  // Each kind core names opens in its view: a JSON array and a JSON object alike in the FHIR view.
+  const deep = await detect(text('['.repeat(100000) + ']'.repeat(100000)));
+  assert.deepEqual([deep.kind, deep.view], ['json', 'fhir'], 'JSON nested 100,000 deep is JSON (its view reports the depth)');
+  const { kind, view } = await detect(text('{\n  "resourceType": "Patient"\n}\n'));
+  assert.deepEqual([kind, view], ['fhir', 'fhir']);
+  // Core's rule, not the old viewer's: a resource on one line reads the same as NDJSON.
+  const one = await detect(text('{"resourceType":"Patient"}'));
+  assert.deepEqual([one.kind, one.view], ['ndjson', 'ndjson']);
+  assert.equal((await detect(text('{"a":1}\n{"a":2}\n'))).kind, 'ndjson');
+  // The name counts where it is .ndjson or .jsonl, and only then.
+  assert.equal((await detect(text('{\n "a": 1\n}\n'), 'rows.ndjson')).kind, 'ndjson');
+  assert.equal((await detect(text('{\n "a": 1\n}\n'), 'rows.json')).kind, 'fhir');
+  // need-more: a first line longer than DETECT_BYTES is read on until it ends.
+  const long = bytesSource(text(`{"a":"${'x'.repeat(pkg.DETECT_BYTES * 2)}"}\n{"a":1}\n`));
+  assert.equal((await detectSource(pkg, long)).kind, 'ndjson');
+  assert.deepEqual(long.reads.map(([, e]) => e), [pkg.DETECT_BYTES, pkg.DETECT_BYTES * 2, long.size]);
+  const empty = await detect(new Uint8Array(0));
+  assert.deepEqual([empty.kind, empty.view], ['empty', null]);
   const random = new Uint8Array(4096);
   for (let i = 0; i < random.length; i++) random[i] = (i * 2654435761) >>> 24;
-  assert.equal(detectKind(random).kind, 'unknown');
+  assert.equal((await detect(random)).kind, 'unknown');
+  // A child source that names its kind (a line opened in the FHIR view) is not asked about.
+  const line = bytesSource(text('{"resourceType":"Patient"}'));
+  line.kind = 'fhir';
+  assert.deepEqual(await detectSource(pkg, line), { kind: 'fhir', reason: 'opened as fhir', view: 'fhir' });
+  assert.deepEqual(line.reads, []);
 });
 
 test('first paint: the drop zone paints from HTML and CSS before any module or wasm (cold load)', async () => {
@@ -115,7 +148,7 @@ test('each corpus kind through the file input: routed to its view; a wrong kind 
   assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), true, 'the drop zone shows the drag');
   await page.dispatchEvent('html', 'drop', { dataTransfer: transfer });
   await waitInPage(page, (n) => window.quireViewer.opens > n, before);
-  assert.deepEqual(await page.evaluate(() => window.quireViewer.current), { name: 'dropped.txt', kind: 'csv', size: 8 });
+  assert.deepEqual(await page.evaluate(() => window.quireViewer.current), { name: 'dropped.txt', kind: 'csv', detected: 'csv', size: 8 });
   assert.equal(await page.evaluate(() => document.body.classList.contains('dragging')), false);
   await openFileInViewer(page, path.join(dir, 'small.quire'));
   const wrong = await openFileInViewer(page, path.join(dir, 'picture.quire'));

@@ -82,66 +82,9 @@ function urlFetcher(url) {
   };
 }
 
-// --- rows: core's NDJSON text split into cells, each value's own text ---------------------------
+// --- rows: core's cells, one JSON array of each cell's text a line (core's digits kept) -----------
 
-/**
- * Splits one NDJSON object line as core wrote it into its members' raw texts: strings decoded,
- * everything else (numbers with core's digits, booleans, nested JSON) as written; null → null.
- */
-function splitRow(line, names) {
-  const out = new Array(names.length).fill(null);
-  const index = new Map(names.map((n, i) => [n, i]));
-  let i = 1; // after '{'
-  const n = line.length;
-  const skipString = (at) => {
-    for (let k = at + 1; k < n; k++) {
-      const c = line.charCodeAt(k);
-      if (c === 92) k++;
-      else if (c === 34) return k + 1;
-    }
-    return n;
-  };
-  while (i < n) {
-    while (i < n && (line[i] === ',' || line[i] === ' ')) i++;
-    if (line[i] !== '"') break;
-    const keyEnd = skipString(i);
-    const key = JSON.parse(line.slice(i, keyEnd));
-    i = keyEnd + 1; // past ':'
-    let end;
-    const c = line[i];
-    if (c === '"') end = skipString(i);
-    else if (c === '{' || c === '[') {
-      let depth = 0;
-      end = i;
-      for (; end < n; end++) {
-        const ch = line[end];
-        if (ch === '"') end = skipString(end) - 1;
-        else if (ch === '{' || ch === '[') depth++;
-        else if (ch === '}' || ch === ']') {
-          depth--;
-          if (depth === 0) {
-            end++;
-            break;
-          }
-        }
-      }
-    } else {
-      end = i;
-      while (end < n && line[end] !== ',' && line[end] !== '}') end++;
-    }
-    const raw = line.slice(i, end);
-    const at = index.get(key);
-    if (at !== undefined) out[at] = raw === 'null' ? null : c === '"' ? JSON.parse(raw) : raw;
-    i = end;
-  }
-  return out;
-}
-
-function rowsOf(text, names) {
-  const rows = [];
-  for (const line of text.split('\n')) if (line) rows.push(splitRow(line, names));
-  return rows;
-}
+const rowsOf = (text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
 
 // --- operations ---------------------------------------------------------------------------------
 
@@ -172,16 +115,14 @@ const ops = {
   chunkStatistics: ({ column }) => file.chunkStatistics(column),
   count: ({ query }) => file.count(query),
   rows({ query, names }) {
-    return rowsOf(file.queryText(query, { ndjson: true }), names);
+    return rowsOf(file.queryText({ ...query, columns: names }, { form: 'cells' }));
   },
   find({ column, key, names }) {
     const t0 = performance.now();
-    const row = file.find(column, key);
+    const row = file.findText(column, key, { columns: names, form: 'cells' });
     const ms = performance.now() - t0;
     if (row === undefined) return { found: false, ms, memory: memory() };
-    // The row again as core's text, so that its cells keep core's digits.
-    const text = file.queryText({ where: { [column]: key }, limit: 1 }, { ndjson: true });
-    return { found: true, ms, cells: rowsOf(text, names)[0] ?? null, memory: memory() };
+    return { found: true, ms, cells: JSON.parse(row), memory: memory() };
   },
   explain({ query }) {
     const before = { ...io };

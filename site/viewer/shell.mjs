@@ -1,5 +1,5 @@
-// The viewer's shell: opens a file (drop, the file input, ?url= or #url=), detects its kind from
-// its first bytes, mounts that kind's view (views/<kind>.mjs), and owns the URL hash, the progress
+// The viewer's shell: opens a file (drop, the file input, ?url= or #url=), asks core its kind from
+// its first bytes and name (detect.mjs: the package's detect(), so the package loads here), mounts that kind's view (views/<kind>.mjs), and owns the URL hash, the progress
 // bar with its Cancel button and the error banner. A file that fails to open leaves the one open
 // before it in place: the new view is mounted beside the old one and swapped in only once it has
 // mounted.
@@ -17,7 +17,7 @@
 //   ctx.open(source)                   opens a child source (one NDJSON line, one HL7 message)
 //   ctx.download(name, blobOrStream)   saves a Blob, or a ReadableStream collected in parts
 //   ctx.showError(err)                 the banner: err.code and core's message
-import { detectKind, DETECT_BYTES } from './detect.mjs';
+import { detectSource } from './detect.mjs';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -202,9 +202,8 @@ async function openSource(source, { fromHash = false } = {}) {
     controllers.delete(ctx.control);
   };
   try {
-    const first = await source.read(0, Math.min(source.size, DETECT_BYTES));
-    const detected = detectKind(first);
-    kind = detected.kind;
+    const detected = await detectSource(await pkg(), source);
+    kind = detected.view ?? 'unknown';
     reason = detected.reason;
     $('#views').append(root);
     if (!fromHash) hash.reset({ url: source.url ? new URL(source.url).pathname + new URL(source.url).search : '' });
@@ -239,11 +238,11 @@ async function openSource(source, { fromHash = false } = {}) {
     current.view.unmount();
     current.root.remove();
   }
-  current = { source, kind, view, root, control: ctx.control };
+  current = { source, kind, detected: ctx.detected.kind, view, root, control: ctx.control };
   root.hidden = false;
   document.body.dataset.kind = kind;
   $('#drop').classList.add('compact');
-  $('#status').textContent = `${source.name} — ${kind === 'unknown' ? '?' : kind} — ${sizeText(source.size)}`;
+  $('#status').textContent = `${source.name} — ${kind === 'unknown' ? '?' : ctx.detected.kind} — ${sizeText(source.size)}`;
   return true;
 }
 
@@ -254,7 +253,7 @@ function makeContext(root, source, detected) {
     root,
     source,
     detected,
-    // Loaded on first use: the .quire view runs the package in its worker, not on this thread.
+    // Loaded by the first open (detection is core's); the .quire view runs its queries in its worker.
     get pkg() {
       return pkg();
     },
@@ -343,9 +342,9 @@ const viewer = {
   openUrl,
   blobSource,
   urlSource,
-  detectKind,
+  detect: async (source) => detectSource(await pkg(), source),
   get current() {
-    return current && { name: current.source.name, kind: current.kind, size: current.source.size };
+    return current && { name: current.source.name, kind: current.kind, detected: current.detected, size: current.source.size };
   },
   cancel,
 };

@@ -1,27 +1,12 @@
 // The CSV view: the file goes through the package's CSV writer in slices (progress, cancel)
 // into a .quire file held in the page; the table is that file's rows, read by the shared grid a
-// block at a time with queryText, so each value shows exactly as core reads and writes it (a
-// decimal keeps its digits); the same bytes are the download.
+// block at a time as core's cells (each value's text as core writes it: a decimal keeps its
+// digits); the same bytes are the download.
 import { createGrid } from '../grid.mjs';
-import { JsonModel } from './json-model.mjs';
 import { el, quireName, slices, useStyle } from './kinds-common.mjs';
 
-const encoder = new TextEncoder();
-
-/** The display strings of each row of core's JSON-array text (values as written; null as null). */
-export function rowsFromText(text, columns) {
-  const model = new JsonModel(encoder.encode(text));
-  const out = [];
-  for (const row of model.children(model.root)) {
-    const byKey = new Map(model.children(row).map((c) => [c.key, c]));
-    out.push(columns.map((c) => {
-      const v = byKey.get(c.name);
-      if (!v || v.kind === 'null') return null;
-      return v.kind === 'string' ? model.stringValue(v) : model.scalarText(v);
-    }));
-  }
-  return out;
-}
+/** The rows of core's cells text (queryText's `cells` form): a JSON array of display texts a line. */
+const rowsOfCells = (text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
 
 export async function mount(ctx) {
   useStyle('./kinds.css');
@@ -40,7 +25,7 @@ export async function mount(ctx) {
     label: `${source.name}: rows`,
     columns: columns.map((c) => ({ name: c.name, type: c.type })),
     rowCount: file.rowCount,
-    getRows: async (start, count) => rowsFromText(file.queryText({ offset: start, limit: count }), columns),
+    getRows: async (start, count) => rowsOfCells(file.queryText({ offset: start, limit: count }, { form: 'cells' })),
     onSelect: (row) => ctx.hash?.set('row', row + 1),
   });
   const wanted = Number(ctx.hash?.get('row'));

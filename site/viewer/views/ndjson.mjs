@@ -233,7 +233,7 @@ export async function mount(shellCtx) {
     const bytes = await lineBytes(n);
     const own = listed.filter((i) => i.line === n);
     const name = `${source.name} line ${n}`;
-    const lineSource = { name, size: bytes.length, read: async (s, e) => bytes.slice(s, e) };
+    const lineSource = { name, kind: 'fhir', size: bytes.length, read: async (s, e) => bytes.slice(s, e) };
     const fhirBox = el('div', { class: 'kn-fhir' });
     detail.replaceChildren(
       el('h3', {}, `Line ${n}`),
