@@ -172,6 +172,16 @@ test('?url= opens a file beside the site; the hash keeps it; light and dark, 128
     assert.match(await narrow.page.evaluate(() => location.hash), /url=%2Ffiles%2Fsmall\.quire/);
     const width = await narrow.page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 390, `no sideways scroll of the page at 390 px (${width})`);
+    // The Storage tables fit their boxes: no cell past a box's edge, no box that scrolls sideways
+    // (a scroll box at 390 px cut the last column off with no scroll bar in sight).
+    await waitInPage(narrow.page, () => document.querySelectorAll('#q-storage table').length === 2);
+    const clipped = await narrow.page.evaluate(() => [...document.querySelectorAll('#q-storage .scroll')].flatMap((box) => {
+      const edge = box.getBoundingClientRect();
+      const out = [...box.querySelectorAll('th, td')].filter((c) => c.getBoundingClientRect().width > 1 && c.getBoundingClientRect().right > edge.right + 0.5).map((c) => `${c.dataset.label ?? c.textContent}: ${c.textContent}`);
+      if (box.scrollWidth > box.clientWidth) out.push(`a box ${box.scrollWidth} px wide in ${box.clientWidth}`);
+      return out;
+    }));
+    assert.deepEqual(clipped, [], 'the Storage tables fit at 390 px');
     await narrow.page.screenshot({ path: screenshotPath(`viewer-quire-390-${colorScheme}`), fullPage: true });
     await narrow.context.close();
   }

@@ -81,16 +81,20 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-/** A table of objects: `cols` as [key, heading, numeric?]; values shown as core wrote them. */
+/**
+ * A table of objects: `cols` as [key, heading, numeric?]; values shown as core wrote them. A table
+ * of more than four columns stacks each row's cells under their headings on a narrow screen
+ * (viewer.css), where it would be wider than its panel.
+ */
 function table(rows, cols, caption) {
-  const t = el('table');
+  const t = el('table', { class: cols.length > 4 ? 'stack' : '' });
   if (caption) t.append(el('caption', { class: 'visually-hidden', text: caption }));
   t.append(el('thead', {}, el('tr', {}, ...cols.map(([, h, num]) => el('th', { class: num ? 'num' : '', scope: 'col', text: h })))));
   const body = el('tbody');
   for (const r of rows) {
-    body.append(el('tr', {}, ...cols.map(([k, , num]) => {
+    body.append(el('tr', {}, ...cols.map(([k, heading, num]) => {
       const v = typeof k === 'function' ? k(r) : r[k];
-      return el('td', { class: num ? 'num' : '', text: v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v) });
+      return el('td', { class: num ? 'num' : '', 'data-label': heading, text: v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v) });
     })));
   }
   t.append(body);
