@@ -3,6 +3,7 @@
 // playwright-core, resolved from the npm package's devDependencies (js/node_modules; the site adds
 // no dependency of its own and `npx playwright install` cannot work here).
 import { spawn } from 'node:child_process';
+import { before, after } from 'node:test';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -160,4 +161,49 @@ export async function openBlobInViewer(page, make, arg, name = 'file') {
 export async function openUrlInViewer(page, url) {
   await page.evaluate((u) => window.quireViewer.openUrl(u), url);
   return page.evaluate(viewerState);
+}
+
+/**
+ * For a file of viewer tests in Chromium: registers before() and after() that start the site's
+ * server and Chromium and stop them. `viewer(options)` opens a page on the viewer in a new context
+ * (its CSP watched) and resolves to { page, context, errors } (that page's errors); every request
+ * that leaves the site goes into `foreign`, every page's errors into `pageErrors`.
+ */
+export function viewerSuite() {
+  let site;
+  let browser;
+  const foreign = [];
+  const pageErrors = [];
+  before(async () => {
+    site = await startSite();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+  async function viewer({ width = 1280, height = 800, dark = false } = {}) {
+    const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
+    await watchCsp(context);
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => {
+      errors.push(String(e));
+      pageErrors.push(String(e));
+    });
+    page.on('request', (r) => {
+      const u = r.url();
+      if (!u.startsWith(site.url) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
+    });
+    await page.goto(site.url);
+    return { page, context, errors };
+  }
+  return {
+    viewer,
+    foreign,
+    pageErrors,
+    get browser() {
+      return browser;
+    },
+  };
 }

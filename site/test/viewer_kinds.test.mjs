@@ -6,46 +6,26 @@
 // names, raw toggle and the ACK core builds; bad input (HL7 with binary junk, JSON nested 100,000
 // deep) named by its error code while the file open before stays open. Screenshots of each view
 // at 1280×800 and 390 px, light and dark, go to build/site-screenshots/viewer-<kind>*.png.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { corpusDir, cspViolations, launchChromium, loadPackage, screenshotPath, startSite, waitInPage, watchCsp } from './helpers.mjs';
+import { corpusDir, cspViolations, loadPackage, screenshotPath, startSite, viewerSuite, waitInPage, watchCsp } from './helpers.mjs';
 
 // Without the corpus or the package's build this suite fails, naming what is missing, rather than skipping whole.
 const corpus = corpusDir();
 const pkg = await loadPackage();
 
-let site;
-let browser;
-const foreign = [];
-
-before(async () => {
-  site = await startSite();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = viewerSuite();
+const { foreign } = suite;
 
 const examples = () => path.join(corpus, 'fhir-r4', 'examples');
 const read = (...parts) => readFileSync(path.join(corpus, ...parts));
 
 /** A page on the viewer, with every request checked to go to the site itself. */
-async function viewer({ width = 1280, height = 800, dark = false } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
-  await watchCsp(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(site.url) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
-  });
-  await page.goto(site.url);
+async function viewer(options) {
+  const { page, errors } = await suite.viewer(options);
   page.kindsErrors = errors;
   return page;
 }
@@ -483,7 +463,7 @@ test('the URL hash restores each view: a line of an NDJSON file, a message of an
   writeFileSync(path.join(dir, 'table.csv'), 'id,name\n1,a\n2,b\n3,c\n');
   writeFileSync(path.join(dir, 'bundle.json'), read('fhir-r4', 'examples', 'Bundle-bundle-references.json'));
   const files = await startSite(['--extra', dir]);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 } });
   await watchCsp(context);
   const page = await context.newPage();
   const open = async (hash) => {

@@ -5,12 +5,12 @@
 // message and path while the NDJSON stays open; a conversion cancelled part-way; and the page's
 // CSP, which no longer allows 'unsafe-eval', refusing eval while the package works without it.
 // Screenshots: build/site-screenshots/viewer-ndjson-view-{example,bad,quire,390-dark}.png.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { corpusDir, cspViolations, launchChromium, loadPackage, screenshotPath, siteDir, startSite, waitInPage, watchCsp } from './helpers.mjs';
+import { corpusDir, cspViolations, loadPackage, screenshotPath, siteDir, viewerSuite, waitInPage } from './helpers.mjs';
 
 // Without the corpus or the package's build this suite fails, naming what is missing, rather than skipping whole.
 const corpus = corpusDir();
@@ -18,35 +18,12 @@ const pkg = await loadPackage();
 const examples = JSON.parse(readFileSync(path.join(siteDir, 'viewer', 'views', 'view-examples.json'), 'utf8')).examples;
 const patientExample = examples.find((e) => e.definition.resource === 'Patient');
 
-let site;
-let browser;
-const foreign = [];
-const pageErrors = [];
-
-before(async () => {
-  site = await startSite();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = viewerSuite();
+const { foreign, pageErrors } = suite;
 
 const patients = () => readFileSync(path.join(corpus, 'bulk-ndjson-synthea', 'Patient.000.ndjson'));
 
-async function viewer({ width = 1280, height = 800, dark = false } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
-  await watchCsp(context);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(site.url) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
-  });
-  await page.goto(site.url);
-  return { page, context };
-}
+const viewer = (options) => suite.viewer(options);
 
 /** Opens NDJSON bytes through the file input and waits for the line index to finish. */
 async function openNdjson(page, name, buffer) {

@@ -168,6 +168,14 @@ export async function mount(shellCtx) {
     })();
     const stream = pkg.ndjson.stream(feed, { continueOnError: true });
     let lastDraw = 0;
+    const redraw = () => {
+      stats = stream.stats;
+      grid.setRowCount(index.count);
+      grid.refresh();
+      drawStatus();
+      drawCounts();
+      drawUnchecked();
+    };
     try {
       for await (const item of stream) {
         if (item.resource) {
@@ -182,12 +190,7 @@ export async function mount(shellCtx) {
         const now = performance.now();
         if (now - lastDraw > 100) {
           lastDraw = now;
-          stats = stream.stats;
-          grid.setRowCount(index.count);
-          grid.refresh();
-          drawStatus();
-          drawCounts();
-          drawUnchecked();
+          redraw();
         }
       }
       state = 'done';
@@ -198,12 +201,7 @@ export async function mount(shellCtx) {
         ctx.showError(err);
       }
     }
-    stats = stream.stats;
-    grid.setRowCount(index.count);
-    grid.refresh();
-    drawStatus();
-    drawCounts();
-    drawUnchecked();
+    redraw();
     convertButton.disabled = false;
     resumeButton.hidden = state === 'done';
     const wanted = Number(ctx.hash?.get('line'));
