@@ -5,6 +5,7 @@
 // `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
 // through 128-bit integers and are rounded back (half away from zero).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -575,45 +576,64 @@ std::string quantity_text(decimal value, std::string_view unit) {
   return s;
 }
 
-namespace {
-void append_item(std::string &out, const item &v) {
+json_form append_text(std::string &out, const item &v) {
   switch (v.kind) {
-    case value_kind::boolean: out += v.boolean ? "true" : "false"; return;
+    case value_kind::boolean: out += v.boolean ? "true" : "false"; return json_form::boolean;
     case value_kind::integer:
       if (v.in_tape) {
         out += json::to_json(v.node);
       } else {
-        out += std::to_string(v.integer);
+        char digits[24];
+        auto end = std::to_chars(digits, digits + sizeof digits, v.integer).ptr;
+        out.append(digits, end);
       }
-      return;
+      return json_form::number;
     case value_kind::decimal:
       if (v.in_tape && v.node.type() == json::kind::number) {
         out += v.node.get_number_text().value();
       } else {
         out += decimal_text(v.dec);
       }
-      return;
+      return json_form::number;
     case value_kind::string:
     case value_kind::date:
     case value_kind::date_time:
-    case value_kind::time: json::append_quoted(out, v.text); return;
-    case value_kind::quantity: json::append_quoted(out, quantity_text(v.dec, v.text)); return;
+    case value_kind::time: out += v.text; return json_form::string;
+    case value_kind::quantity: out += quantity_text(v.dec, v.text); return json_form::string;
     case value_kind::type_info:
       out += "{\"namespace\":";
       json::append_quoted(out, v.text2);
       out += ",\"name\":";
       json::append_quoted(out, v.text);
       out += "}";
-      return;
+      return json_form::json;
     case value_kind::element:
       if (v.in_tape && !v.node.is_null()) {
-        out += json::to_json(v.node);
-      } else if (v.has_companion) {
-        out += json::to_json(v.companion);
-      } else {
-        out += "null";
+        switch (v.node.type()) {
+          case json::kind::string: out += v.node.get_string().value(); return json_form::string;
+          case json::kind::number: out += v.node.get_number_text().value(); return json_form::number;
+          case json::kind::boolean: out += v.node.get_bool().value() ? "true" : "false"; return json_form::boolean;
+          default: out += json::to_json(v.node); return json_form::json;
+        }
       }
-      return;
+      if (v.has_companion) {
+        out += json::to_json(v.companion);
+        return json_form::json;
+      }
+      return json_form::null_value;
+  }
+  return json_form::null_value;
+}
+
+namespace {
+void append_item(std::string &out, const item &v) {
+  // Strings are written unquoted first and quoted from a scratch copy: one rule for every form.
+  thread_local std::string text;
+  text.clear();
+  switch (append_text(text, v)) {
+    case json_form::null_value: out += "null"; break;
+    case json_form::string: json::append_quoted(out, text); break;
+    default: out += text;
   }
 }
 }  // namespace
