@@ -627,13 +627,25 @@ json_form append_text(std::string &out, const item &v) {
 
 namespace {
 void append_item(std::string &out, const item &v) {
-  // Strings are written unquoted first and quoted from a scratch copy: one rule for every form.
-  thread_local std::string text;
-  text.clear();
-  switch (append_text(text, v)) {
-    case json_form::null_value: out += "null"; break;
-    case json_form::string: json::append_quoted(out, text); break;
-    default: out += text;
+  // A string's text quoted straight from the item; every other form written in place by
+  // append_text, a quantity's or element's string quoted from a copy.
+  switch (v.kind) {
+    case value_kind::string:
+    case value_kind::date:
+    case value_kind::date_time:
+    case value_kind::time: json::append_quoted(out, v.text); return;
+    default: break;
+  }
+  const size_t at = out.size();
+  switch (append_text(out, v)) {
+    case json_form::null_value: out += "null"; return;
+    case json_form::string: {
+      std::string text(out, at);
+      out.resize(at);
+      json::append_quoted(out, text);
+      return;
+    }
+    default: return;
   }
 }
 }  // namespace
