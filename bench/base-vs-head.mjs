@@ -8,12 +8,13 @@
 // over median, either side) and the samples' spread within a run (p95 over median).
 //
 //   node bench/base-vs-head.mjs --base REF [--rounds 2] [--targets native,wasm-node,wasm-browser]
-//                               [--base-dir DIR] [--filter TEXT] [--quick] [--seconds S]
+//                               [--base-dir DIR] [--filter TEXT] [--quick] [--seconds S] [--no-peers]
 //
 // The head must be built (`make native js`); `make bench-base` does that first. --base-dir names
 // an existing checkout of BASE to build and use (default build/base-src, a git worktree made
 // here). Writes build/base-vs-head/{base,head}-TARGET.json (medians of medians, readings of
-// bench/reading.schema.json) and summary.json; prints one table a target. Speed is a reading:
+// bench/reading.schema.json) and summary.json; prints one table a target. --no-peers leaves the
+// peer libraries out of the Node runs (they are not the change being judged). Speed is a reading:
 // the exit status is 0 whatever the figures say.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -88,7 +89,8 @@ for (let r = 0; r < rounds; r++) {
       const out = path.join(work, `${which}-${t}-${r}.json`);
       process.stderr.write(`round ${r + 1}/${rounds}: ${t} ${which}\n`);
       const [exe, words] = runner(trees[which], t);
-      run(exe, [...words, ...benchArgs, '--out', out], { cwd: trees[which], stdio: ['ignore', 'ignore', 'inherit'] });
+      const own = t === 'wasm-node' && args.includes('--no-peers') ? ['--no-peers'] : [];
+      run(exe, [...words, ...benchArgs, ...own, '--out', out], { cwd: trees[which], stdio: ['ignore', 'ignore', 'inherit'] });
       readings[t][which].push(JSON.parse(readFileSync(out, 'utf8')));
     }
   }
