@@ -81,7 +81,9 @@ printf '{\n  "resourceType": "Patient",\n  "id": "p1"\n}\n' > patient.json
 expect 0 "CSV in a file named .json" -- convert people-csv.json from-json.quire
 expect 0 "CSV in a file with no extension" -- convert people from-bare.quire
 expect 0 "NDJSON in a file named .txt" -- convert people.txt from-txt.quire
-for f in from-json from-bare from-txt; do
+printf 'id;name\n1;a\n2;b\n' > people-semicolons.csv
+expect 0 "CSV with ';' between its fields" -- convert people-semicolons.csv from-semicolons.quire
+for f in from-json from-bare from-txt from-semicolons; do
   rows=$("$quire" query $f.quire --where "id = 2" --csv)
   if [[ $rows != $'id,name\n2,b' ]]; then
     echo "FAIL: convert then query of $f.quire printed '$rows'"

@@ -90,6 +90,7 @@ int run_convert(arguments &args) {
       return usage_error("convert", m);
     }
     kind = input_kind_name(d->kind);
+    if (d->kind == input_kind::csv) table.input.csv.delimiter = d->delimiter;
   }
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
   temp_file_sink sink(output_path);
@@ -99,7 +100,7 @@ int run_convert(arguments &args) {
   const auto text_kind = kind == "csv" ? format::text_format::csv : format::text_format::ndjson;
   std::vector<uint8_t> piece(CONVERT_PIECE_BYTES);
   {
-    auto inferrer = format::schema_inferrer::create(text_kind);
+    auto inferrer = format::schema_inferrer::create(text_kind, table.input);
     if (!inferrer) { return fail(input_path, inferrer.error()); }
     auto read = read_pieces(*input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
     if (!read) { return fail(input_path, read.error()); }
