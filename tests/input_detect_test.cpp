@@ -56,4 +56,9 @@ TEST_CASE("detect_input: CSV by its rows of fields", "[detect]") {
   const auto d = detect_input("a,b\n1,2\n", true);
   CHECK(d.reason == "text in rows of fields split by \",\" (CSV)");
   CHECK(quire::input_kind_name(d.kind) == "csv");
+  // The delimiter found, for a reader of the CSV (quire convert); none for another kind.
+  CHECK(d.delimiter == ',');
+  CHECK(detect_input("id\tname\n1\ta\n", true).delimiter == '\t');
+  CHECK(detect_input("id;name;age\n1;a;3\n", true).delimiter == ';');
+  CHECK(detect_input("{\"a\":1}\n", true).delimiter == 0);
 }

@@ -32,6 +32,7 @@ inline constexpr size_t DETECT_BYTES = size_t{64} << 10;
 struct input_detection {
   input_kind kind = input_kind::unknown;
   std::string reason;  ///< one line for people: why it is that kind
+  char delimiter = 0;  ///< csv: the byte that splits its fields (`,`, tab or `;`); 0 for other kinds
 };
 
 /// The kind of an input from its first bytes. `whole`: `prefix` is the whole input (a last line

@@ -314,35 +314,22 @@ bool parse_date_time(std::string_view s, value_kind kind, moment &m) noexcept {
 std::string moment_text(const moment &m) {
   char buf[64];
   std::string out;
+  // A part is written from the precision that holds it on.
+  auto part = [&](int from, const char *format, int value) {
+    if (m.precision < from) return;
+    std::snprintf(buf, sizeof buf, format, value);
+    out += buf;
+  };
   if (!m.is_time) {
-    std::snprintf(buf, sizeof buf, "%04d", m.year);
-    out = buf;
-    if (m.precision >= 2) {
-      std::snprintf(buf, sizeof buf, "-%02d", m.month);
-      out += buf;
-    }
-    if (m.precision >= 3) {
-      std::snprintf(buf, sizeof buf, "-%02d", m.day);
-      out += buf;
-    }
+    part(0, "%04d", m.year);
+    part(2, "-%02d", m.month);
+    part(3, "-%02d", m.day);
     if (m.precision >= 4) out += 'T';
   }
-  if (m.precision >= 4) {
-    std::snprintf(buf, sizeof buf, "%02d", m.hour);
-    out += buf;
-  }
-  if (m.precision >= 5) {
-    std::snprintf(buf, sizeof buf, ":%02d", m.minute);
-    out += buf;
-  }
-  if (m.precision >= 6) {
-    std::snprintf(buf, sizeof buf, ":%02d", m.second);
-    out += buf;
-  }
-  if (m.precision >= 7) {
-    std::snprintf(buf, sizeof buf, ".%03d", m.millis);
-    out += buf;
-  }
+  part(4, "%02d", m.hour);
+  part(5, ":%02d", m.minute);
+  part(6, ":%02d", m.second);
+  part(7, ".%03d", m.millis);
   if (!m.is_time && m.precision >= 4 && m.has_tz) {
     if (m.tz_minutes == 0) {
       out += 'Z';
