@@ -198,10 +198,11 @@ scaling: native js
 	$(QUIRE_BENCH_BIN) --scaling
 	node bench/run.mjs --scaling
 
-# Base against head: make bench-base BASE=HEAD~1 [BENCH_ARGS="--filter json --quick"]
+# Base against head on the three targets: make bench-base BASE=HEAD~1 [BENCH_ARGS="--filter json --quick"]
+# (BENCH_ARGS also takes --rounds N, --targets native,wasm-node,wasm-browser, --base-dir DIR).
 BASE ?= HEAD~1
-bench-base: native
-	node bench/base-vs-head.mjs --base $(BASE) $(BENCH_ARGS)
+bench-base: native js
+	CMAKE_FLAGS="$(CMAKE_FLAGS)" node bench/base-vs-head.mjs --base $(BASE) $(BENCH_ARGS)
 
 # Regenerates the tables of docs/performance.md from the readings checked in under bench/readings/.
 report:

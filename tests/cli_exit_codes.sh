@@ -73,6 +73,30 @@ if [[ $csv != $'id,name\n2,b' ]]; then
   failures=$((failures + 1))
 fi
 expect 2 "--csv with --count" -- query people.quire --csv --count
+# convert reads what core's rule (quire::detect_input) says the input is, not what its name says.
+cp people.csv people-csv.json
+cp people.csv people
+printf '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n' > people.txt
+printf '{\n  "resourceType": "Patient",\n  "id": "p1"\n}\n' > patient.json
+expect 0 "CSV in a file named .json" -- convert people-csv.json from-json.quire
+expect 0 "CSV in a file with no extension" -- convert people from-bare.quire
+expect 0 "NDJSON in a file named .txt" -- convert people.txt from-txt.quire
+printf 'id;name\n1;a\n2;b\n' > people-semicolons.csv
+expect 0 "CSV with ';' between its fields" -- convert people-semicolons.csv from-semicolons.quire
+for f in from-json from-bare from-txt from-semicolons; do
+  rows=$("$quire" query $f.quire --where "id = 2" --csv)
+  if [[ $rows != $'id,name\n2,b' ]]; then
+    echo "FAIL: convert then query of $f.quire printed '$rows'"
+    failures=$((failures + 1))
+  fi
+done
+expect 2 "one FHIR JSON document" -- convert patient.json patient.quire
+line "quire convert: patient.json: detected fhir (a JSON object (a FHIR resource or Bundle)); convert reads CSV or NDJSON: if it is one, say which with --from csv or --from ndjson" "the kind detected, and --from"
+expect 1 "--from ndjson overrides what was detected" -- convert people-csv.json forced.quire --from ndjson
+expect 2 "--from takes csv or ndjson" -- convert people.csv forced.quire --from fhir
+printf '' > empty.csv
+expect 1 "an empty input" -- convert empty.csv empty.quire
+line "empty.csv: EMPTY_INPUT: the input is empty: nothing to convert" "an empty input's line"
 
 if ((failures)); then
   echo "$failures failed"

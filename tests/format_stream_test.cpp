@@ -265,6 +265,53 @@ TEST_CASE("format stream: memory is bounded by the longest line; misuse is refus
   CHECK(text_writer::create(text_format::ndjson, bad, sink, given).code() == error_code::NO_SUCH_COLUMN);
 }
 
+TEST_CASE("format stream: NDJSON is cut into lines as the line feeder cuts it, split at every byte",
+          "[format][stream]") {
+  // A line of max_line_bytes is read, one byte more is LINE_TOO_LONG with the feeder's text (a '\r'
+  // before the '\n' counted, a blank line too), wherever the input is cut into two pieces: inside
+  // the line, at its '\r', its '\n', or so that the first piece alone already passes the limit.
+  input_options in;
+  in.max_line_bytes = 16;
+  const std::string ok = "{\"a\":1,\"b\":\"xy\"}";
+  REQUIRE(ok.size() == 16);
+  struct text_case {
+    std::string text;
+    error_code code;
+    uint32_t line;
+  };
+  const text_case cases[] = {
+      {ok + "\n\r\n  \n" + ok, error_code::OK, 0},
+      {ok + "\n{\"a\":12,\"b\":\"xy\"}\n" + ok + "\n", error_code::LINE_TOO_LONG, 2},
+      {ok + "\n" + ok + "\r\n", error_code::LINE_TOO_LONG, 2},
+      {ok + "\n" + std::string(17, ' ') + "\n" + ok + "\n", error_code::LINE_TOO_LONG, 2},
+      {ok + "\n\r\n\n{\"a\":12,\"b\":\"xy\"}", error_code::LINE_TOO_LONG, 4},
+  };
+  for (const auto &c : cases) {
+    auto expected = whole(text_format::ndjson, c.text, {}, in);
+    REQUIRE(expected.code == c.code);
+    CHECK(expected.line == c.line);
+    if (c.code == error_code::LINE_TOO_LONG)
+      CHECK(expected.message == "line " + std::to_string(c.line) + " is longer than max_line_bytes (16 bytes)");
+    for (size_t cut = 0; cut <= c.text.size(); ++cut) {
+      INFO("case " << error_name(c.code) << " line " << c.line << ", cut at " << cut);
+      vector_sink sink;
+      auto w = text_writer::create(text_format::ndjson, {}, sink, in);
+      REQUIRE(w);
+      auto fed = w.value()->feed(std::string_view(c.text).substr(0, cut));
+      if (fed) fed = w.value()->feed(std::string_view(c.text).substr(cut));
+      auto n = fed ? w.value()->finish() : result<uint64_t>(fed.error());
+      outcome got;
+      if (n) {
+        got.bytes = std::move(sink.bytes);
+        got.rows = *n;
+      } else {
+        got = failure(n.error());
+      }
+      check_same(got, expected);
+    }
+  }
+}
+
 TEST_CASE("format stream: schema_inferrer in pieces infers what infer_ndjson_schema / infer_csv_schema do",
           "[format][stream]") {
   auto customers = generate_customers(700, 2);

@@ -56,4 +56,19 @@ TEST_CASE("detect_input: CSV by its rows of fields", "[detect]") {
   const auto d = detect_input("a,b\n1,2\n", true);
   CHECK(d.reason == "text in rows of fields split by \",\" (CSV)");
   CHECK(quire::input_kind_name(d.kind) == "csv");
+  // The delimiter found, for a reader of the CSV (quire convert); none for another kind.
+  CHECK(d.delimiter == ',');
+  CHECK(detect_input("id\tname\n1\ta\n", true).delimiter == '\t');
+  CHECK(detect_input("id;name;age\n1;a;3\n", true).delimiter == ';');
+  CHECK(detect_input("{\"a\":1}\n", true).delimiter == 0);
+}
+
+TEST_CASE("detect_input: text named .csv or .tsv that no rule settles is CSV by its name", "[detect]") {
+  auto one = quire::detect_input("id\nx1\nx2\n", true, "ids.csv");
+  CHECK(one.kind == quire::input_kind::csv);
+  CHECK(one.delimiter == ',');
+  CHECK(quire::detect_input("id\nx1\nx2\n", true, "ids.tsv").delimiter == '\t');
+  CHECK(quire::detect_input("id\nx1\nx2\n", true, "ids.txt").kind == quire::input_kind::unknown);
+  // What the bytes say still comes first: NDJSON named .csv is NDJSON.
+  CHECK(quire::detect_input("{\"a\":1}\n{\"a\":2}\n", true, "rows.csv").kind == quire::input_kind::ndjson);
 }

@@ -454,3 +454,57 @@ TEST_CASE("view: now() and today() give run_options::now, on every thread and in
   REQUIRE_FALSE(failed);
   CHECK(failed.code() == error_code::INVALID_ARGUMENT);
 }
+
+TEST_CASE("view: cells are typed once, and print the JSON FHIRPath gives", "[view]") {
+  auto v = view::compile(R"({"resource":"Observation","select":[{"column":[
+      {"name":"flag","path":"extension.where(url='f').value"},
+      {"name":"count","path":"extension.where(url='n').value"},
+      {"name":"zero","path":"extension.where(url='z').value"},
+      {"name":"big","path":"extension.where(url='b').value"},
+      {"name":"dec","path":"value.ofType(Quantity).value"},
+      {"name":"unit","path":"value.ofType(Quantity).unit"},
+      {"name":"when","path":"effective"},
+      {"name":"age","path":"1 'cm'"},
+      {"name":"sum","path":"2 + 3"},
+      {"name":"half","path":"1.50 * 1"},
+      {"name":"code","path":"code"},
+      {"name":"tags","path":"category.text","collection":true},
+      {"name":"none","path":"issued"}]}]})");
+  REQUIRE(v);
+  auto doc = json::parse(
+      R"({"resourceType":"Observation","effectiveDateTime":"2015-02-04T14:34:28+10:00",)"
+      R"("extension":[{"url":"f","valueBoolean":true},{"url":"n","valueInteger":-12},{"url":"z","valueInteger":-0},)"
+      R"({"url":"b","valueDecimal":123456789012345678901}],"valueQuantity":{"value":0.700,"unit":"a \"b\"\n\u00e9"},)"
+      R"("code":{"text":"x"},"category":[{"text":"c1"},{"text":"c2"}]})");
+  REQUIRE(doc);
+  view::runner run(*v);
+  std::vector<view::row> rows;
+  REQUIRE(run.run(doc->root(), rows));
+  REQUIRE(rows.size() == 1);
+  const auto &c = rows[0].cells;
+  CHECK((c[0].kind == view::cell_kind::boolean && c[0].boolean));
+  CHECK((c[1].kind == view::cell_kind::integer && c[1].integer == -12 && c[1].text.empty()));
+  CHECK((c[2].kind == view::cell_kind::decimal && c[2].text == "-0"));  // `-0` keeps its text
+  CHECK((c[3].kind == view::cell_kind::decimal && c[3].text == "123456789012345678901"));
+  CHECK((c[4].kind == view::cell_kind::decimal && c[4].text == "0.700"));
+  CHECK((c[5].kind == view::cell_kind::string && c[5].text == "a \"b\"\n\xc3\xa9"));  // unescaped
+  CHECK((c[6].kind == view::cell_kind::string && c[6].text == "2015-02-04T14:34:28+10:00"));
+  CHECK((c[7].kind == view::cell_kind::string && c[7].text == "1 'cm'"));
+  CHECK((c[8].kind == view::cell_kind::integer && c[8].integer == 5));
+  CHECK((c[9].kind == view::cell_kind::decimal && c[9].text == "1.50"));
+  CHECK((c[10].kind == view::cell_kind::object && c[10].text == R"({"text":"x"})"));
+  CHECK((c[11].kind == view::cell_kind::array && c[11].text == R"(["c1","c2"])"));
+  CHECK(c[12].kind == view::cell_kind::null_value);
+  CHECK(view::rows_to_json(*v, rows) ==
+        R"([{"flag":true,"count":-12,"zero":-0,"big":123456789012345678901,"dec":0.700,"unit":"a \"b\"\né",)"
+        R"("when":"2015-02-04T14:34:28+10:00","age":"1 'cm'","sum":5,"half":1.50,"code":{"text":"x"},)"
+        R"("tags":["c1","c2"],"none":null}])");
+  std::string text;
+  for (const auto &cell : c) {
+    view::append_cell_text(text, cell);
+    text += '|';
+  }
+  CHECK(text ==
+        "true|-12|-0|123456789012345678901|0.700|a \"b\"\n\xc3\xa9|2015-02-04T14:34:28+10:00|1 'cm'|5|1.50|"
+        R"({"text":"x"}|["c1","c2"]||)");
+}

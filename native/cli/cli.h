@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "quire/error.h"
 #include "quire/file_source.h"
 #include "quire/format.h"
+#include "quire/spill_file.h"
 
 namespace quire::cli {
 
@@ -67,6 +69,10 @@ class arguments {
   /// a mistake in what was taken (an unknown or incomplete option, a bad number, a write option
   /// core refused), nullopt, with the mistake printed and exit_status() its exit code (EXIT_USAGE).
   std::optional<std::vector<std::string>> finish(std::string_view command);
+  /// finish(), with the number of positional words checked: from `least` to `most`, else the
+  /// usage error `message` (e.g. "needs exactly one FILE").
+  std::optional<std::vector<std::string>> finish(std::string_view command, size_t least, size_t most,
+                                                 std::string_view message);
   int exit_status() const { return status_; }
 
  private:
@@ -75,6 +81,25 @@ class arguments {
   std::optional<quire::error> refused_;  // the first write option core refused (with its flag)
   std::string refused_flag_;
   int status_ = EXIT_OK;
+};
+
+/// What a command that writes a table (convert, view run) takes besides its files: the write
+/// options `flags` (arguments::write_options), --spill-dir and --quiet.
+struct table_options {
+  table_options(arguments &args, std::initializer_list<std::string_view> flags);
+
+  format::write_options write;
+  format::input_options input;
+  std::optional<std::string> spill_dir;
+  bool quiet = false;
+
+  /// When `write` asks for a sort or an index: creates the unnamed temporary file (in spill_dir)
+  /// that sort runs beyond the sort budget go to, instead of memory. Returns EXIT_OK, or fail()'s
+  /// exit code when it cannot be created.
+  int open_spill();
+
+ private:
+  std::unique_ptr<native::spill_file> spill_;
 };
 
 /// One command: `quire GROUP NAME ...` (or `quire GROUP ...` when name is empty).
@@ -117,6 +142,12 @@ class temp_file_sink final : public format::byte_sink {
   temp_file_sink &operator=(const temp_file_sink &) = delete;
   bool opened() const { return f_ != nullptr; }
   const std::string &temp_path() const { return temp_; }
+  /// Why opened() is false.
+  quire::error open_error() const {
+    std::string m = "cannot create ";
+    m += temp_;
+    return quire::error(error_code::IO_ERROR, std::move(m));
+  }
   result<void> write(std::span<const uint8_t> bytes) override {
     if (bytes.empty()) return {};
     if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())

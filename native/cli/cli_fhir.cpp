@@ -15,10 +15,9 @@ int run_validate(arguments &args) {
   fhir::options opts;
   opts.max_issues = static_cast<size_t>(args.number("--max-issues").value_or(opts.max_issues));
   opts.max_depth = static_cast<size_t>(args.number("--max-depth").value_or(opts.max_depth));
-  auto positional = args.finish("fhir validate");
+  auto positional = args.finish("fhir validate", 1, SIZE_MAX, "needs at least one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.empty()) return usage_error("fhir validate", "needs at least one FILE");
 
   size_t failed = 0, total_errors = 0, total_warnings = 0;
   int status = EXIT_OK;
@@ -63,10 +62,9 @@ int run_format(arguments &args) {
   bool compact = args.flag("--compact");
   bool strict = args.flag("--strict");
   auto output = args.option("--output");
-  auto positional = args.finish("fhir format");
+  auto positional = args.finish("fhir format", 1, 1, "needs exactly one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.size() != 1) return usage_error("fhir format", "needs exactly one FILE");
   auto source = native::open_file(files[0]);
   if (!source) return fail(files[0], source.error());
   fhir::options opts;
@@ -79,15 +77,11 @@ int run_format(arguments &args) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return EXIT_OK;
   }
-  // Never leave a half-written file: write beside it, then rename.
-  std::string temporary = *output + ".tmp";
-  FILE *f = std::fopen(temporary.c_str(), "wb");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (f && std::fclose(f) != 0) ok = false;
-  if (!ok || std::rename(temporary.c_str(), output->c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return fail(*output, quire::error(error_code::IO_ERROR, "cannot write the output"));
-  }
+  temp_file_sink sink(*output);
+  if (!sink.opened()) return fail(*output, sink.open_error());
+  auto written = sink.write(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+  if (written) written = sink.commit();
+  if (!written) return fail(*output, written.error());
   return EXIT_OK;
 }
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "cli.h"
+#include "quire/detect.h"
 #include "quire/file_source.h"
 #include "quire/format.h"
 #include "quire/json.h"
-#include "quire/spill_file.h"
 
 namespace quire::cli {
 namespace {
@@ -45,60 +45,72 @@ result<uint64_t> read_pieces(const byte_source &in, std::vector<uint8_t> &piece,
   return in.size();
 }
 
-bool ends_with(const std::string &s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+/// What core's rule (quire/detect.h) says the input is, from its name and its first bytes. A first
+/// line longer than DETECT_BYTES is read on until it ends; one longer than any NDJSON line a
+/// reader takes is NDJSON, so that the line feeder reports it as LINE_TOO_LONG.
+result<input_detection> detect_file(const byte_source &in, const std::string &name) {
+  std::string head;
+  size_t want = DETECT_BYTES;
+  while (true) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(want, in.size()));
+    const size_t have = head.size();
+    head.resize(n);
+    auto r = in.read_at(have, std::span<uint8_t>(reinterpret_cast<uint8_t *>(head.data()) + have, n - have));
+    if (!r) return std::move(r).error();
+    auto d = detect_input(head, n == in.size(), name);
+    if (d.kind != input_kind::need_more) return d;
+    if (n > format::DEFAULT_MAX_LINE_BYTES)
+      return input_detection{input_kind::ndjson, "a first line longer than max_line_bytes"};
+    want = std::min(want * 2, format::DEFAULT_MAX_LINE_BYTES + 1);
+  }
 }
 
 int run_convert(arguments &args) {
   auto from = args.option("--from");
-  auto spill_dir = args.option("--spill-dir");
-  bool quiet = args.flag("--quiet");
-  format::write_options opts;
-  format::input_options in;
-  args.write_options({"--sort", "--index", "--chunk-rows", "--page-bytes", "--level"}, opts, in);
-  auto files = args.finish("convert");
+  table_options table(args, {"--sort", "--index", "--chunk-rows", "--page-bytes", "--level"});
+  auto files = args.finish("convert", 2, 2, "needs INPUT and OUTPUT.quire");
   if (!files) return args.exit_status();
-  if (files->size() != 2) return usage_error("convert", "needs INPUT and OUTPUT.quire");
   const std::string &input_path = (*files)[0], &output_path = (*files)[1];
-  std::string kind = from.value_or("");
-  if (kind.empty()) {
-    if (ends_with(input_path, ".csv")) kind = "csv";
-    else if (ends_with(input_path, ".ndjson") || ends_with(input_path, ".jsonl") || ends_with(input_path, ".json"))
-      kind = "ndjson";
-    else return usage_error("convert", "cannot tell the input's format from its name: add --from csv or --from ndjson");
-  }
-  if (kind != "csv" && kind != "ndjson") return usage_error("convert", "--from takes csv or ndjson");
+  if (from && *from != "csv" && *from != "ndjson") return usage_error("convert", "--from takes csv or ndjson");
   // The input is read range by range (nothing of it is held), twice.
   auto input = native::open_file(input_path, {.mode = native::load_mode::ranges});
   if (!input) { return fail(input_path, input.error()); }
-  // Sort runs beyond the sort budget go to an unnamed temporary file, not to memory.
-  std::unique_ptr<native::spill_file> spill;
-  if (!opts.sorted_by.empty() || !opts.indexes.empty()) {
-    auto s = native::spill_file::create(spill_dir.value_or(""));
-    if (!s) { return fail(spill_dir.value_or("--spill-dir"), s.error()); }
-    spill = std::move(s).value();
-    opts.spill = spill.get();
+  std::string kind = from.value_or("");
+  if (kind.empty()) {
+    auto d = detect_file(*input.value(), input_path);
+    if (!d) { return fail(input_path, d.error()); }
+    if (d->kind == input_kind::empty)
+      return fail(input_path, quire::error(error_code::EMPTY_INPUT, "the input is empty: nothing to convert"));
+    if (d->kind != input_kind::csv && d->kind != input_kind::ndjson) {
+      std::string m = input_path + ": detected ";
+      m.append(input_kind_name(d->kind))
+          .append(" (")
+          .append(d->reason)
+          .append("); convert reads CSV or NDJSON: if it is one, say which with --from csv or --from ndjson");
+      return usage_error("convert", m);
+    }
+    kind = input_kind_name(d->kind);
+    if (d->kind == input_kind::csv) table.input.csv.delimiter = d->delimiter;
   }
+  if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
   temp_file_sink sink(output_path);
-  if (!sink.opened()) {
-    return fail(output_path, quire::error(error_code::IO_ERROR, "cannot create " + sink.temp_path()));
-  }
+  if (!sink.opened()) return fail(output_path, sink.open_error());
   // Two passes over the file, in pieces: the schema from every row (as write_ndjson / write_csv
   // infer it), then the rows; memory holds one piece and one line, never the whole input.
   const auto text_kind = kind == "csv" ? format::text_format::csv : format::text_format::ndjson;
   std::vector<uint8_t> piece(CONVERT_PIECE_BYTES);
   {
-    auto inferrer = format::schema_inferrer::create(text_kind);
+    auto inferrer = format::schema_inferrer::create(text_kind, table.input);
     if (!inferrer) { return fail(input_path, inferrer.error()); }
     auto read = read_pieces(*input.value(), piece, [&](std::string_view p) { return inferrer.value()->feed(p); });
     if (!read) { return fail(input_path, read.error()); }
     auto inferred = inferrer.value()->finish();
     if (!inferred) { return fail(input_path, inferred.error()); }
-    in.schema = std::move(inferred).value();
+    table.input.schema = std::move(inferred).value();
   }
   // Usage mistakes in options (a sort or index column that does not exist) are still the input's
   // fault from the tool's view: the error says which.
-  auto writer = format::text_writer::create(text_kind, opts, sink, in);
+  auto writer = format::text_writer::create(text_kind, table.write, sink, table.input);
   if (!writer) { return fail(input_path, writer.error()); }
   auto input_bytes = read_pieces(*input.value(), piece, [&](std::string_view p) { return writer.value()->feed(p); });
   if (!input_bytes) { return fail(input_path, input_bytes.error()); }
@@ -106,7 +118,7 @@ int run_convert(arguments &args) {
   if (!rows) { return fail(input_path, rows.error()); }
   auto committed = sink.commit();
   if (!committed) { return fail(output_path, committed.error()); }
-  if (!quiet) {
+  if (!table.quiet) {
     struct stat st {};
     uint64_t size = ::stat(output_path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     std::printf("%s: %llu rows, %llu bytes (%s input: %llu bytes, %.1fx smaller)\n", output_path.c_str(),
@@ -130,9 +142,8 @@ int run_query(arguments &args) {
   bool analyze = args.flag("--analyze");
   bool csv = args.flag("--csv");
   uint64_t limit = args.number("--limit").value_or(UINT64_MAX), offset = args.number("--offset").value_or(0);
-  auto files = args.finish("query");
+  auto files = args.finish("query", 1, 1, "needs one FILE.quire");
   if (!files) return args.exit_status();
-  if (files->size() != 1) return usage_error("query", "needs one FILE.quire");
   if (find && where) return usage_error("query", "--find and --where cannot be combined");
   if (find && find->find('=') == std::string::npos) return usage_error("query", "--find takes COLUMN=VALUE");
   if (csv && (count || sum || explain))
@@ -201,9 +212,8 @@ int run_inspect(arguments &args) {
   auto chunks_of = args.option("--chunks");
   bool as_json = args.flag("--json");
   bool verify = args.flag("--verify");
-  auto files = args.finish("inspect");
+  auto files = args.finish("inspect", 1, 1, "needs one FILE.quire");
   if (!files) return args.exit_status();
-  if (files->size() != 1) return usage_error("inspect", "needs one FILE.quire");
   const std::string &path = (*files)[0];
   auto source = native::open_file(path, {.mode = load});
   if (!source) { return fail(path, source.error()); }

@@ -22,10 +22,9 @@ std::string printable(std::string_view raw) { return raw.empty() ? std::string("
 int run_parse(arguments &args) {
   const bool as_json = args.flag("--json");
   const bool strict = args.flag("--strict");
-  auto positional = args.finish("hl7 parse");
+  auto positional = args.finish("hl7 parse", 1, SIZE_MAX, "needs at least one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.empty()) return usage_error("hl7 parse", "needs at least one FILE");
 
   int status = EXIT_OK;
   for (const auto &file : files) {
@@ -72,10 +71,9 @@ int run_ack(arguments &args) {
   const auto code_name = args.option("--code");
   const auto text = args.option("--text");
   const auto timestamp = args.option("--timestamp");
-  auto positional = args.finish("hl7 ack");
+  auto positional = args.finish("hl7 ack", 1, 1, "needs exactly one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.size() != 1) return usage_error("hl7 ack", "needs exactly one FILE");
   const auto code = hl7v2::parse_ack_code(code_name.value_or("AA"));
   if (!code) return fail("--code", code.error());
 

@@ -37,10 +37,9 @@ int run_check(arguments &args) {
   json::limits lim;
   lim.max_depth = static_cast<size_t>(args.number("--max-depth").value_or(lim.max_depth));
   lim.max_document_bytes = args.number("--max-bytes").value_or(lim.max_document_bytes);
-  auto positional = args.finish("json check");
+  auto positional = args.finish("json check", 1, SIZE_MAX, "needs at least one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.empty()) return usage_error("json check", "needs at least one FILE");
 
   int failed = 0, status = EXIT_OK;
   for (const auto &file : files) {

@@ -109,6 +109,30 @@ std::optional<std::vector<std::string>> arguments::finish(std::string_view comma
   return rest;
 }
 
+std::optional<std::vector<std::string>> arguments::finish(std::string_view command, size_t least, size_t most,
+                                                          std::string_view message) {
+  auto rest = finish(command);
+  if (rest && (rest->size() < least || rest->size() > most)) {
+    status_ = usage_error(command, message);
+    return std::nullopt;
+  }
+  return rest;
+}
+
+table_options::table_options(arguments &args, std::initializer_list<std::string_view> flags)
+    : spill_dir(args.option("--spill-dir")), quiet(args.flag("--quiet")) {
+  args.write_options(flags, write, input);
+}
+
+int table_options::open_spill() {
+  if (write.sorted_by.empty() && write.indexes.empty()) return EXIT_OK;
+  auto s = native::spill_file::create(spill_dir.value_or(""));
+  if (!s) return fail(spill_dir.value_or("--spill-dir"), s.error());
+  spill_ = std::move(s).value();
+  write.spill = spill_.get();
+  return EXIT_OK;
+}
+
 int exit_code_for(quire::error_code code) noexcept {
   switch (code) {
     case error_code::OK: return EXIT_OK;
@@ -163,9 +187,7 @@ void print_help(FILE *out) {
 
 int run_version(arguments &args) {
   bool json = args.flag("--json");
-  auto rest = args.finish("version");
-  if (!rest) return args.exit_status();
-  if (!rest->empty()) return usage_error("version", "takes no arguments");
+  if (!args.finish("version", 0, 0, "takes no arguments")) return args.exit_status();
   auto v = quire::version();
   if (json) {
     std::printf(

@@ -13,10 +13,9 @@ int run_stats(arguments &args) {
   bool as_json = args.flag("--json");
   bool keep_going = args.flag("--continue");
   bool show_issues = args.flag("--issues");
-  auto positional = args.finish("ndjson stats");
+  auto positional = args.finish("ndjson stats", 1, SIZE_MAX, "needs at least one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
-  if (files.empty()) return usage_error("ndjson stats", "needs at least one FILE");
   ndjson::options opts;
   opts.continue_on_error = keep_going;
   int status = EXIT_OK;

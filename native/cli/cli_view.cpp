@@ -13,7 +13,6 @@
 #include "quire/json.h"
 #include "quire/ndjson.h"
 #include "quire/platform.h"
-#include "quire/spill_file.h"
 #include "quire/view.h"
 
 namespace quire::cli {
@@ -165,26 +164,22 @@ result<std::string> read_view_text(const std::string &path) {
 
 int run_view(arguments &args) {
   auto out_path = args.option("--out");
-  auto spill_dir = args.option("--spill-dir");
-  bool quiet = args.flag("--quiet");
-  format::write_options opts;
-  format::input_options unused_input;
-  args.write_options({"--index", "--chunk-rows"}, opts, unused_input);
+  table_options table(args, {"--index", "--chunk-rows"});
   // NDJSON lines run on this many threads (0, the default: one per hardware thread).
   const uint64_t threads = args.number("--threads").value_or(0);
-  auto positional = args.finish("view run");
+  auto positional =
+      args.finish("view run", 2, SIZE_MAX, "needs VIEW.json and at least one INPUT (- for standard input)");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
   if (threads > view::run_options::MAX_THREADS)
     return usage_error("view run", "--threads takes a whole number from 0 to 256");
-  if (files.size() < 2) return usage_error("view run", "needs VIEW.json and at least one INPUT (- for standard input)");
   view::output_kind kind = view::output_kind::ndjson;
   if (out_path) {
     auto k = view::output_kind_for_path(*out_path);
     if (!k) return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv or .quire");
     kind = *k;
   }
-  if (!opts.indexes.empty() && kind != view::output_kind::quire) {
+  if (!table.write.indexes.empty() && kind != view::output_kind::quire) {
     return usage_error("view run", "--index needs --out FILE.quire (NDJSON and CSV hold no index)");
   }
 
@@ -193,29 +188,18 @@ int run_view(arguments &args) {
   auto v = view::compile(*view_text);
   if (!v) return fail(files[0], v.error());
 
-  // Sort runs of the indexes beyond the sort budget go to an unnamed temporary file.
-  std::unique_ptr<native::spill_file> spill;
-  if (!opts.indexes.empty()) {
-    auto s = native::spill_file::create(spill_dir.value_or(""));
-    if (!s) return fail(spill_dir.value_or("--spill-dir"), s.error());
-    spill = std::move(s).value();
-    opts.spill = spill.get();
-  }
+  if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
   stdout_sink to_stdout;
   std::unique_ptr<temp_file_sink> to_file;
   if (out_path) {
     to_file = std::make_unique<temp_file_sink>(*out_path);
-    if (!to_file->opened()) {
-      std::string m = "cannot create ";
-      m += to_file->temp_path();
-      return fail(*out_path, quire::error(error_code::IO_ERROR, std::move(m)));
-    }
+    if (!to_file->opened()) return fail(*out_path, to_file->open_error());
   }
   counting_sink sink(to_file ? static_cast<format::byte_sink &>(*to_file) : to_stdout);
   const std::string &target = out_path ? *out_path : std::string("-");
   view::run_options run{
       .tasks = &default_task_runner(), .threads = static_cast<unsigned>(threads), .now = read_clock()};
-  auto w = view::table_writer::create(*v, kind, opts, sink, run);
+  auto w = view::table_writer::create(*v, kind, table.write, sink, run);
   if (!w) return fail(target, w.error());
   view::table_writer &tw = *w.value();
 
@@ -237,7 +221,7 @@ int run_view(arguments &args) {
     if (!committed) return fail(*out_path, committed.error());
   }
   std::fflush(stdout);
-  if (!quiet) {
+  if (!table.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr, "%s: %llu resources, %llu rows, %llu bytes (%s; %llu input bytes in %.2f s)\n", target.c_str(),
                  static_cast<unsigned long long>(tw.resources()), static_cast<unsigned long long>(*rows),
@@ -248,10 +232,9 @@ int run_view(arguments &args) {
 }
 
 int run_fhirpath(arguments &args) {
-  auto positional = args.finish("fhirpath");
+  auto positional = args.finish("fhirpath", 2, 2, "needs EXPR and FILE (- for standard input)");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &words = *positional;
-  if (words.size() != 2) return usage_error("fhirpath", "needs EXPR and FILE (- for standard input)");
   auto expr = fhirpath::compile(words[0]);
   if (!expr) return fail("EXPR", expr.error());
   fhirpath::evaluator ev;

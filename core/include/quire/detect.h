@@ -32,6 +32,7 @@ inline constexpr size_t DETECT_BYTES = size_t{64} << 10;
 struct input_detection {
   input_kind kind = input_kind::unknown;
   std::string reason;  ///< one line for people: why it is that kind
+  char delimiter = 0;  ///< csv: the byte that splits its fields (`,`, tab or `;`); 0 for other kinds
 };
 
 /// The kind of an input from its first bytes. `whole`: `prefix` is the whole input (a last line
@@ -42,7 +43,8 @@ struct input_detection {
 /// in the first 4 KiB (unknown, unless an HL7 header comes first); an HL7 v2 header segment; a
 /// first non-blank line that is a whole JSON value (ndjson: a resource on one line reads the same
 /// as NDJSON and as a document; its line end may be missing when `whole`); `{` (fhir_json) and `[`
-/// (json); text that is not UTF-8 (unknown); an HL7 header at a line start in the first 4 KiB; CSV.
+/// (json); text that is not UTF-8 (unknown); an HL7 header at a line start in the first 4 KiB; CSV;
+/// last, other UTF-8 text named `.csv` (CSV, `,`) or `.tsv` (CSV, tab): one column, say.
 /// Never fails; reads at most DETECT_BYTES of `prefix` but for a first line's end.
 input_detection detect_input(std::string_view prefix, bool whole, std::string_view name = {});
 

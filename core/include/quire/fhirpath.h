@@ -208,6 +208,20 @@ std::string to_json(const item &v);
 void append_json(std::string &out, const collection &c);
 void append_json(std::string &out, const item &v);
 
+/// The JSON form of one item as append_json() writes it.
+enum class json_form : uint8_t {
+  null_value,  ///< `null`: an element with neither a value nor a companion
+  boolean,     ///< `true` or `false`
+  number,      ///< a JSON number: integers and decimals in their exact text
+  string,      ///< a JSON string: strings, dates and times, a computed quantity's text
+  json,        ///< an object or array (an element, type_info): its compact JSON text
+};
+
+/// Appends what append_json() writes for `v` but unquoted: a string's characters as they are
+/// (not escaped), every other form its JSON text (nothing for null_value). Returns the form, so a
+/// caller that keeps values typed (a view's cells) reads each once without parsing JSON back.
+json_form append_text(std::string &out, const item &v);
+
 /// The name of a value's type as type() gives it: `FHIR.code`, `System.Integer`.
 std::string type_name(const item &v);
 

@@ -117,12 +117,29 @@ struct column_info {
 /// The kind of a cell's value.
 enum class cell_kind : uint8_t { null_value, boolean, integer, decimal, string, array, object };
 
-/// One value of a row: its kind and its JSON text (`null`, `true`, `12`, `0.700`, `"pt1"`,
-/// `["a","b"]`, `{"system":..}`), the same bytes on every target.
+/// One value of a row, typed: the runner makes it once from the FHIRPath result, and each writer
+/// prints it once (append_cell_json for NDJSON and JSON, CSV, .quire, the same bytes on every
+/// target). What holds the value, by kind:
+///   null_value     nothing (the view gave no value)
+///   boolean        `boolean`
+///   integer        `integer`: a JSON number without fraction or exponent that fits 64 bits
+///   decimal        `text`, the number's exact text (`0.700`, `1e3`; also an integer past 64 bits, `-0`)
+///   string         `text`, its characters (UTF-8, not escaped): strings, dates and times as their
+///                  ISO text, a computed quantity as its FHIRPath text (`1 'cm'`)
+///   array, object  `text`, compact JSON (`["a","b"]`, `{"system":..}`)
 struct cell {
   cell_kind kind = cell_kind::null_value;
-  std::string json;  ///< empty for null_value (written as `null`)
+  bool boolean = false;
+  int64_t integer = 0;
+  std::string text;
 };
+
+/// Appends a cell as JSON: `null`, `true`, `12`, `0.700`, `"pt1"` (json::append_quoted),
+/// `["a","b"]`.
+void append_cell_json(std::string &out, const cell &c);
+/// Appends a cell's text as CSV and a string column print it: a string's characters, a number's
+/// digits, `true`/`false`, JSON text; nothing for null.
+void append_cell_text(std::string &out, const cell &c);
 
 /// One row: a cell per column, in the view's column order.
 struct row {

@@ -142,7 +142,18 @@ input_detection detect_input(std::string_view b, bool whole, std::string_view na
   if (char d = csv_delimiter(text)) {
     const char quoted[] = {'"', d, '"'};
     const std::string_view by = d == '\t' ? std::string_view("tabs") : std::string_view(quoted, 3);
-    return found(input_kind::csv, joined({"text in rows of fields split by ", by, " (CSV)"}));
+    input_detection csv = found(input_kind::csv, joined({"text in rows of fields split by ", by, " (CSV)"}));
+    csv.delimiter = d;
+    return csv;
+  }
+  // A file named for CSV whose rows the test above cannot judge (one column, or field counts that
+  // differ in the first lines) is read as its name says.
+  if (ends_with(name, ".csv") || ends_with(name, ".tsv")) {
+    const bool tabs = ends_with(name, ".tsv");
+    input_detection csv =
+        found(input_kind::csv, tabs ? "text named .tsv (CSV split by tabs)" : "text named .csv (CSV)");
+    csv.delimiter = tabs ? '\t' : ',';
+    return csv;
   }
   return found(input_kind::unknown, "text that is not JSON, NDJSON, HL7 v2 or CSV");
 }

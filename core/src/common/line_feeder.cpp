@@ -1,6 +1,4 @@
 // ndjson::line_feeder: the line cutter of every NDJSON reader in core (quire/ndjson.h).
-#include "line_feeder.h"
-
 #include <algorithm>
 
 #include "alloc.h"
@@ -13,8 +11,9 @@ namespace quire {
 // format's NDJSON input reads lines as the other readers do: one default limit.
 static_assert(format::DEFAULT_MAX_LINE_BYTES == ndjson::DEFAULT_MAX_LINE_BYTES);
 
-namespace detail {
+namespace {
 
+/// The one LINE_TOO_LONG of core's NDJSON readers: line `number` starting at stream offset `offset`.
 quire::error line_too_long(uint64_t number, uint64_t offset, uint64_t max_line_bytes) {
   std::string m = "line ";
   m += std::to_string(number);
@@ -27,7 +26,7 @@ quire::error line_too_long(uint64_t number, uint64_t offset, uint64_t max_line_b
   return e;
 }
 
-}  // namespace detail
+}  // namespace
 
 namespace ndjson {
 
@@ -85,7 +84,7 @@ result<std::optional<line>> line_feeder::next() {
       discarding_ = !ends && !last_;
       pending_.clear();
       pending_.shrink_to_fit();
-      return detail::line_too_long(number_++, start, max_);
+      return line_too_long(number_++, start, max_);
     }
     if (pending_.empty() && (ends || last_)) return std::optional<line>(make_line(seg, seg_offset));
     // A line split across pieces grows up to max_line_bytes: a heap that cannot hold it is

@@ -306,6 +306,18 @@ class engine {
     std::string_view y;
   };
   bool string_call_of(const node &nd, const frame &f, const collection &in, bool with_args, string_call &c);
+  /// Which arguments a string function needs given: an empty one makes the result empty.
+  enum class string_args : uint8_t { none, first, both };
+  /// The opening of every string function: its input one string (else a type error) and, unless
+  /// `args` is none, its arguments' texts; an empty input or an empty needed argument gives an
+  /// empty result, anything else body(c).
+  template <typename Body>
+  bool on_string(const node &nd, const frame &f, const collection &in, string_args args, Body &&body) {
+    string_call c;
+    if (!string_call_of(nd, f, in, args != string_args::none, c)) return false;
+    if (!c.input || (args != string_args::none && !c.p0) || (args == string_args::both && !c.p1)) return true;
+    return body(c);
+  }
   // Math (fhirpath_fn_math.cpp)
   bool fn_math(const node &nd, const frame &f, const collection &in, collection &out);
   bool fn_math_with_argument(const node &nd, const frame &f, const collection &in, collection &out);

@@ -33,20 +33,23 @@ enum class tok : uint8_t {
   lbrace,
   rbrace,
   comma,
-  plus,
-  minus,
-  star,
-  slash,
-  pipe,
-  amp,
-  lt,
-  gt,
-  le,
-  ge,
-  eq,
-  ne,
-  equiv,
-  nequiv,
+  symbol,  // an operator written in symbols (`+`, `<=`, `!~`...): its text says which
+};
+
+/// The binary operators of the N1 grammar, by how they are written, with their precedence (higher
+/// binds tighter).
+struct binary_operator {
+  std::string_view text;
+  op kind;
+  int precedence;
+};
+constexpr binary_operator BINARY_OPERATORS[] = {
+    {"*", op::mul, 10},     {"/", op::div, 10},      {"div", op::idiv, 10},  {"mod", op::mod, 10},
+    {"+", op::add, 9},      {"-", op::sub, 9},       {"&", op::concat, 9},   {"is", op::is_type, 8},
+    {"as", op::as_type, 8}, {"|", op::union_set, 7}, {"<", op::lt, 6},       {">", op::gt, 6},
+    {"<=", op::le, 6},      {">=", op::ge, 6},       {"=", op::eq, 5},       {"!=", op::ne, 5},
+    {"~", op::equiv, 5},    {"!~", op::nequiv, 5},   {"in", op::in_set, 4},  {"contains", op::contains_set, 4},
+    {"and", op::and_op, 3}, {"or", op::or_op, 2},    {"xor", op::xor_op, 2}, {"implies", op::implies, 1},
 };
 
 struct token {
@@ -349,23 +352,19 @@ class parser {
         case '{': single(tok::lbrace, 1); break;
         case '}': single(tok::rbrace, 1); break;
         case ',': single(tok::comma, 1); break;
-        case '+': single(tok::plus, 1); break;
-        case '-': single(tok::minus, 1); break;
-        case '*': single(tok::star, 1); break;
-        case '/': single(tok::slash, 1); break;
-        case '|': single(tok::pipe, 1); break;
-        case '&': single(tok::amp, 1); break;
-        case '=': single(tok::eq, 1); break;
-        case '~': single(tok::equiv, 1); break;
-        case '<': d == '=' ? single(tok::le, 2) : single(tok::lt, 1); break;
-        case '>': d == '=' ? single(tok::ge, 2) : single(tok::gt, 1); break;
+        case '+':
+        case '-':
+        case '*':
+        case '/':
+        case '|':
+        case '&':
+        case '=':
+        case '~': single(tok::symbol, 1); break;
+        case '<':
+        case '>': single(tok::symbol, d == '=' ? 2 : 1); break;
         case '!':
-          if (d == '=') {
-            single(tok::ne, 2);
-            break;
-          }
-          if (d == '~') {
-            single(tok::nequiv, 2);
+          if (d == '=' || d == '~') {
+            single(tok::symbol, 2);
             break;
           }
           [[fallthrough]];
@@ -397,65 +396,14 @@ class parser {
   }
 
   static int binary_precedence(const token &t, op &kind) {
-    switch (t.kind) {
-      case tok::star: kind = op::mul; return 10;
-      case tok::slash: kind = op::div; return 10;
-      case tok::plus: kind = op::add; return 9;
-      case tok::minus: kind = op::sub; return 9;
-      case tok::amp: kind = op::concat; return 9;
-      case tok::pipe: kind = op::union_set; return 7;
-      case tok::lt: kind = op::lt; return 6;
-      case tok::gt: kind = op::gt; return 6;
-      case tok::le: kind = op::le; return 6;
-      case tok::ge: kind = op::ge; return 6;
-      case tok::eq: kind = op::eq; return 5;
-      case tok::ne: kind = op::ne; return 5;
-      case tok::equiv: kind = op::equiv; return 5;
-      case tok::nequiv: kind = op::nequiv; return 5;
-      case tok::identifier:
-        if (t.text == "div") {
-          kind = op::idiv;
-          return 10;
-        }
-        if (t.text == "mod") {
-          kind = op::mod;
-          return 10;
-        }
-        if (t.text == "is") {
-          kind = op::is_type;
-          return 8;
-        }
-        if (t.text == "as") {
-          kind = op::as_type;
-          return 8;
-        }
-        if (t.text == "in") {
-          kind = op::in_set;
-          return 4;
-        }
-        if (t.text == "contains") {
-          kind = op::contains_set;
-          return 4;
-        }
-        if (t.text == "and") {
-          kind = op::and_op;
-          return 3;
-        }
-        if (t.text == "or") {
-          kind = op::or_op;
-          return 2;
-        }
-        if (t.text == "xor") {
-          kind = op::xor_op;
-          return 2;
-        }
-        if (t.text == "implies") {
-          kind = op::implies;
-          return 1;
-        }
-        return -1;
-      default: return -1;
+    if (t.kind != tok::symbol && t.kind != tok::identifier) return -1;
+    for (const auto &b : BINARY_OPERATORS) {
+      if (b.text == t.text) {
+        kind = b.kind;
+        return b.precedence;
+      }
     }
+    return -1;
   }
 
   bool enter(uint32_t pos) {
@@ -518,8 +466,8 @@ class parser {
   }
 
   uint32_t parse_unary() {
-    if (cur_.kind == tok::minus || cur_.kind == tok::plus) {
-      bool minus = cur_.kind == tok::minus;
+    if (cur_.kind == tok::symbol && (cur_.text == "-" || cur_.text == "+")) {
+      bool minus = cur_.text == "-";
       uint32_t pos = cur_.pos;
       if (!next()) return NONE;
       if (!enter(pos)) return NONE;

@@ -5,6 +5,7 @@
 // `0.1 + 0.2 = 0.3` holds, and both targets compute the same digits. Products and quotients go
 // through 128-bit integers and are rounded back (half away from zero).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -313,35 +314,22 @@ bool parse_date_time(std::string_view s, value_kind kind, moment &m) noexcept {
 std::string moment_text(const moment &m) {
   char buf[64];
   std::string out;
+  // A part is written from the precision that holds it on.
+  auto part = [&](int from, const char *format, int value) {
+    if (m.precision < from) return;
+    std::snprintf(buf, sizeof buf, format, value);
+    out += buf;
+  };
   if (!m.is_time) {
-    std::snprintf(buf, sizeof buf, "%04d", m.year);
-    out = buf;
-    if (m.precision >= 2) {
-      std::snprintf(buf, sizeof buf, "-%02d", m.month);
-      out += buf;
-    }
-    if (m.precision >= 3) {
-      std::snprintf(buf, sizeof buf, "-%02d", m.day);
-      out += buf;
-    }
+    part(0, "%04d", m.year);
+    part(2, "-%02d", m.month);
+    part(3, "-%02d", m.day);
     if (m.precision >= 4) out += 'T';
   }
-  if (m.precision >= 4) {
-    std::snprintf(buf, sizeof buf, "%02d", m.hour);
-    out += buf;
-  }
-  if (m.precision >= 5) {
-    std::snprintf(buf, sizeof buf, ":%02d", m.minute);
-    out += buf;
-  }
-  if (m.precision >= 6) {
-    std::snprintf(buf, sizeof buf, ":%02d", m.second);
-    out += buf;
-  }
-  if (m.precision >= 7) {
-    std::snprintf(buf, sizeof buf, ".%03d", m.millis);
-    out += buf;
-  }
+  part(4, "%02d", m.hour);
+  part(5, ":%02d", m.minute);
+  part(6, ":%02d", m.second);
+  part(7, ".%03d", m.millis);
   if (!m.is_time && m.precision >= 4 && m.has_tz) {
     if (m.tz_minutes == 0) {
       out += 'Z';
@@ -575,45 +563,76 @@ std::string quantity_text(decimal value, std::string_view unit) {
   return s;
 }
 
-namespace {
-void append_item(std::string &out, const item &v) {
+json_form append_text(std::string &out, const item &v) {
   switch (v.kind) {
-    case value_kind::boolean: out += v.boolean ? "true" : "false"; return;
+    case value_kind::boolean: out += v.boolean ? "true" : "false"; return json_form::boolean;
     case value_kind::integer:
       if (v.in_tape) {
         out += json::to_json(v.node);
       } else {
-        out += std::to_string(v.integer);
+        char digits[24];
+        auto end = std::to_chars(digits, digits + sizeof digits, v.integer).ptr;
+        out.append(digits, end);
       }
-      return;
+      return json_form::number;
     case value_kind::decimal:
       if (v.in_tape && v.node.type() == json::kind::number) {
         out += v.node.get_number_text().value();
       } else {
         out += decimal_text(v.dec);
       }
-      return;
+      return json_form::number;
     case value_kind::string:
     case value_kind::date:
     case value_kind::date_time:
-    case value_kind::time: json::append_quoted(out, v.text); return;
-    case value_kind::quantity: json::append_quoted(out, quantity_text(v.dec, v.text)); return;
+    case value_kind::time: out += v.text; return json_form::string;
+    case value_kind::quantity: out += quantity_text(v.dec, v.text); return json_form::string;
     case value_kind::type_info:
       out += "{\"namespace\":";
       json::append_quoted(out, v.text2);
       out += ",\"name\":";
       json::append_quoted(out, v.text);
       out += "}";
-      return;
+      return json_form::json;
     case value_kind::element:
       if (v.in_tape && !v.node.is_null()) {
-        out += json::to_json(v.node);
-      } else if (v.has_companion) {
-        out += json::to_json(v.companion);
-      } else {
-        out += "null";
+        switch (v.node.type()) {
+          case json::kind::string: out += v.node.get_string().value(); return json_form::string;
+          case json::kind::number: out += v.node.get_number_text().value(); return json_form::number;
+          case json::kind::boolean: out += v.node.get_bool().value() ? "true" : "false"; return json_form::boolean;
+          default: out += json::to_json(v.node); return json_form::json;
+        }
       }
+      if (v.has_companion) {
+        out += json::to_json(v.companion);
+        return json_form::json;
+      }
+      return json_form::null_value;
+  }
+  return json_form::null_value;
+}
+
+namespace {
+void append_item(std::string &out, const item &v) {
+  // A string's text quoted straight from the item; every other form written in place by
+  // append_text, a quantity's or element's string quoted from a copy.
+  switch (v.kind) {
+    case value_kind::string:
+    case value_kind::date:
+    case value_kind::date_time:
+    case value_kind::time: json::append_quoted(out, v.text); return;
+    default: break;
+  }
+  const size_t at = out.size();
+  switch (append_text(out, v)) {
+    case json_form::null_value: out += "null"; return;
+    case json_form::string: {
+      std::string text(out, at);
+      out.resize(at);
+      json::append_quoted(out, text);
       return;
+    }
+    default: return;
   }
 }
 }  // namespace

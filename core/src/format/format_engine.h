@@ -146,6 +146,21 @@ struct engine {
     result<void> seek(uint32_t row);
 
     uint32_t local(uint32_t row) const { return row - view.first_row; }
+    /// Seeks to each row i of the chunk that `selected` marks, in order, and calls fn(i). Returns
+    /// false at the first seek that fails, its error in `failure`.
+    template <typename Fn>
+    bool each_selected(const std::vector<uint8_t> &selected, quire::error &failure, Fn fn) {
+      for (uint32_t i = 0; i < selected.size(); ++i) {
+        if (!selected[i]) continue;
+        auto s = seek(i);
+        if (!s) {
+          failure = std::move(s).error();
+          return false;
+        }
+        fn(i);
+      }
+      return true;
+    }
   };
 
   void append_json(std::string &out, size_t column, const page_view &v, uint32_t i);

@@ -124,6 +124,11 @@ struct file::impl {
   result<std::shared_ptr<const detail::dictionary>> chunk_dictionary(size_t column, uint64_t chunk);
   result<detail::page_view> page(size_t column, uint64_t chunk, size_t page_index);
   result<std::shared_ptr<const detail::index_root>> load_index_root(size_t index);
+  /// Fetches leaf `leaf` of index `index` and walks its entries, checked, calling
+  /// visit(key, row) -> bool (false stops the walk); returns the index's root. Defined in
+  /// format_reader.cpp, its only user.
+  template <typename Visit>
+  result<std::shared_ptr<const detail::index_root>> walk_index_leaf(size_t index, size_t leaf, Visit visit);
   /// Entries of leaf `leaf` of index `index` as (key, row) pairs.
   result<std::vector<std::pair<std::string, uint64_t>>> load_leaf(size_t index, size_t leaf);
   /// Appends the rows of leaf `leaf` whose key is in [lo, hi] (absent bounds are open) to `rows`,
@@ -141,6 +146,9 @@ struct file::impl {
   std::string index_path(size_t index) const {
     return "indexes." + sch.columns[indexes[index].column].name + ":" +
            std::string(index_kind_name(indexes[index].kind));
+  }
+  std::string leaf_path(size_t index, size_t leaf) const {
+    return index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
   }
   void touch_column(size_t column) {
     if (touched_columns.insert(column).second) counters.columns = touched_columns.size();

@@ -1,15 +1,14 @@
 // NDJSON and CSV into the writer: schema inference and conversion of each record to cells. The
 // whole-text calls (write_ndjson, write_csv) infer in one pass and convert in a second; the
 // text_writer feeds the very same per-line and per-record steps from pieces of input, so both give
-// the same bytes. Each NDJSON line is parsed alone, so memory holds one line's document plus the
-// writer's chunk.
+// the same bytes. NDJSON is cut into lines by ndjson::line_feeder (its limit and LINE_TOO_LONG
+// text), CSV pieces into records by csv::record_scanner. Each NDJSON line is parsed alone, so
+// memory holds one line's document plus the writer's chunk.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
 
-#include "../common/line_end.h"
-#include "../common/line_feeder.h"
 #include "format_internal.h"
 #include "quire/ndjson.h"
 
@@ -59,19 +58,6 @@ format::schema finish_schema(const std::vector<inferred> &cols) {
 }
 
 // --- NDJSON -----------------------------------------------------------------------------------------
-
-/// One line of the streamed input without its '\n', read by ndjson::line_feeder's rules (the
-/// whole-text calls use the feeder itself): LINE_TOO_LONG past max_line_bytes (a '\r' before the
-/// '\n' counted); drops a trailing '\r'; nullopt for a blank line (skipped).
-result<std::optional<std::string_view>> prepare_line(std::string_view line, uint64_t start, uint32_t line_no,
-                                                     size_t max_line_bytes) {
-  if (line.size() > max_line_bytes) return quire::detail::line_too_long(line_no, start, max_line_bytes);
-  ndjson::line l;
-  l.text = line;
-  if (!line.empty() && line.back() == '\r') l.text.remove_suffix(1);
-  if (l.blank()) return std::optional<std::string_view>();
-  return std::optional<std::string_view>(l.text);
-}
 
 /// Splits NDJSON into lines (ndjson::line_feeder), skipping blank ones; calls fn(line, offset, line_number).
 template <typename Fn>
@@ -430,6 +416,20 @@ class csv_rows {
   std::vector<cell> row_;
 };
 
+/// The schema `input` gives, or the one `infer` finds over the whole text.
+result<format::schema> given_or_inferred(std::string_view text, const input_options &input,
+                                         result<format::schema> (*infer)(std::string_view, const input_options &)) {
+  if (input.schema) return *input.schema;
+  return infer(text, input);
+}
+
+/// Ends the file `w` writes; returns its rows.
+result<uint64_t> finish_rows(writer &w) {
+  auto f = w.finish();
+  if (!f) return std::move(f).error();
+  return w.rows();
+}
+
 }  // namespace
 
 result<format::schema> infer_ndjson_schema(std::string_view text, const input_options &options) {
@@ -443,24 +443,16 @@ result<format::schema> infer_ndjson_schema(std::string_view text, const input_op
 
 result<uint64_t> write_ndjson(std::string_view text, const write_options &options, byte_sink &sink,
                               const input_options &input) {
-  format::schema sch;
-  if (input.schema) {
-    sch = *input.schema;
-  } else {
-    auto s = infer_ndjson_schema(text, input);
-    if (!s) return std::move(s).error();
-    sch = std::move(s).value();
-  }
-  auto w = writer::create(sch, options, sink);
+  auto sch = given_or_inferred(text, input, infer_ndjson_schema);
+  if (!sch) return std::move(sch).error();
+  auto w = writer::create(*sch, options, sink);
   if (!w) return std::move(w).error();
-  ndjson_rows rows(sch, *w.value());
+  ndjson_rows rows(*sch, *w.value());
   auto r = for_each_line(text, input.max_line_bytes, [&](std::string_view line, uint64_t offset, uint32_t line_no) {
     return rows.add(line, offset, line_no, input.json);
   });
   if (!r) return std::move(r).error();
-  auto f = w.value()->finish();
-  if (!f) return std::move(f).error();
-  return w.value()->rows();
+  return finish_rows(*w.value());
 }
 
 result<format::schema> infer_csv_schema(std::string_view text, const input_options &options) {
@@ -474,30 +466,22 @@ result<format::schema> infer_csv_schema(std::string_view text, const input_optio
 
 result<uint64_t> write_csv(std::string_view text, const write_options &options, byte_sink &sink,
                            const input_options &input) {
-  format::schema sch;
-  if (input.schema) {
-    sch = *input.schema;
-  } else {
-    auto s = infer_csv_schema(text, input);
-    if (!s) return std::move(s).error();
-    sch = std::move(s).value();
-  }
-  csv_rows rows(sch, options, sink);
+  auto sch = given_or_inferred(text, input, infer_csv_schema);
+  if (!sch) return std::move(sch).error();
+  csv_rows rows(*sch, options, sink);
   std::vector<std::string_view> fields;
   auto r = for_each_record(text, 0, 1, input.csv, fields,
                            [&](const std::vector<std::string_view> &f, record_at at) { return rows.add(f, at); });
   if (!r) return std::move(r).error();
   if (!rows.has_header()) return no_header();
-  auto f = rows.output()->finish();
-  if (!f) return std::move(f).error();
-  return rows.output()->rows();
+  return finish_rows(*rows.output());
 }
 
 // --- text_writer: the same steps, fed in pieces ---------------------------------------------------------
 
 namespace {
 
-/// Bytes of a piece taken into the buffer at once, so a huge piece does not double its memory.
+/// Bytes of a CSV piece taken into the buffer at once, so a huge piece does not double its memory.
 constexpr size_t FEED_SLICE = size_t{1} << 20;
 
 }  // namespace
@@ -508,7 +492,8 @@ struct text_writer::impl {
   byte_sink &sink;
   input_options input;
 
-  // The schema, and what turns units into rows (ndjson_out / csv_out) once it is known.
+  // The schema, and what turns units into rows (ndjson_out / csv_out) once it is known. A unit is
+  // one NDJSON line or one CSV record.
   std::optional<format::schema> sch;
   bool inferring = false;     // rows are held until the schema is inferred
   bool infer_only = false;    // a schema_inferrer: every row is inferred, none held or written
@@ -516,87 +501,141 @@ struct text_writer::impl {
   ndjson_inference ndjson_inf;
   csv_inference csv_inf;
   uint64_t inferred_rows = 0;
-  size_t inferred_end = 0;  // buffer index where the inferred units end (the buffer starts at the input's start then)
+  uint64_t inferred_end = 0;  // input offset where the inferred units end
   std::unique_ptr<writer> ndjson_writer;
   std::unique_ptr<ndjson_rows> ndjson_out;
   std::unique_ptr<csv_rows> csv_out;
   std::vector<std::string_view> fields;
-
-  // Input not yet written. A unit is one NDJSON line or one CSV record with its line end; once
-  // written, a unit's bytes are dropped but its last byte ('\n') is kept in front of the next, so
-  // that a csv::reader over "\n" + unit skips it as a blank line and never takes the unit's first
-  // bytes for a byte order mark.
-  std::string buffer;
-  uint64_t buffer_offset = 0;  // input offset of buffer[0]
-  size_t unit_start = 0;       // buffer index of the unit being scanned
-  uint32_t unit_line = 1;      // its line
-  uint32_t unit_newlines = 0;  // line ends inside it (CSV quoted fields), once it has ended
-  size_t scan = 0;             // next buffer index to scan
-  csv::record_scanner csv_scanner;
-  bool start_checked = false;  // the byte order mark (CSV) has been looked for
   bool failed = false, finished = false;
 
+  // NDJSON: the line feeder cuts the pieces into lines, holding only a line split across pieces.
+  // While a schema is inferred, the lines read are copied here, to be written once it is known.
+  ndjson::line_feeder lines;
+  uint64_t fed = 0;  // input bytes fed so far
+  struct held_line {
+    size_t begin, size;  // in held_text
+    uint64_t offset;
+    uint32_t number;
+  };
+  std::string held_text;
+  std::vector<held_line> held;
+
+  // CSV: input not yet written, cut into records by the record scanner. Once written, a record's
+  // bytes are dropped but its last byte ('\n') is kept in front of the next, so that a csv::reader
+  // over "\n" + record skips it as a blank line and never takes the record's first bytes for a
+  // byte order mark. While a schema is inferred nothing is dropped: the buffer starts at the
+  // input's start.
+  std::string buffer;
+  uint64_t buffer_offset = 0;  // input offset of buffer[0]
+  size_t unit_start = 0;       // buffer index of the record being scanned
+  uint32_t unit_line = 1;      // its line
+  size_t scan = 0;             // next buffer index to scan
+  csv::record_scanner csv_scanner;
+  bool start_checked = false;  // the byte order mark has been looked for
+
   impl(text_format k, const write_options &o, byte_sink &s, const input_options &in)
-      : kind(k), options(o), sink(s), input(in), csv_scanner(in.csv.delimiter) {}
+      : kind(k), options(o), sink(s), input(in), lines(in.max_line_bytes), csv_scanner(in.csv.delimiter) {}
 
   writer *output() const {
     return kind == text_format::ndjson ? ndjson_writer.get() : (csv_out ? csv_out->output() : nullptr);
   }
 
-  /// The end (index after '\n') of the unit being scanned, or npos when the buffer ends first.
-  size_t find_unit_end() {
-    const char *data = buffer.data();
-    const size_t n = buffer.size();
-    if (kind == text_format::ndjson) {
-      const size_t lf = quire::detail::find_line_end(std::string_view(data, n), scan);
-      if (lf == std::string_view::npos) {
-        scan = n;
-        return std::string::npos;
+  bool ready() const noexcept { return kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header(); }
+
+  /// One complete unit, ending at input offset `end`: read by infer() while the schema is
+  /// inferred, else by write().
+  template <typename Infer, typename Write>
+  result<void> unit(uint64_t end, Infer &&infer, Write &&write) {
+    if (infer_only) return infer();
+    if (inferring) {
+      if (ready() && inferred_rows > 0 && end > input.infer_bytes) {
+        auto f = end_inference();
+        if (!f) return f;
+      } else {
+        auto r = infer();
+        if (!r) return r;
+        inferred_end = end;
+        if (ready() && inferred_rows >= std::max<size_t>(input.infer_rows, 1)) return end_inference();
+        if (!ready() && end > input.infer_bytes) {
+          return quire::error(
+              error_code::EMPTY_INPUT,
+              kind == text_format::ndjson
+                  ? "no object with a key in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)"
+                  : "no header row in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)");
+        }
+        return {};
       }
-      scan = lf + 1;
-      unit_newlines = 1;
-      return scan;
     }
-    const size_t end = csv_scanner.find_end(buffer, scan);
-    if (end == std::string::npos) {
-      scan = n;
-      return end;
+    auto r = write();
+    if (!r && sch_inferred && r.code() == error_code::SCHEMA_MISMATCH) {
+      auto e = std::move(r).error();
+      e.message += " (the schema was inferred from the first " + std::to_string(inferred_rows) +
+                   " rows; a given schema avoids this)";
+      return e;
     }
-    scan = end;
-    unit_newlines = csv_scanner.newlines();
-    csv_scanner.next_record();
-    return end;
+    return r;
   }
 
-  /// Reads what the buffer holds; `at_end`: the input is over, so a last unit needs no line end.
-  result<void> consume(bool at_end) {
+  /// Reads a piece of NDJSON; `last`: the input ends with it.
+  result<void> feed_lines(std::string_view piece, bool last) {
+    lines.feed(piece, last);
+    fed += piece.size();
+    return lines.each([&](const ndjson::line &l) { return line(l); });
+  }
+
+  result<void> line(const ndjson::line &l) {
+    const auto number = static_cast<uint32_t>(l.number);
+    // Past its '\n', but for a last line without one.
+    const uint64_t end = std::min(l.offset + l.bytes + 1, fed);
+    return unit(
+        end,
+        [&]() -> result<void> {
+          if (l.blank()) return {};
+          auto r = ndjson_inf.add(l.text, l.offset, number, input.json);
+          if (!r) return r;
+          ++inferred_rows;
+          if (!infer_only) {
+            held.push_back({held_text.size(), l.text.size(), l.offset, number});
+            held_text.append(l.text);
+          }
+          return {};
+        },
+        [&]() -> result<void> {
+          if (l.blank()) return {};
+          return ndjson_out->add(l.text, l.offset, number, input.json);
+        });
+  }
+
+  /// Reads the CSV the buffer holds; `at_end`: the input is over, so a last record needs no line end.
+  result<void> consume_records(bool at_end) {
     if (!start_checked) {
       if (buffer.size() < 3 && !at_end) return {};
       // csv::reader skips a byte order mark at the start of the input: so does the scan.
-      if (kind == text_format::csv && buffer.size() >= 3 && static_cast<uint8_t>(buffer[0]) == 0xEF &&
-          static_cast<uint8_t>(buffer[1]) == 0xBB && static_cast<uint8_t>(buffer[2]) == 0xBF) {
+      if (buffer.size() >= 3 && static_cast<uint8_t>(buffer[0]) == 0xEF && static_cast<uint8_t>(buffer[1]) == 0xBB &&
+          static_cast<uint8_t>(buffer[2]) == 0xBF) {
         scan = 3;
       }
       start_checked = true;
     }
     while (true) {
-      size_t end = find_unit_end();
-      if (end == std::string::npos) break;
-      auto r = unit(unit_start, end);
+      const size_t end = csv_scanner.find_end(buffer, scan);
+      if (end == std::string::npos) {
+        scan = buffer.size();
+        break;
+      }
+      scan = end;
+      auto r = record(unit_start, end);
       if (!r) return r;
       unit_start = end;
-      unit_line += unit_newlines;
-      unit_newlines = 0;
+      unit_line += csv_scanner.newlines();
+      csv_scanner.next_record();
     }
     if (at_end && unit_start < buffer.size()) {
-      auto r = unit(unit_start, buffer.size());
+      auto r = record(unit_start, buffer.size());
       if (!r) return r;
       unit_start = buffer.size();
     }
-    const size_t pending = buffer.size() - unit_start;
-    if (pending > input.max_line_bytes) {
-      if (kind == text_format::ndjson)
-        return quire::detail::line_too_long(unit_line, buffer_offset + unit_start, input.max_line_bytes);
+    if (buffer.size() - unit_start > input.max_line_bytes) {
       quire::error e(error_code::LINE_TOO_LONG,
                      "a record is longer than max_line_bytes (" + std::to_string(input.max_line_bytes) + ")",
                      buffer_offset + unit_start);
@@ -614,76 +653,27 @@ struct text_writer::impl {
     return {};
   }
 
-  /// One complete unit: buffer[begin, end).
-  result<void> unit(size_t begin, size_t end) {
-    if (infer_only) return infer(begin, end);
-    if (inferring) {
-      bool ready = kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header();
-      if (ready && inferred_rows > 0 && buffer_offset + end > input.infer_bytes) {
-        auto f = end_inference();
-        if (!f) return f;
-      } else {
-        auto r = infer(begin, end);
-        if (!r) return r;
-        inferred_end = end;
-        ready = kind == text_format::ndjson ? ndjson_inf.has_columns() : csv_inf.has_header();
-        if (ready && inferred_rows >= std::max<size_t>(input.infer_rows, 1)) return end_inference();
-        if (!ready && buffer_offset + end > input.infer_bytes) {
-          return quire::error(
-              error_code::EMPTY_INPUT,
-              kind == text_format::ndjson
-                  ? "no object with a key in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)"
-                  : "no header row in the first " + std::to_string(input.infer_bytes) + " bytes (infer_bytes)");
-        }
-        return {};
-      }
-    }
-    auto r = write(begin, end);
-    if (!r && sch_inferred && r.code() == error_code::SCHEMA_MISMATCH) {
-      auto e = std::move(r).error();
-      e.message += " (the schema was inferred from the first " + std::to_string(inferred_rows) +
-                   " rows; a given schema avoids this)";
-      return e;
-    }
-    return r;
+  /// One complete CSV record: buffer[begin, end).
+  result<void> record(size_t begin, size_t end) {
+    return unit(
+        buffer_offset + end,
+        [&] {
+          return csv_units(begin, end, [&](const std::vector<std::string_view> &f, record_at at) -> result<void> {
+            bool was_header = !csv_inf.has_header();
+            auto r = csv_inf.add(f, at);
+            if (!r) return r;
+            if (!was_header) ++inferred_rows;
+            return {};
+          });
+        },
+        [&] {
+          if (!csv_out) csv_out = std::make_unique<csv_rows>(*sch, options, sink);
+          return csv_units(begin, end,
+                           [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
+        });
   }
 
-  result<void> infer(size_t begin, size_t end) {
-    const uint64_t offset = buffer_offset + begin;
-    if (kind == text_format::ndjson) {
-      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)),
-                               offset, unit_line, input.max_line_bytes);
-      if (!line) return std::move(line).error();
-      if (!*line) return {};
-      auto r = ndjson_inf.add(**line, offset, unit_line, input.json);
-      if (!r) return r;
-      ++inferred_rows;
-      return {};
-    }
-    return csv_units(begin, end, [&](const std::vector<std::string_view> &f, record_at at) -> result<void> {
-      bool was_header = !csv_inf.has_header();
-      auto r = csv_inf.add(f, at);
-      if (!r) return r;
-      if (!was_header) ++inferred_rows;
-      return {};
-    });
-  }
-
-  result<void> write(size_t begin, size_t end) {
-    const uint64_t offset = buffer_offset + begin;
-    if (kind == text_format::ndjson) {
-      auto line = prepare_line(std::string_view(buffer).substr(begin, end - begin - (buffer[end - 1] == '\n' ? 1 : 0)),
-                               offset, unit_line, input.max_line_bytes);
-      if (!line) return std::move(line).error();
-      if (!*line) return {};
-      return ndjson_out->add(**line, offset, unit_line, input.json);
-    }
-    if (!csv_out) csv_out = std::make_unique<csv_rows>(*sch, options, sink);
-    return csv_units(begin, end,
-                     [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
-  }
-
-  /// The records of one CSV unit, read with the '\n' before it when there is one.
+  /// The records of buffer[begin, end), read with the '\n' before them when there is one.
   template <typename Fn>
   result<void> csv_units(size_t begin, size_t end, Fn fn) {
     if (begin == 0) {
@@ -702,21 +692,27 @@ struct text_writer::impl {
     sch_inferred = true;
     auto started = start_output();
     if (!started) return started;
-    // While inferring nothing was dropped: the buffer starts at the input's start.
-    std::string_view held = std::string_view(buffer).substr(0, inferred_end);
     if (kind == text_format::ndjson) {
-      return for_each_line(held, input.max_line_bytes, [&](std::string_view line, uint64_t offset, uint32_t line_no) {
-        return ndjson_out->add(line, offset, line_no, input.json);
-      });
+      for (const auto &h : held) {
+        auto r = ndjson_out->add(std::string_view(held_text).substr(h.begin, h.size), h.offset, h.number, input.json);
+        if (!r) return r;
+      }
+      held = {};
+      held_text = {};
+      return {};
     }
     csv_out = std::make_unique<csv_rows>(*sch, options, sink);
-    return for_each_record(held, 0, 1, input.csv, fields,
+    return for_each_record(std::string_view(buffer).substr(0, inferred_end), 0, 1, input.csv, fields,
                            [&](const std::vector<std::string_view> &f, record_at at) { return csv_out->add(f, at); });
   }
 
   result<void> feed(std::string_view piece);
   /// The input is over: reads a last unit that has no line end.
   result<void> end_input();
+  quire::error used_up() const {
+    return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished"
+                                                                 : "the text writer has failed or finished");
+  }
 
   /// NDJSON writes from the start; CSV creates its writer once the header has been matched.
   result<void> start_output() {
@@ -745,14 +741,17 @@ result<std::unique_ptr<text_writer>> text_writer::create(text_format format, con
 }
 
 result<void> text_writer::impl::feed(std::string_view piece) {
-  if (failed || finished)
-    return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished"
-                                                                 : "the text writer has failed or finished");
+  if (failed || finished) return used_up();
+  if (kind == text_format::ndjson) {
+    auto r = feed_lines(piece, false);
+    failed = !r;
+    return r;
+  }
   while (!piece.empty()) {
     size_t take = std::min(piece.size(), FEED_SLICE);
     buffer.append(piece.data(), take);
     piece.remove_prefix(take);
-    auto r = consume(false);
+    auto r = consume_records(false);
     if (!r) {
       failed = true;
       return r;
@@ -762,11 +761,9 @@ result<void> text_writer::impl::feed(std::string_view piece) {
 }
 
 result<void> text_writer::impl::end_input() {
-  if (failed || finished)
-    return quire::error(error_code::INVALID_ARGUMENT, infer_only ? "the schema inferrer has failed or finished"
-                                                                 : "the text writer has failed or finished");
+  if (failed || finished) return used_up();
   finished = true;
-  return consume(true);
+  return kind == text_format::ndjson ? feed_lines({}, true) : consume_records(true);
 }
 
 text_writer::text_writer(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
@@ -788,10 +785,7 @@ result<uint64_t> text_writer::finish() {
     if (!e) return std::move(e).error();
   }
   if (t.kind == text_format::csv && !(t.csv_out && t.csv_out->has_header())) return no_header();
-  writer *w = t.output();
-  auto f = w->finish();
-  if (!f) return std::move(f).error();
-  return w->rows();
+  return finish_rows(*t.output());
 }
 
 // --- schema_inferrer: a text_writer that only infers -----------------------------------------------------

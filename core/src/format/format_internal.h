@@ -129,26 +129,17 @@ class byte_reader {
     }
     return p_[pos_++];
   }
-  uint16_t u16() {
-    uint16_t v = 0;
-    copy(&v, 2);
+  /// A value of T's size, little-endian as the file and the host (see the static_assert above).
+  template <typename T>
+  T fixed() {
+    T v{};
+    copy(&v, sizeof v);
     return v;
   }
-  uint32_t u32() {
-    uint32_t v = 0;
-    copy(&v, 4);
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    copy(&v, 8);
-    return v;
-  }
-  double f64() {
-    double v = 0;
-    copy(&v, 8);
-    return v;
-  }
+  uint16_t u16() { return fixed<uint16_t>(); }
+  uint32_t u32() { return fixed<uint32_t>(); }
+  uint64_t u64() { return fixed<uint64_t>(); }
+  double f64() { return fixed<double>(); }
   uint64_t varint() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {

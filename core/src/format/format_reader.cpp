@@ -296,40 +296,41 @@ result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const st
 
 }  // namespace
 
-result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t leaf) {
+template <typename Visit>
+result<std::shared_ptr<const index_root>> file::impl::walk_index_leaf(size_t index, size_t leaf, Visit visit) {
   auto root = load_index_root(index);
   if (!root) return std::move(root).error();
   const auto &l = root.value()->leaves[leaf];
-  std::string path = index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
+  const std::string path = leaf_path(index, leaf);
   auto raw = fetch(l.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), l.ref.raw_length});
+  auto walked = walk_leaf(r, l.entries, rows, path, visit);
+  if (!walked) return std::move(walked).error();
+  return root;
+}
+
+result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t leaf) {
   std::vector<std::pair<std::string, uint64_t>> out;
-  out.reserve(static_cast<size_t>(std::min<uint64_t>(l.entries, l.ref.raw_length)));
-  auto walked = walk_leaf(r, l.entries, rows, path, [&](const std::string &key, uint64_t row) {
+  auto root = walk_index_leaf(index, leaf, [&](const std::string &key, uint64_t row) {
     out.emplace_back(key, row);
     return true;
   });
-  if (!walked) return std::move(walked).error();
-  if (!out.empty() && out.front().first != l.first_key)
-    return corrupt_file("the first key differs from the root's", path);
+  if (!root) return std::move(root).error();
+  if (!out.empty() && out.front().first != root.value()->leaves[leaf].first_key)
+    return corrupt_file("the first key differs from the root's", leaf_path(index, leaf));
   return out;
 }
 
 result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo,
                                    const std::optional<std::string> &hi, std::vector<uint64_t> &out) {
-  auto root = load_index_root(index);
-  if (!root) return std::move(root).error();
-  const auto &l = root.value()->leaves[leaf];
-  std::string path = index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
-  auto raw = fetch(l.ref, path, fetch_kind::index);
-  if (!raw) return std::move(raw).error();
-  byte_reader r({raw->data(), l.ref.raw_length});
-  return walk_leaf(r, l.entries, rows, path, [&](const std::string &key, uint64_t row) {
+  auto root = walk_index_leaf(index, leaf, [&](const std::string &key, uint64_t row) {
     if (hi && key > *hi) return false;
     if (!(lo && key < *lo)) out.push_back(row);
     return true;
   });
+  if (!root) return std::move(root).error();
+  return {};
 }
 
 result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes) {

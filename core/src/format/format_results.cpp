@@ -302,15 +302,7 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
   auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     for (size_t c = 0; c < cols->size(); ++c) {
       engine::cursor cur{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}};
-      for (uint32_t i = 0; i < sel.size(); ++i) {
-        if (!sel[i]) continue;
-        auto s = cur.seek(i);
-        if (!s) {
-          failure = std::move(s).error();
-          return false;
-        }
-        append(out[c], cur, cur.local(i));
-      }
+      if (!cur.each_selected(sel, failure, [&](uint32_t i) { append(out[c], cur, cur.local(i)); })) return false;
     }
     return true;
   });

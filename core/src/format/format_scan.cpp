@@ -341,13 +341,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
     if (cannot_beat(chunk)) return true;
     const uint64_t first = chunk * f.chunk_rows;
     cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}};
-    for (uint32_t i = 0; i < sel.size(); ++i) {
-      if (!sel[i]) continue;
-      auto s = cur.seek(i);
-      if (!s) {
-        failure = std::move(s).error();
-        return false;
-      }
+    return cur.each_selected(sel, failure, [&](uint32_t i) {
       std::string key;
       append_order_key(key, *order_col, cur.view, cur.local(i));
       best.emplace_back(std::move(key), first + i);
@@ -355,8 +349,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
         std::nth_element(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(want), best.end(), cmp);
         best.resize(static_cast<size_t>(want));
       }
-    }
-    return true;
+    });
   });
   if (!r) return std::move(r).error();
   if (failure.code != error_code::OK) return failure;

@@ -8,6 +8,7 @@
 #include "quire/view.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <optional>
 #include <utility>
@@ -516,25 +517,52 @@ struct runner::state {
     return *r;
   }
 
-  // One item's cell, its text written into the cell's own string.
+  static bool is_negative_zero(const json::value &number) {
+    auto t = number.get_number_text();
+    return t && *t == "-0";
+  }
+
+  // One item's cell, typed from the item's own kind; the text goes into the cell's own string
+  // (its buffer reused from row to row).
   static void set_cell(cell &c, const fhirpath::item &it) {
-    c.json.clear();
-    fhirpath::append_json(c.json, it);
+    c.text.clear();
     switch (it.kind) {
-      case fhirpath::value_kind::boolean: c.kind = cell_kind::boolean; break;
-      case fhirpath::value_kind::integer: c.kind = cell_kind::integer; break;
-      case fhirpath::value_kind::decimal: c.kind = cell_kind::decimal; break;
-      default: {
-        char f = c.json.empty() ? 'n' : c.json[0];
-        c.kind = f == '"'               ? cell_kind::string
-                 : f == '['             ? cell_kind::array
-                 : f == '{'             ? cell_kind::object
-                 : f == 't' || f == 'f' ? cell_kind::boolean
-                 : f == 'n'
-                     ? cell_kind::null_value
-                     : (c.json.find_first_of(".eE") != std::string::npos ? cell_kind::decimal : cell_kind::integer);
-        if (c.kind == cell_kind::null_value) c.json.clear();
+      case fhirpath::value_kind::boolean:
+        c.kind = cell_kind::boolean;
+        c.boolean = it.boolean;
+        return;
+      case fhirpath::value_kind::integer:
+        // An integer read from the resource keeps its text: `-0` is no 64-bit integer's shortest text.
+        if (!it.in_tape || !is_negative_zero(it.node)) {
+          c.kind = cell_kind::integer;
+          c.integer = it.integer;
+          return;
+        }
+        break;
+      default: break;
+    }
+    switch (fhirpath::append_text(c.text, it)) {
+      case fhirpath::json_form::null_value: c.kind = cell_kind::null_value; return;
+      case fhirpath::json_form::boolean:
+        c.kind = cell_kind::boolean;
+        c.boolean = c.text == "true";
+        c.text.clear();
+        return;
+      case fhirpath::json_form::number: {
+        int64_t v = 0;
+        const char *end = c.text.data() + c.text.size();
+        auto [at, ec] = std::from_chars(c.text.data(), end, v);
+        if (ec == std::errc() && at == end && c.text != "-0") {
+          c.kind = cell_kind::integer;
+          c.integer = v;
+          c.text.clear();
+        } else {
+          c.kind = cell_kind::decimal;
+        }
+        return;
       }
+      case fhirpath::json_form::string: c.kind = cell_kind::string; return;
+      case fhirpath::json_form::json: c.kind = c.text[0] == '[' ? cell_kind::array : cell_kind::object; return;
     }
   }
 
@@ -610,8 +638,8 @@ struct runner::state {
     const fhirpath::collection &r = **got;
     if (col.collection) {
       value.kind = cell_kind::array;
-      value.json.clear();
-      fhirpath::append_json(value.json, r);
+      value.text.clear();
+      fhirpath::append_json(value.text, r);
     } else if (r.size() > 1) {
       std::string path = col.path;
       path += ".path";
@@ -990,14 +1018,35 @@ std::string columns_to_json(const compiled_view &v) {
   return out;
 }
 
+void append_cell_text(std::string &out, const cell &c) {
+  switch (c.kind) {
+    case cell_kind::null_value: return;
+    case cell_kind::boolean: out += c.boolean ? "true" : "false"; return;
+    case cell_kind::integer: {
+      char digits[24];
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, c.integer).ptr);
+      return;
+    }
+    default: out += c.text; return;
+  }
+}
+
+void append_cell_json(std::string &out, const cell &c) {
+  switch (c.kind) {
+    case cell_kind::null_value: out += "null"; return;
+    case cell_kind::string: json::append_quoted(out, c.text); return;
+    default: append_cell_text(out, c); return;
+  }
+}
+
 void append_row_json(std::string &out, const compiled_view &v, const row &r) {
   const auto &keys = v.compiled().keys;
   out += '{';
   for (size_t i = 0; i < keys.size(); ++i) {
     if (i) out += ',';
     out += keys[i];
-    if (i < r.cells.size() && r.cells[i].kind != cell_kind::null_value) {
-      out += r.cells[i].json;
+    if (i < r.cells.size()) {
+      append_cell_json(out, r.cells[i]);
     } else {
       out += "null";
     }

@@ -6,7 +6,6 @@
 
 #include "../common/csv_field.h"
 #include "../common/line_end.h"
-#include "../common/utf8.h"
 #include "quire/view.h"
 #include "view_bundle.h"
 
@@ -77,71 +76,6 @@ std::string_view cell_kind_name(cell_kind k) {
   return "a value";
 }
 
-bool hex4(std::string_view s, size_t at, uint32_t &out) {
-  if (at + 4 > s.size()) return false;
-  uint32_t v = 0;
-  for (size_t i = at; i < at + 4; ++i) {
-    char c = s[i];
-    uint32_t d = c >= '0' && c <= '9'   ? static_cast<uint32_t>(c - '0')
-                 : c >= 'a' && c <= 'f' ? static_cast<uint32_t>(c - 'a' + 10)
-                 : c >= 'A' && c <= 'F' ? static_cast<uint32_t>(c - 'A' + 10)
-                                        : 16;
-    if (d == 16) return false;
-    v = v * 16 + d;
-  }
-  out = v;
-  return true;
-}
-
-// A cell's JSON string literal back to its text. The runner wrote it (json::append_quoted), so it
-// is well formed; a malformed escape is still handled (kept as written) rather than trusted.
-void unquote(std::string_view quoted, std::string &out) {
-  out.clear();
-  std::string_view s = quoted.size() >= 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t bs = s.find('\\', i);
-    if (bs == std::string_view::npos) {
-      out.append(s.substr(i));
-      break;
-    }
-    out.append(s.substr(i, bs - i));
-    if (bs + 1 >= s.size()) {
-      out += '\\';
-      break;
-    }
-    char e = s[bs + 1];
-    i = bs + 2;
-    switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        uint32_t cp;
-        if (!hex4(s, i, cp)) {
-          out.append(s.substr(bs, 2));
-          break;
-        }
-        i += 4;
-        uint32_t low;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= s.size() && s[i] == '\\' && s[i + 1] == 'u' &&
-            hex4(s, i + 2, low) && low >= 0xDC00 && low < 0xE000) {
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          i += 6;
-        }
-        quire::detail::append_utf8(out, cp);
-        break;
-      }
-      default: out.append(s.substr(bs, 2));
-    }
-  }
-}
-
 std::optional<int64_t> parse_int64(std::string_view t) {
   int64_t v = 0;
   if (t.empty()) return std::nullopt;
@@ -207,11 +141,9 @@ struct table_writer::impl {
   std::vector<row> rows;  // one resource's rows, dropped once written
   // The scratch of the column checks: one row's converted cells (one per thread).
   struct converter {
-    std::vector<format::cell> cells;       // one row for the .quire writer
-    std::vector<std::string> texts;        // per column: a string cell's unquoted text
-    std::vector<std::string_view> fields;  // per column: the CSV field's text (unquoted)
-    std::vector<bool> present;             // per column: not null
-    explicit converter(size_t width) : cells(width), texts(width), fields(width), present(width) {}
+    std::vector<format::cell> cells;  // one row for the .quire writer
+    std::vector<std::string> texts;   // per column: a number or boolean printed for a text column
+    explicit converter(size_t width) : cells(width), texts(width) {}
   };
   converter conv{0};
   std::string text;  // NDJSON/CSV output not yet handed to the sink
@@ -283,11 +215,13 @@ struct table_writer::impl {
     m += cell_kind_name(c.kind);
     m += ' ';
     // A long value is cut: the message names it, it need not carry it.
-    if (c.json.size() > 64) {
-      m.append(c.json, 0, 64);
+    std::string value;
+    append_cell_json(value, c);
+    if (value.size() > 64) {
+      m.append(value, 0, 64);
       m += "...";
     } else {
-      m += c.json;
+      m += value;
     }
     if (!why.empty()) {
       m += " (";
@@ -301,62 +235,60 @@ struct table_writer::impl {
     return e;
   }
 
-  // Checks one cell against its column and prepares what each kind writes: cells[col] for
-  // .quire, fields[col] for CSV. False when the column cannot hold the cell, `why` then the
-  // reason the error adds (often none).
+  // Checks one cell against its column and, for .quire, makes its format::cell (cv.cells[col]).
+  // False when the column cannot hold the cell, `why` then the reason the error adds (often none).
   bool convert(converter &cv, size_t col, const cell &c, std::string_view &why) const {
-    auto &cells = cv.cells;
-    auto &texts = cv.texts;
-    auto &fields = cv.fields;
-    auto &present = cv.present;
-    present[col] = c.kind != cell_kind::null_value;
-    cells[col] = format::cell::null();
-    if (!present[col]) return true;
-    std::string_view field = c.json;
+    format::cell &out = cv.cells[col];
+    out = format::cell::null();
+    if (c.kind == cell_kind::null_value) return true;
     switch (targets[col]) {
       case target::boolean:
         if (c.kind != cell_kind::boolean) return fail_with(why, "");
-        cells[col] = format::cell::of(c.json == "true");
-        break;
+        out = format::cell::of(c.boolean);
+        return true;
       case target::integer64:
-        if (c.kind == cell_kind::string) {
-          unquote(c.json, texts[col]);
-          auto v = parse_int64(texts[col]);
-          if (!v) return fail_with(why, "not a 64-bit integer");
-          cells[col] = format::cell::of(*v);
-          field = texts[col];
-          break;
-        }
+        if (c.kind == cell_kind::string) return integer_of(c.text, out, why);
         [[fallthrough]];
-      case target::integer: {
-        if (c.kind != cell_kind::integer) return fail_with(why, "");
-        auto v = parse_int64(c.json);
-        if (!v) return fail_with(why, "not a 64-bit integer");
-        cells[col] = format::cell::of(*v);
-        break;
-      }
+      case target::integer:
+        if (c.kind == cell_kind::integer) {
+          out = format::cell::of(c.integer);
+          return true;
+        }
+        // A decimal of integer text is a number past 64 bits, or `-0`.
+        if (c.kind == cell_kind::decimal && c.text.find_first_of(".eE") == std::string::npos) {
+          return integer_of(c.text, out, why);
+        }
+        return fail_with(why, "");
       case target::decimal:
         if (c.kind != cell_kind::decimal && c.kind != cell_kind::integer) return fail_with(why, "");
-        cells[col] = format::cell::text(c.json);
         break;
       case target::json:
         if (c.kind != cell_kind::array && c.kind != cell_kind::object) return fail_with(why, "");
-        cells[col] = format::cell::text(c.json);
         break;
       case target::string:
         if (c.kind == cell_kind::array || c.kind == cell_kind::object) {
           return fail_with(why, "declare a complex type or collection: true to keep it as json");
         }
-        if (c.kind == cell_kind::string) {
-          if (kind == output_kind::ndjson) return true;  // NDJSON writes the cell's JSON as it is
-          unquote(c.json, texts[col]);
-          field = texts[col];
-        }
-        cells[col] = format::cell::text(field);
         break;
     }
-    fields[col] = field;
+    if (kind == output_kind::quire) out = format::cell::text(text_of(c, cv.texts[col]));
     return true;
+  }
+
+  static bool integer_of(std::string_view text, format::cell &out, std::string_view &why) {
+    auto v = parse_int64(text);
+    if (!v) return fail_with(why, "not a 64-bit integer");
+    out = format::cell::of(*v);
+    return true;
+  }
+
+  // A cell's text as CSV and a text column hold it: its own for strings, decimals and JSON, one
+  // printed into `scratch` for integers and booleans.
+  static std::string_view text_of(const cell &c, std::string &scratch) {
+    if (c.kind != cell_kind::integer && c.kind != cell_kind::boolean) return c.text;
+    scratch.clear();
+    append_cell_text(scratch, c);
+    return scratch;
   }
 
   static bool fail_with(std::string_view &why, std::string_view reason) {
@@ -388,7 +320,8 @@ struct table_writer::impl {
       case output_kind::csv:
         for (size_t c = 0; c < width; ++c) {
           if (c) out += ',';
-          if (cv.present[c]) append_csv_field(out, cv.fields[c]);
+          const cell &x = c < r.cells.size() ? r.cells[c] : NULL_CELL;
+          if (x.kind != cell_kind::null_value) append_csv_field(out, text_of(x, cv.texts[c]));
         }
         out += '\n';
         break;
