@@ -8,13 +8,14 @@
 // over median, either side) and the samples' spread within a run (p95 over median).
 //
 //   node bench/base-vs-head.mjs --base REF [--rounds 2] [--targets native,wasm-node,wasm-browser]
-//                               [--base-dir DIR] [--filter TEXT] [--quick] [--seconds S] [--no-peers]
+//                               [--base-dir DIR] [--filter TEXT] [--quick] [--seconds S] [--no-peers] [--resume]
 //
 // The head must be built (`make native js`); `make bench-base` does that first. --base-dir names
 // an existing checkout of BASE to build and use (default build/base-src, a git worktree made
 // here). Writes build/base-vs-head/{base,head}-TARGET.json (medians of medians, readings of
 // bench/reading.schema.json) and summary.json; prints one table a target. --no-peers leaves the
-// peer libraries out of the Node runs (they are not the change being judged). Speed is a reading:
+// peer libraries out of the Node runs (they are not the change being judged). --resume reads a
+// run's reading left in build/base-vs-head/ by an interrupted comparison instead of running it again. Speed is a reading:
 // the exit status is 0 whatever the figures say.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -90,7 +91,9 @@ for (let r = 0; r < rounds; r++) {
       process.stderr.write(`round ${r + 1}/${rounds}: ${t} ${which}\n`);
       const [exe, words] = runner(trees[which], t);
       const own = t === 'wasm-node' && args.includes('--no-peers') ? ['--no-peers'] : [];
-      run(exe, [...words, ...benchArgs, ...own, '--out', out], { cwd: trees[which], stdio: ['ignore', 'ignore', 'inherit'] });
+      if (!(args.includes('--resume') && existsSync(out))) {
+        run(exe, [...words, ...benchArgs, ...own, '--out', out], { cwd: trees[which], stdio: ['ignore', 'ignore', 'inherit'] });
+      }
       readings[t][which].push(JSON.parse(readFileSync(out, 'utf8')));
     }
   }
