@@ -277,6 +277,9 @@ TEST_CASE("fhirpath: primitives keep their extensions and ids", "[fhirpath]") {
   CHECK(run("Patient.name.first().given[1].extension.value", p) == "[true]");
   CHECK(run("Patient.name.given.join(',')", p) == "FHIRPATH_TYPE_ERROR@19");
   CHECK(run("Patient.name.given.where(hasValue()).join(',')", p) == "[\"Peter,James,Jim\"]");
+  // Empty in, empty out (it gave "" once, unlike upper(), replace() and the others).
+  CHECK(run("Patient.name.where(false).given.join(',')", p) == "[]");
+  CHECK(run("Patient.contact.name.given.join()", p) == "[]");
 }
 
 TEST_CASE("fhirpath: is, as and ofType know R4's types and their bases", "[fhirpath]") {

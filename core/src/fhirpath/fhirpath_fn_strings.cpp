@@ -209,7 +209,10 @@ bool engine::fn_split(const node &nd, const frame &f, const collection &in, coll
   });
 }
 
+// Empty in, empty out, as every string function here and fhirpath.js (FHIRPath 3.0: "If the input
+// collection is empty, the result is empty"); the SQL on FHIR suite's fn_join cases expect null.
 bool engine::fn_join(const node &nd, const frame &f, const collection &in, collection &out) {
+  if (in.empty()) return true;
   scratch a(s_);
   bool present = false;
   std::string_view sep;
