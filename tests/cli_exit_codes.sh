@@ -73,6 +73,14 @@ if [[ $csv != $'id,name\n2,b' ]]; then
   failures=$((failures + 1))
 fi
 expect 2 "--csv with --count" -- query people.quire --csv --count
+# A .quire file is read a page at a time unless --load says otherwise.
+for want in "ranges:" "read:--load read" "mmap:--load mmap"; do
+  loaded=$("$quire" inspect people.quire ${want#*:} | head -1)
+  if [[ $loaded != *"(loaded by ${want%%:*})"* ]]; then
+    echo "FAIL: inspect ${want#*:} printed '$loaded'"
+    failures=$((failures + 1))
+  fi
+done
 # convert reads what core's rule (quire::detect_input) says the input is, not what its name says.
 cp people.csv people-csv.json
 cp people.csv people

@@ -129,13 +129,20 @@ int run_convert(arguments &args) {
   return EXIT_OK;
 }
 
+// A .quire file is read a page at a time (pread): measured on 2,000,000 rows (33.8 MB), a find,
+// a filtered count, a sum and a first page each answered fastest and with the least memory this
+// way (find: 0.00 s and 5 MB, against 0.04 s and 38 MB read whole; a sum 0.08 s against 0.10 s
+// mapped and 0.17 s read whole), and a file cut short by another process while it is read is an
+// IO error, where a mapping would die of SIGBUS.
+constexpr native::load_mode DEFAULT_LOAD = native::load_mode::ranges;
+
 int run_query(arguments &args) {
   auto find = args.option("--find");
   auto where = args.option("--where");
   auto columns = args.option("--columns");
   auto sum = args.option("--sum");
   auto order = args.option("--order");
-  const auto load = args.load_mode(native::load_mode::read);
+  const auto load = args.load_mode(DEFAULT_LOAD);
   bool count = args.flag("--count");
   bool desc = args.flag("--desc");
   bool explain = args.flag("--explain");
@@ -208,7 +215,7 @@ int run_query(arguments &args) {
 }
 
 int run_inspect(arguments &args) {
-  const auto load = args.load_mode(native::load_mode::read);
+  const auto load = args.load_mode(DEFAULT_LOAD);
   auto chunks_of = args.option("--chunks");
   bool as_json = args.flag("--json");
   bool verify = args.flag("--verify");
@@ -248,12 +255,13 @@ registration format_convert{
 registration format_query{
     {"query", "",
      "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze] | --csv] "
-     "[--order COL [--desc]] [--limit N] [--offset M] [--load read|mmap|prewarm|ranges]",
-     "Query a .quire file; rows print as NDJSON, or with --csv as CSV (a header row; null an empty field, \"\" "
-     "quoted). EXPR: country = 'NA' and age > 80, name contains 'Okafor' (docs/format.md).",
+     "[--order COL [--desc]] [--limit N] [--offset M] [--load ranges|mmap|read|prewarm]",
+     "Query a .quire file (read a page at a time unless --load says otherwise); rows print as NDJSON, or with --csv "
+     "as CSV (a header row; null an empty field, \"\" quoted). EXPR: country = 'NA' and age > 80, name contains "
+     "'Okafor' (docs/format.md).",
      run_query}};
 registration format_inspect{{"inspect", "",
-                             "FILE.quire [--json] [--verify] [--chunks COL] [--load read|mmap|prewarm|ranges]",
+                             "FILE.quire [--json] [--verify] [--chunks COL] [--load ranges|mmap|read|prewarm]",
                              "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
 
 }  // namespace
