@@ -206,6 +206,37 @@ done
 echo "ok: a line of exactly the limit is read by every command"
 rm -f long.ndjson max.ndjson max.quire
 
+# Byte ranges: quire split's ranges, each run by view run --range, give the whole file's rows in
+# order; so do three ranges cut at every pair of bytes (a cut inside a line gives the line to the
+# range it starts in).
+for parts in 1 2 3 7; do
+  "$quire" split "$input" --parts "$parts" >ranges.txt || fail "split --parts $parts"
+  [[ $(wc -l <ranges.txt) == "$parts" ]] || fail "split --parts $parts printed $(wc -l <ranges.txt) ranges"
+  : >joined.ndjson
+  while IFS= read -r r; do
+    s=${r#*\"start\":}; s=${s%%,*}
+    e=${r#*\"end\":}; e=${e%%,*}
+    "$quire" view run "$view" "$input" --range "$s:$e" --quiet >>joined.ndjson || fail "--range $s:$e"
+  done <ranges.txt
+  same joined.ndjson "$data/rows.ndjson" "the rows of $parts split ranges, one after another"
+done
+size=$(wc -c <"$input" | tr -d ' ')
+for ((a = 0; a <= size; a += 37)); do
+  for ((b = a; b <= size; b += 53)); do
+    { "$quire" view run "$view" "$input" --range "0:$a" --quiet
+      "$quire" view run "$view" "$input" --range "$a:$b" --quiet
+      "$quire" view run "$view" "$input" --range "$b:$size" --quiet; } >joined.ndjson
+    cmp -s joined.ndjson "$data/rows.ndjson" || { fail "ranges cut at $a and $b do not give the file's rows"; break 2; }
+  done
+done
+echo "ok: ranges cut anywhere give every row once"
+run 2 "a range that ends before it starts" -- view run "$view" "$input" --range 9:3
+has "INVALID_ARGUMENT: a range is START:END" "the bad range's message"
+run 2 "--range with two inputs" -- view run "$view" "$input" "$input" --range 0:10
+run 2 "--range of a JSON document" -- view run "$view" "$data/patient_view.json" --range 0:10
+run 2 "split without --parts" -- split "$input"
+run 2 "split into no parts" -- split "$input" --parts 0
+
 if ((failures)); then
   echo "$failures failed"
   exit 1

@@ -1,4 +1,4 @@
-// `quire ndjson stats`.
+// `quire ndjson stats` and `quire split`.
 #include <cstdio>
 #include <string>
 
@@ -61,6 +61,33 @@ int run_stats(arguments &args) {
   }
   return status;
 }
+
+// Balanced ranges of one file at line starts, one JSON object a line: what N tasks hand to
+// `quire view run --range START:END` (core's split_lines; a file is read only near each cut).
+int run_split(arguments &args) {
+  auto parts = args.number("--parts");
+  auto positional = args.finish("split", 1, 1, "needs one INPUT file");
+  if (!positional) return args.exit_status();
+  if (!parts) return usage_error("split", "needs --parts N");
+  const std::string &file = (*positional)[0];
+  auto source = native::open_file(file, {.mode = native::load_mode::ranges});
+  if (!source) return fail(file, source.error());
+  auto ranges = ndjson::split_lines(*source.value(), *parts);
+  if (!ranges) return fail("--parts", ranges.error());
+  std::string out;
+  for (size_t i = 0; i < ranges->size(); ++i) {
+    out += ndjson::byte_range_json((*ranges)[i], i);
+    out += '\n';
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return EXIT_OK;
+}
+
+registration split{{"split", "", "INPUT --parts N",
+                    "Print N byte ranges of INPUT that meet at line starts, each about size / N bytes, one JSON "
+                    "object a line ({\"part\",\"start\",\"end\",\"bytes\"}): give each to quire view run --range "
+                    "START:END and every line runs once.",
+                    run_split}};
 
 registration ndjson_stats{{"ndjson", "stats", "FILE... [--json] [--continue] [--issues]",
                            "Stream FHIR NDJSON (Bulk Data); count resources by type, validating each (exit 1 on a bad "

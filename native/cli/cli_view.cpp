@@ -46,7 +46,7 @@ class piece_reader {
       bytes_ += n;
       return std::string_view(buffer_.data(), n);
     }
-    const uint64_t left = file_->size() - at_;
+    const uint64_t left = std::min(file_->size(), end_) - std::min(at_, std::min(file_->size(), end_));
     const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), left));
     if (n == 0) return std::string_view();
     auto r = file_->read_at(at_, std::span<uint8_t>(reinterpret_cast<uint8_t *>(buffer_.data()), n));
@@ -56,11 +56,19 @@ class piece_reader {
     return std::string_view(buffer_.data(), n);
   }
   uint64_t bytes() const { return bytes_; }
+  /// The open file (null for standard input).
+  const byte_source *file() const { return file_.get(); }
+  /// Reads only [r.start, r.end) from now on.
+  void limit(const ndjson::byte_range &r) {
+    at_ = r.start;
+    end_ = r.end;
+  }
 
  private:
   std::unique_ptr<byte_source> file_;
   std::vector<char> buffer_ = std::vector<char>(PIECE_BYTES);
   uint64_t at_ = 0;
+  uint64_t end_ = UINT64_MAX;
   uint64_t bytes_ = 0;
 };
 
@@ -120,6 +128,48 @@ result<uint64_t> read_input(const std::string &path, const input_handlers &h) {
   return in.bytes();
 }
 
+/// The kind of a file core's rule gives from its name and first bytes (read until the rule is
+/// sure, or the file ends).
+result<input_kind> detect_file(const std::string &path, piece_reader &in) {
+  input_kind kind = detect_input({}, false, path).kind;
+  std::string head;
+  while (kind == input_kind::need_more) {
+    auto piece = in.next();
+    if (!piece) return piece.error();
+    head.append(*piece);
+    kind = detect_input(head, piece->empty(), path).kind;
+    if (piece->empty()) break;
+  }
+  return kind;
+}
+
+/// Runs the NDJSON lines that start inside `range` of the file at `path` (core's line_range: N
+/// tasks given meeting ranges run every line once); the file must be NDJSON. Returns the bytes
+/// read. Line numbers in errors count from the range's first line.
+result<uint64_t> read_range(const std::string &path, const ndjson::byte_range &range, const input_handlers &h) {
+  if (path == "-") return quire::error(error_code::INVALID_ARGUMENT, "--range needs a file, not standard input");
+  piece_reader in;
+  if (auto ok = in.open(path); !ok) return ok.error();
+  auto kind = detect_file(path, in);
+  if (!kind) return kind.error();
+  if (*kind != input_kind::ndjson && *kind != input_kind::empty) {
+    return quire::error(error_code::INVALID_ARGUMENT, "--range needs NDJSON (one resource a line), and this input is " +
+                                                          std::string(input_kind_name(*kind)));
+  }
+  auto lines = ndjson::line_range(*in.file(), range);
+  if (!lines) return lines.error();
+  in.limit(*lines);
+  const uint64_t before = in.bytes();
+  while (true) {
+    auto piece = in.next();
+    if (!piece) return piece.error();
+    if (piece->empty()) break;
+    if (auto ok = h.ndjson_piece(*piece); !ok) return ok.error();
+  }
+  if (auto ok = h.ndjson_end(); !ok) return ok.error();
+  return in.bytes() - before;
+}
+
 /// Counts the bytes on their way to another sink (the summary line).
 class counting_sink final : public format::byte_sink {
  public:
@@ -167,12 +217,20 @@ int run_view(arguments &args) {
   table_options table(args, {"--index", "--chunk-rows"});
   // NDJSON lines run on this many threads (0, the default: one per hardware thread).
   const uint64_t threads = args.number("--threads").value_or(0);
+  auto range_text = args.option("--range");
   auto positional =
       args.finish("view run", 2, SIZE_MAX, "needs VIEW.json and at least one INPUT (- for standard input)");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
   if (threads > view::run_options::MAX_THREADS)
     return usage_error("view run", "--threads takes a whole number from 0 to 256");
+  std::optional<ndjson::byte_range> range;
+  if (range_text) {
+    auto r = ndjson::parse_byte_range(*range_text);
+    if (!r) return fail("--range", r.error());
+    if (files.size() != 2) return usage_error("view run", "--range takes one INPUT");
+    range = *r;
+  }
   view::output_kind kind = view::output_kind::ndjson;
   if (out_path) {
     auto k = view::output_kind_for_path(*out_path);
@@ -210,7 +268,7 @@ int run_view(arguments &args) {
   h.ndjson_end = [&]() { return tw.end_ndjson(); };
   h.document = [&](const json::value &d) { return tw.add_resource(d); };
   for (size_t i = 1; i < files.size(); ++i) {
-    auto read = read_input(files[i], h);
+    auto read = range ? read_range(files[i], *range, h) : read_input(files[i], h);
     if (!read) return fail(files[i], read.error());
     input_bytes += *read;
   }
@@ -289,11 +347,12 @@ int run_fhirpath(arguments &args) {
 registration view_run{
     {"view", "run",
      "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire] [--index COL:sorted|hash|text]... [--chunk-rows N] "
-     "[--threads N] [--spill-dir DIR] [--quiet]",
+     "[--threads N] [--range START:END] [--spill-dir DIR] [--quiet]",
      "Run a SQL on FHIR ViewDefinition over resources, Bundles or NDJSON (- for standard input); rows go to "
      "standard output as NDJSON, or to --out as NDJSON, CSV or an indexed .quire table (kind from the extension; "
      "written to a temporary name, then renamed). NDJSON lines run on --threads threads (default: one per "
-     "hardware thread; the output is the same for any number). A summary line goes to standard error.",
+     "hardware thread; the output is the same for any number). --range runs only the lines of one NDJSON INPUT "
+     "that start inside bytes [START, END) (quire split prints such ranges). A summary line goes to standard error.",
      run_view}};
 registration fhirpath_eval{{"fhirpath", "", "EXPR FILE",
                             "Evaluate a FHIRPath expression over a resource, a Bundle (as one resource) or each line "

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quire/fhir.h"
 #include "quire/platform.h"
@@ -213,5 +214,34 @@ class feed_json {
   std::string out_;
   bool first_ = true;
 };
+
+// --- byte ranges: one input cut among tasks -------------------------------------------------------
+
+/// Bytes [start, end) of an input.
+struct byte_range {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool operator==(const byte_range &) const = default;
+};
+
+/// The bytes that hold exactly the lines starting inside `asked` (a line starts at 0 and after
+/// each `\n`): from the first line start at or after asked.start to the first at or after
+/// asked.end (or the input's end). Ranges that meet — [0, a), [a, b), [b, size) — so give every
+/// line to exactly one of them, wherever a and b fall, with no byte copied: N tasks given N
+/// ranges of one file run each line once. Reads only the bytes from each bound to the next line
+/// end, in 64 KiB blocks (a line too long for a reader is the reader's LINE_TOO_LONG, found when
+/// it reads the range). An end past the input's size means its end; a start past the end is
+/// INVALID_ARGUMENT; IO_ERROR from the source.
+result<byte_range> line_range(const byte_source &input, byte_range asked);
+
+/// `parts` ranges (1..65536) that meet at line starts, each near size / parts bytes, covering the
+/// input in order (`quire split`); a range is empty when a line longer than a part covers it.
+result<std::vector<byte_range>> split_lines(const byte_source &input, uint64_t parts);
+
+/// "START:END" (decimal byte offsets, START <= END), as `--range` takes it; INVALID_ARGUMENT else.
+result<byte_range> parse_byte_range(std::string_view text);
+
+/// `{"part":N,"start":S,"end":E,"bytes":B}`: a line of `quire split`'s output.
+std::string byte_range_json(const byte_range &r, uint64_t part);
 
 }  // namespace quire::ndjson
