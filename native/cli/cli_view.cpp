@@ -46,7 +46,8 @@ class piece_reader {
       bytes_ += n;
       return std::string_view(buffer_.data(), n);
     }
-    const uint64_t left = std::min(file_->size(), end_) - std::min(at_, std::min(file_->size(), end_));
+    const uint64_t stop = std::min(file_->size(), end_);
+    const uint64_t left = at_ < stop ? stop - at_ : 0;
     const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), left));
     if (n == 0) return std::string_view();
     auto r = file_->read_at(at_, std::span<uint8_t>(reinterpret_cast<uint8_t *>(buffer_.data()), n));
