@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
@@ -154,12 +156,23 @@ class temp_file_sink final : public format::byte_sink {
       return quire::error(error_code::IO_ERROR, "cannot write " + temp_);
     return {};
   }
-  result<void> commit() {
+  /// Closes the file and gives it its name. `replace` false: a file already under that name is
+  /// kept and the commit is INVALID_ARGUMENT (a hard link cannot take a name that exists, as a
+  /// rename would), so two writers choosing one name never lose the first one's file.
+  result<void> commit(bool replace = true) {
     int closed = std::fclose(f_);
     f_ = nullptr;
     if (closed != 0) return quire::error(error_code::IO_ERROR, "cannot finish writing " + temp_);
-    if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+    if (!replace) {
+      if (::link(temp_.c_str(), final_.c_str()) != 0) {
+        if (errno == EEXIST)
+          return quire::error(error_code::INVALID_ARGUMENT, final_ + " exists already (another writer's part?)");
+        return quire::error(error_code::IO_ERROR, "cannot name " + temp_ + " " + final_);
+      }
+      std::remove(temp_.c_str());
+    } else if (std::rename(temp_.c_str(), final_.c_str()) != 0) {
       return quire::error(error_code::IO_ERROR, "cannot rename " + temp_ + " to " + final_);
+    }
     committed_ = true;
     return {};
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cli_dataset.h"
 #include "quire/detect.h"
 #include "quire/file_source.h"
 #include "quire/format.h"
@@ -156,10 +157,24 @@ int run_query(arguments &args) {
   if (csv && (count || sum || explain))
     return usage_error("query", "--csv prints rows: it cannot be combined with --count, --sum or --explain");
   const std::string &path = (*files)[0];
-  auto source = native::open_file(path, {.mode = load});
-  if (!source) { return fail(path, source.error()); }
-  auto f = format::file::open(std::move(source).value());
-  if (!f) { return fail(path, f.error()); }
+  // A folder is a dataset (cli_dataset.h): its manifest first, then the files it keeps.
+  std::optional<dataset::reader> set;
+  std::optional<format::file> file;
+  if (is_directory(path)) {
+    if (sum || order)
+      return usage_error("query", "a dataset answers rows, --count and --explain; not --sum or --order");
+    auto m = read_manifest(path);
+    if (!m) { return fail(path, m.error()); }
+    set.emplace(open_dataset(path, std::move(m).value()));
+  } else {
+    auto source = native::open_file(path, {.mode = load});
+    if (!source) { return fail(path, source.error()); }
+    auto f = format::file::open(std::move(source).value());
+    if (!f) { return fail(path, f.error()); }
+    file.emplace(std::move(f).value());
+  }
+  format::file *f = file ? &*file : nullptr;
+  const format::schema &schema = f ? f->schema() : set->description().schema;
   format::query q;
   if (where) {
     auto flt = format::parse_expression(*where);
@@ -170,9 +185,9 @@ int run_query(arguments &args) {
   if (find) {
     size_t eq = find->find('=');
     std::string column = find->substr(0, eq);
-    auto key = format::parse_key_text(f->schema(), column, find->substr(eq + 1));
+    auto key = format::parse_key_text(schema, column, find->substr(eq + 1));
     if (!key) { return fail("--find", key.error()); }
-    if (!explain && !count && !sum && !csv && !order && offset == 0 && limit == UINT64_MAX) {
+    if (f && !explain && !count && !sum && !csv && !order && offset == 0 && limit == UINT64_MAX) {
       // The lookup itself, as the npm package's find() makes it: the same row, the same errors.
       auto row = f->find(column, *key, q.columns);
       if (!row) { return fail("--find", row.error()); }
@@ -190,6 +205,22 @@ int run_query(arguments &args) {
   q.descending = desc;
   q.limit = limit;
   q.offset = offset;
+  if (set) {
+    if (explain) {
+      auto e = set->explain(q);
+      if (!e) { return fail(path, e.error()); }
+      std::printf("%s\n", e->c_str());
+    } else if (count) {
+      auto n = set->count(q);
+      if (!n) { return fail(path, n.error()); }
+      std::printf("%llu\n", static_cast<unsigned long long>(*n));
+    } else {
+      auto rows = set->query(q, csv ? format::row_text::csv : format::row_text::ndjson);
+      if (!rows) { return fail(path, rows.error()); }
+      std::fwrite(rows->json.data(), 1, rows->json.size(), stdout);
+    }
+    return EXIT_OK;
+  }
   if (explain) {
     auto e = f->explain(q, analyze);
     if (!e) { return fail(path, e.error()); }
@@ -254,11 +285,12 @@ registration format_convert{
      run_convert}};
 registration format_query{
     {"query", "",
-     "FILE.quire [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze] | --csv] "
-     "[--order COL [--desc]] [--limit N] [--offset M] [--load ranges|mmap|read|prewarm]",
+     "FILE.quire|DIR [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze] | "
+     "--csv] [--order COL [--desc]] [--limit N] [--offset M] [--load ranges|mmap|read|prewarm]",
      "Query a .quire file (read a page at a time unless --load says otherwise); rows print as NDJSON, or with --csv "
      "as CSV (a header row; null an empty field, \"\" quoted). EXPR: country = 'NA' and age > 80, name contains "
-     "'Okafor' (docs/format.md).",
+     "'Okafor' (docs/format.md). A folder is a dataset: its manifest says which files can match, the others are "
+     "skipped (--explain lists them); it answers rows, --count and --explain.",
      run_query}};
 registration format_inspect{{"inspect", "",
                              "FILE.quire [--json] [--verify] [--chunks COL] [--load ranges|mmap|read|prewarm]",

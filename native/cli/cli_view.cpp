@@ -1,5 +1,7 @@
 // `quire view run` and `quire fhirpath`: SQL on FHIR ViewDefinitions and FHIRPath expressions over
 // resources, Bundles and NDJSON from the command line.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cli_dataset.h"
 #include "quire/detect.h"
 #include "quire/fhirpath.h"
 #include "quire/file_source.h"
@@ -213,12 +216,62 @@ result<std::string> read_view_text(const std::string &path) {
   return text;
 }
 
+// `view run ... --out DIR --partition-by COL [--part NAME]`: a part file per partition value under
+// DIR, then this writer's fragment; with no --part (one writer) the manifest is merged at once.
+int run_view_dataset(arguments &, table_options &table, const std::vector<std::string> &files, const std::string &dir,
+                     const std::string &column, const std::string &part, bool merge_now,
+                     const std::optional<ndjson::byte_range> &range, unsigned threads) {
+  auto view_text = read_view_text(files[0]);
+  if (!view_text) return fail(files[0], view_text.error());
+  auto v = view::compile(*view_text);
+  if (!v) return fail(files[0], v.error());
+  auto schema = view::table_schema(*v);
+  if (!schema) return fail(files[0], schema.error());
+  if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
+  if (!is_directory(dir) && ::mkdir(dir.c_str(), 0777) != 0)
+    return fail(dir, quire::error(error_code::IO_ERROR, "cannot create the dataset's folder"));
+  dataset_parts parts(dir, part);
+  view::run_options run{.tasks = &default_task_runner(), .threads = threads, .now = read_clock()};
+  auto w = view::table_writer::create_partitioned(*v, column, table.write, parts, run);
+  if (!w) return fail(files[0], w.error());
+  view::table_writer &tw = *w.value();
+  const auto started = std::chrono::steady_clock::now();
+  uint64_t input_bytes = 0;
+  input_handlers h;
+  h.ndjson_piece = [&](std::string_view p) { return tw.feed_ndjson(p); };
+  h.ndjson_end = [&]() { return tw.end_ndjson(); };
+  h.document = [&](const json::value &d) { return tw.add_resource(d); };
+  for (size_t i = 1; i < files.size(); ++i) {
+    auto read = range ? read_range(files[i], *range, h) : read_input(files[i], h);
+    if (!read) return fail(files[i], read.error());
+    input_bytes += *read;
+  }
+  auto rows = tw.finish();
+  if (!rows) return fail(dir, rows.error());
+  auto fragment = parts.commit(tw, *schema, column);
+  if (!fragment) return fail(dir, fragment.error());
+  if (merge_now) {
+    auto merged = merge_dataset(dir);
+    if (!merged) return fail(dir, merged.error());
+  }
+  if (!table.quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(
+        stderr, "%s: %llu resources, %llu rows in %zu partitions of %s (part %s; %llu input bytes in %.2f s)\n",
+        dir.c_str(), static_cast<unsigned long long>(tw.resources()), static_cast<unsigned long long>(*rows),
+        tw.partitions().size(), column.c_str(), part.c_str(), static_cast<unsigned long long>(input_bytes), seconds);
+  }
+  return EXIT_OK;
+}
+
 int run_view(arguments &args) {
   auto out_path = args.option("--out");
   table_options table(args, {"--index", "--chunk-rows"});
   // NDJSON lines run on this many threads (0, the default: one per hardware thread).
   const uint64_t threads = args.number("--threads").value_or(0);
   auto range_text = args.option("--range");
+  auto partition_by = args.option("--partition-by");
+  auto part_name = args.option("--part");
   auto positional =
       args.finish("view run", 2, SIZE_MAX, "needs VIEW.json and at least one INPUT (- for standard input)");
   if (!positional) return args.exit_status();
@@ -231,6 +284,14 @@ int run_view(arguments &args) {
     if (!r) return fail("--range", r.error());
     if (files.size() != 2) return usage_error("view run", "--range takes one INPUT");
     range = *r;
+  }
+  if (part_name && !partition_by)
+    return usage_error("view run", "--part names a part of a dataset: give --partition-by");
+  if (partition_by) {
+    if (!out_path) return usage_error("view run", "--partition-by needs --out DIR, the dataset's folder");
+    if (auto ok = dataset::check_part_name(part_name.value_or("00000")); !ok) return fail("--part", ok.error());
+    return run_view_dataset(args, table, files, *out_path, *partition_by, part_name.value_or("00000"), !part_name,
+                            range, static_cast<unsigned>(threads));
   }
   view::output_kind kind = view::output_kind::ndjson;
   if (out_path) {
@@ -348,12 +409,16 @@ int run_fhirpath(arguments &args) {
 registration view_run{
     {"view", "run",
      "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire] [--index COL:sorted|hash|text]... [--chunk-rows N] "
-     "[--threads N] [--range START:END] [--spill-dir DIR] [--quiet]",
+     "[--threads N] [--range START:END] [--partition-by COL [--part NAME]] [--spill-dir DIR] [--quiet]",
      "Run a SQL on FHIR ViewDefinition over resources, Bundles or NDJSON (- for standard input); rows go to "
      "standard output as NDJSON, or to --out as NDJSON, CSV or an indexed .quire table (kind from the extension; "
      "written to a temporary name, then renamed). NDJSON lines run on --threads threads (default: one per "
      "hardware thread; the output is the same for any number). --range runs only the lines of one NDJSON INPUT "
-     "that start inside bytes [START, END) (quire split prints such ranges). A summary line goes to standard error.",
+     "that start inside bytes [START, END) (quire split prints such ranges). With --partition-by, --out names a "
+     "dataset's folder: a .quire part per value, DIR/COL=VALUE/part-NAME.quire (NAME from --part, unique per "
+     "writer; default 00000), and the writer's fragment DIR/_quire_parts/NAME.json; without --part the manifest "
+     "DIR/_quire_dataset.json is merged at once, with it `quire dataset merge DIR` does that. A summary line "
+     "goes to standard error.",
      run_view}};
 registration fhirpath_eval{{"fhirpath", "", "EXPR FILE",
                             "Evaluate a FHIRPath expression over a resource, a Bundle (as one resource) or each line "

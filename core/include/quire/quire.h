@@ -2,6 +2,7 @@
 #pragma once
 
 #include "quire/csv.h"
+#include "quire/dataset.h"
 #include "quire/detect.h"
 #include "quire/error.h"
 #include "quire/fhir.h"

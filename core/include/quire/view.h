@@ -84,6 +84,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quire/dataset.h"
 #include "quire/fhirpath.h"
 #include "quire/format.h"
 #include "quire/json.h"
@@ -295,6 +296,23 @@ std::optional<output_kind> output_kind_for_path(std::string_view path) noexcept;
 /// header's comment. Errors: INVALID_ARGUMENT (more than format::MAX_COLUMNS columns).
 result<format::schema> table_schema(const compiled_view &v);
 
+/// Where a partitioned table_writer's part files go: the platform opens one sink per partition
+/// (natively a file under `DIR/SEGMENT/`), the writer writes the part's .quire bytes into it.
+class part_sinks {
+ public:
+  virtual ~part_sinks() = default;
+  /// The sink of the part of partition folder `segment` (dataset::partition_segment's text),
+  /// asked once per partition, when its first row comes; it must live until finish() returns.
+  virtual result<format::byte_sink *> open(std::string_view segment) = 0;
+};
+
+/// One partition a partitioned table_writer wrote.
+struct partition_info {
+  std::string segment;               ///< its folder, `COL=VALUE` escaped
+  std::optional<std::string> value;  ///< the partition column's value as text (nullopt: null)
+  uint64_t rows = 0;
+};
+
 /// Streams a view's rows into NDJSON, CSV or .quire bytes. Not thread-safe. The view and the sink
 /// must outlive it. After an error it is unusable: every later call returns that error again.
 class table_writer {
@@ -312,6 +330,15 @@ class table_writer {
   static result<std::unique_ptr<table_writer>> create(const compiled_view &v, output_kind kind,
                                                       const format::write_options &options, format::byte_sink &sink,
                                                       const run_options &run = {});
+  /// A .quire writer per value of `column` (one of the view's; not a json one): each row goes to
+  /// its partition's part, every part holding every column (the partition column too, so a part
+  /// read alone is whole). Parts are opened as their first rows come, in that order.
+  /// Errors: as create(), NO_SUCH_COLUMN, INVALID_ARGUMENT (a json column); while writing,
+  /// INVALID_ARGUMENT past `max_partitions` partitions or for a value whose folder name would be
+  /// too long (dataset::partition_segment), and the sinks' errors.
+  static result<std::unique_ptr<table_writer>> create_partitioned(
+      const compiled_view &v, std::string_view column, const format::write_options &options, part_sinks &sinks,
+      const run_options &run = {}, size_t max_partitions = dataset::DEFAULT_MAX_PARTITIONS);
   ~table_writer();
   table_writer(const table_writer &) = delete;
   table_writer &operator=(const table_writer &) = delete;
@@ -338,6 +365,8 @@ class table_writer {
   uint64_t resources() const noexcept;
   /// Rows written so far.
   uint64_t rows() const noexcept;
+  /// The partitions written so far, in the order they were opened (empty unless partitioned).
+  const std::vector<partition_info> &partitions() const noexcept;
 
   struct impl;
 

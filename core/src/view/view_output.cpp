@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <span>
+#include <unordered_map>
 
 #include "../common/csv_field.h"
 #include "../common/line_end.h"
+#include "quire/number_text.h"
 #include "quire/view.h"
 #include "view_bundle.h"
 
@@ -130,6 +132,20 @@ result<format::schema> table_schema(const compiled_view &v) {
   return s;
 }
 
+namespace {
+// The sink a partitioned writer is made with: its rows go to its parts, never here.
+class no_sink final : public format::byte_sink {
+ public:
+  result<void> write(std::span<const uint8_t>) override {
+    return error(error_code::INVALID_ARGUMENT, "a partitioned writer writes into its parts");
+  }
+};
+no_sink &unused_sink() {
+  static no_sink sink;
+  return sink;
+}
+}  // namespace
+
 struct table_writer::impl {
   const compiled_view *view = nullptr;
   output_kind kind = output_kind::ndjson;
@@ -137,6 +153,18 @@ struct table_writer::impl {
   view::runner run;
   std::vector<target> targets;
   std::unique_ptr<format::writer> table;  // .quire only
+
+  // Partitioned .quire output: one writer per value of the partition column.
+  part_sinks *parts = nullptr;
+  size_t partition_col = 0;
+  size_t max_partitions = 0;
+  format::schema schema;
+  format::write_options write;
+  std::string partition_name;
+  std::vector<std::unique_ptr<format::writer>> part_writers;
+  std::vector<partition_info> partition_list;
+  std::unordered_map<std::string, size_t> part_index;  // key: "\1" + value text, or "" for null
+  std::string part_key;
 
   std::vector<row> rows;  // one resource's rows, dropped once written
   // The scratch of the column checks: one row's converted cells (one per thread).
@@ -341,8 +369,15 @@ struct table_writer::impl {
         return mismatch(col, col < r.cells.size() ? r.cells[col] : NULL_CELL, where(), why);
       }
       if (kind == output_kind::quire) {
-        auto ok = table->append_row(conv.cells);
+        format::writer *w = table.get();
+        if (parts) {
+          auto t = part_for(conv.cells[partition_col]);
+          if (!t) return t.error();
+          w = *t;
+        }
+        auto ok = w->append_row(conv.cells);
         if (!ok) return ok.error();
+        if (parts) ++partition_list[part_index[part_key]].rows;
       }
       ++row_count;
       if (kind != output_kind::quire) {
@@ -351,6 +386,46 @@ struct table_writer::impl {
       }
     }
     return {};
+  }
+
+  // The writer of the partition a row's cell names (opened on its first row); part_key is left
+  // holding the partition's key.
+  result<format::writer *> part_for(const format::cell &c) {
+    part_key.clear();
+    std::optional<std::string_view> value;
+    switch (c.k) {
+      case format::cell::kind::null_value: break;
+      case format::cell::kind::integer: part_key = "\1" + std::to_string(c.i); break;
+      case format::cell::kind::boolean: part_key = c.b ? "\1true" : "\1false"; break;
+      case format::cell::kind::real:
+        part_key = "\1";
+        append_double(part_key, c.d);
+        break;
+      case format::cell::kind::text:
+        part_key = "\1";
+        part_key += c.s;
+        break;
+    }
+    if (auto it = part_index.find(part_key); it != part_index.end()) return part_writers[it->second].get();
+    if (!part_key.empty()) value = std::string_view(part_key).substr(1);
+    if (part_writers.size() >= max_partitions) {
+      return error(error_code::INVALID_ARGUMENT, "column " + partition_name + " has more than " +
+                                                     std::to_string(max_partitions) +
+                                                     " values: a partition column needs fewer (each holds a writer)");
+    }
+    auto segment = dataset::partition_segment(partition_name, value);
+    if (!segment) return segment.error();
+    auto sink = parts->open(*segment);
+    if (!sink) return sink.error();
+    auto w = format::writer::create(schema, write, **sink);
+    if (!w) return w.error();
+    partition_info info;
+    info.segment = std::move(segment).value();
+    if (value) info.value = std::string(*value);
+    partition_list.push_back(std::move(info));
+    part_writers.push_back(std::move(w).value());
+    part_index.emplace(part_key, part_writers.size() - 1);
+    return part_writers.back().get();
   }
 
   result<void> run_one(const json::value &resource, const origin &o) {
@@ -641,6 +716,40 @@ result<std::unique_ptr<table_writer>> table_writer::create(const compiled_view &
   return std::unique_ptr<table_writer>(new table_writer(std::move(p)));
 }
 
+result<std::unique_ptr<table_writer>> table_writer::create_partitioned(const compiled_view &v, std::string_view column,
+                                                                       const format::write_options &options,
+                                                                       part_sinks &sinks, const run_options &run,
+                                                                       size_t max_partitions) {
+  auto schema = table_schema(v);
+  if (!schema) return schema.error();
+  auto col = schema->find(column);
+  if (!col) {
+    return error(error_code::NO_SUCH_COLUMN, "the view has no column " + std::string(column) + " to partition by");
+  }
+  if (schema->columns[*col].type == format::column_type::json) {
+    return error(error_code::INVALID_ARGUMENT,
+                 "column " + std::string(column) + " holds JSON: a partition column needs single values");
+  }
+  // The options are refused now, as create() refuses them, not at the first row: a writer is made
+  // and dropped.
+  {
+    format::vector_sink probe;
+    auto pw = format::writer::create(*schema, options, probe);
+    if (!pw) return pw.error();
+  }
+  auto w = create(v, output_kind::ndjson, {}, unused_sink(), run);
+  if (!w) return w.error();
+  impl &p = *w.value()->impl_;
+  p.kind = output_kind::quire;
+  p.parts = &sinks;
+  p.partition_col = *col;
+  p.partition_name = std::string(column);
+  p.max_partitions = max_partitions;
+  p.schema = std::move(schema).value();
+  p.write = options;
+  return w;
+}
+
 result<void> table_writer::add_resource(const json::value &resource_or_bundle) {
   impl &s = *impl_;
   if (auto ok = s.usable(); !ok) return ok;
@@ -689,8 +798,14 @@ result<uint64_t> table_writer::finish() {
   impl &s = *impl_;
   if (auto ok = end_ndjson(); !ok) return ok.error();
   if (s.kind == output_kind::quire) {
-    auto ok = s.table->finish();
-    if (!ok) return s.fail(ok.error()).error();
+    for (auto &w : s.part_writers) {
+      auto ok = w->finish();
+      if (!ok) return s.fail(ok.error()).error();
+    }
+    if (s.table) {
+      auto ok = s.table->finish();
+      if (!ok) return s.fail(ok.error()).error();
+    }
   } else {
     auto ok = s.flush_text(true);
     if (!ok) return s.fail(ok.error()).error();
@@ -701,5 +816,6 @@ result<uint64_t> table_writer::finish() {
 
 uint64_t table_writer::resources() const noexcept { return impl_->resource_count; }
 uint64_t table_writer::rows() const noexcept { return impl_->row_count; }
+const std::vector<partition_info> &table_writer::partitions() const noexcept { return impl_->partition_list; }
 
 }  // namespace quire::view
