@@ -17,7 +17,7 @@ CMAKE_FLAGS ?= -DQUIRE_WERROR=ON
 FUZZ_SECONDS ?= 60
 
 .PHONY: all bootstrap native wasm js test test-native test-wasm test-js test-asan demo fuzz fuzz-smoke fuzz-merge \
-        format format-check clean bench bench-quick scaling bench-base report test-bench-smoke site test-site
+        format format-check clean bench bench-quick scaling bench-base report test-bench-smoke site test-site scale-demo
 
 all: native js
 
@@ -191,6 +191,19 @@ bench: native js
 
 bench-quick:
 	$(MAKE) bench BENCH_ARGS="--quick $(BENCH_ARGS)"
+
+# quire's views run by Dask distributed (docs/scale.md): a generated export of SCALE_MB MiB (made
+# once under build/scale/), 2 worker processes over loopback, each task one byte range into one
+# dataset, merged, then compared with one process (row count and digest). Readings in
+# build/scale/reading.json. `make test` runs an 8 MiB version (ctest scale_demo_smoke).
+SCALE_MB ?= 1100
+SCALE_EXPORT := build/scale/export-$(SCALE_MB)mib.ndjson
+scale-demo: native
+	mkdir -p build/scale
+	[ -f $(SCALE_EXPORT) ] || { node tests/gen_patients.mjs $(SCALE_EXPORT).tmp $(SCALE_MB) && mv $(SCALE_EXPORT).tmp $(SCALE_EXPORT); }
+	/usr/bin/python3 scripts/scale_demo.py --quire $(NATIVE)/native/quire --export $(SCALE_EXPORT) \
+	  --view tests/data/view_output/patient_view.json --partition-by gender --workers 2 \
+	  --work build/scale/work --out build/scale/reading.json
 
 # Scaling gates, natively and in wasm under Node: 4x the input must cost 1.5x-8x, and each gate's
 # quadratic twin must exceed 8x.

@@ -83,17 +83,26 @@ while IFS= read -r line; do
 done <ranges.txt
 wait
 [[ -f ds3/_quire_dataset.json ]] && fail "writers with --part must leave the merge to the last step"
-[[ $(ls ds3/_quire_parts | wc -l) == 3 ]] || fail "three fragments expected: $(ls ds3/_quire_parts)"
-touch ds3/gender=male/part-task-9.quire.tmp-12345  # a writer killed before it named its part
+[[ -n $(ls -d ds3/gender=* 2>/dev/null) ]] && fail "staged parts must not be in place before the merge: $(ls ds3)"
+[[ $(ls ds3/_quire_parts/*.json | wc -l) == 3 ]] || fail "three fragments expected: $(ls ds3/_quire_parts)"
+# A writer killed before its fragment: staged parts and a temporary file, none of it counted.
+mkdir -p ds3/_quire_parts/task-9/gender=male
+cp ds3/_quire_parts/task-0/gender=male/part-task-0.quire ds3/_quire_parts/task-9/gender=male/part-task-9.quire
+touch ds3/_quire_parts/task-9/gender=male/part-task-9.quire.tmp-12345
 run 0 "dataset merge" -- dataset merge ds3
 has "12 files, 3000 rows" "the merge's summary"
+[[ -f ds3/gender=male/part-task-9.quire ]] && fail "a killed writer's staged part was moved into place"
+[[ -f ds3/gender=male/part-task-0.quire && -f ds3/gender=other/part-task-2.quire ]] || fail "parts not in place"
 run 0 "query of the merged dataset" -- query ds3
 sort out.txt | cmp -s - all.sorted || fail "three writers' dataset does not hold the view's rows once each"
+cp ds3/_quire_dataset.json first-merge.json
+run 0 "a second merge" -- dataset merge ds3
+cmp -s ds3/_quire_dataset.json first-merge.json || fail "a second merge changed the manifest"
 
 # A part name taken twice keeps the first writer's part.
 before=$(cksum <ds3/gender=male/part-task-0.quire)
 run 2 "a second writer with a taken part name" -- view run view.json patients.ndjson --out ds3 --partition-by gender --part task-0 --quiet
-has "exists already" "the taken name's message"
+has "is taken" "the taken name's message"
 [[ $(cksum <ds3/gender=male/part-task-0.quire) == "$before" ]] || fail "the first writer's part changed"
 run 2 "a bad part name" -- view run view.json patients.ndjson --out ds3 --partition-by gender --part ../x
 run 2 "--part without --partition-by" -- view run view.json patients.ndjson --out x.quire --part a
@@ -112,6 +121,12 @@ rm cut/gender=female/part-task-2.quire
 run 1 "merge over a missing part" -- dataset merge cut
 has "is not there" "the missing part's message"
 run 1 "merge with no fragments" -- dataset merge nothing
+
+# Parquet beside each part: moved into place with it.
+run 0 "view run --partition-by --parquet" -- view run view.json patients.ndjson --out dsp --partition-by gender --parquet --quiet
+[[ -f dsp/gender=female/part-00000.parquet && -f dsp/gender=__HIVE_DEFAULT_PARTITION__/part-00000.parquet ]] ||
+  fail "no Parquet beside the parts: $(ls dsp/*)"
+run 2 "--parquet without --partition-by" -- view run view.json patients.ndjson --out x.quire --parquet
 
 # Unsafe partition values stay inside DIR, escaped.
 printf '%s\n' '{"resourceType":"Patient","id":"a","gender":"../../escaped"}' \

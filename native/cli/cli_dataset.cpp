@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "cli_parquet.h"
 #include "quire/file_source.h"
 
 namespace quire::cli {
@@ -47,41 +48,87 @@ result<void> write_text(const std::string &path, const std::string &text, bool r
 
 }  // namespace
 
-result<format::byte_sink *> dataset_parts::open(std::string_view segment) {
+std::string dataset_parts::staging() const { return dir_ + "/" + std::string(dataset::FRAGMENT_FOLDER) + "/" + name_; }
+
+result<void> dataset_parts::claim() {
   if (auto ok = make_dir(dir_); !ok) return ok.error();
-  const std::string folder = dir_ + "/" + std::string(segment);
-  if (auto ok = make_dir(folder); !ok) return ok.error();
-  auto sink = std::make_unique<temp_file_sink>(dir_ + "/" + dataset::part_path(segment, name_));
+  if (auto ok = make_dir(dir_ + "/" + std::string(dataset::FRAGMENT_FOLDER)); !ok) return ok.error();
+  const std::string fragment = staging() + ".json";
+  const quire::error taken(error_code::INVALID_ARGUMENT,
+                           "part name " + name_ + " is taken: " + staging() + " exists already (another writer's?)");
+  if (::mkdir(staging().c_str(), 0777) != 0) {
+    if (errno == EEXIST) return taken;
+    return quire::error(error_code::IO_ERROR, "cannot create the folder " + staging());
+  }
+  struct stat st {};
+  if (::stat(fragment.c_str(), &st) == 0) return taken;
+  return {};
+}
+
+result<format::byte_sink *> dataset_parts::open(std::string_view segment) {
+  if (auto ok = make_dir(staging() + "/" + std::string(segment)); !ok) return ok.error();
+  auto sink = std::make_unique<temp_file_sink>(staging() + "/" + dataset::part_path(segment, name_));
   if (!sink->opened()) return sink->open_error();
   format::byte_sink *s = sink.get();
   sinks_.emplace(std::string(segment), std::move(sink));
   return s;
 }
 
+namespace {
+
+constexpr uint64_t PARQUET_BATCH_ROWS = 262144;
+
+// The part's rows as core's CSV, a batch of rows at a time, then Parquet beside it.
+result<void> part_to_parquet(format::file &f, const std::string &quire_path) {
+  const std::string stem = quire_path.substr(0, quire_path.size() - std::string_view(".quire").size());
+  const std::string csv = stem + ".rows-" + std::to_string(::getpid()) + ".csv";
+  {
+    temp_file_sink out(csv);
+    if (!out.opened()) return out.open_error();
+    for (uint64_t at = 0; at == 0 || at < f.row_count(); at += PARQUET_BATCH_ROWS) {
+      format::query q;
+      q.offset = at;
+      q.limit = PARQUET_BATCH_ROWS;
+      auto rows = f.query(q, format::row_text::csv);
+      if (!rows) return rows.error();
+      std::string_view text = rows->json;
+      if (at) text = text.substr(std::min(text.size(), text.find('\n') + 1));  // the header once
+      auto w = out.write(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+      if (!w) return w;
+    }
+    if (auto ok = out.commit(); !ok) return ok;
+  }
+  auto made = csv_to_parquet(csv, f.schema(), stem + ".parquet", DATASET_DECIMAL_WIDTH);
+  std::remove(csv.c_str());
+  return made;
+}
+
+}  // namespace
+
 result<dataset::manifest> dataset_parts::commit(const view::table_writer &w, const format::schema &schema,
-                                                const std::string &partition_by) {
+                                                const std::string &partition_by, bool parquet) {
   dataset::manifest m;
   m.schema = schema;
   m.partition_by = partition_by;
   for (const auto &p : w.partitions()) {
     auto it = sinks_.find(p.segment);
     if (it == sinks_.end()) return quire::error(error_code::INVALID_ARGUMENT, "no part for " + p.segment);
-    if (auto ok = it->second->commit(false); !ok) return ok.error();
+    if (auto ok = it->second->commit(); !ok) return ok.error();
   }
   for (const auto &p : w.partitions()) {
     const std::string rel = dataset::part_path(p.segment, name_);
-    auto src = native::open_file(dir_ + "/" + rel, {.mode = native::load_mode::ranges});
+    auto src = native::open_file(staging() + "/" + rel, {.mode = native::load_mode::ranges});
     if (!src) return src.error();
     auto f = format::file::open(std::move(src).value());
     if (!f) return f.error();
     auto e = dataset::describe_file(*f, rel, p.value);
     if (!e) return e.error();
+    if (parquet) {
+      if (auto ok = part_to_parquet(*f, staging() + "/" + rel); !ok) return ok.error();
+    }
     m.files.push_back(std::move(e).value());
   }
-  if (auto ok = make_dir(dir_); !ok) return ok.error();
-  const std::string folder = dir_ + "/" + std::string(dataset::FRAGMENT_FOLDER);
-  if (auto ok = make_dir(folder); !ok) return ok.error();
-  if (auto ok = write_text(folder + "/" + name_ + ".json", dataset::to_json(m), false); !ok) return ok.error();
+  if (auto ok = write_text(staging() + ".json", dataset::to_json(m), false); !ok) return ok.error();
   return m;
 }
 
@@ -113,6 +160,27 @@ result<dataset::manifest> merge_dataset(const std::string &dir) {
       return e;
     }
     fragments.push_back(std::move(m).value());
+  }
+  // Each writer's staged files into place: a hard link to the final name (which fails if the
+  // name is taken), then the staged name removed. A file already in place was moved by an earlier
+  // merge. Parquet twins move with their parts.
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string staged = folder + "/" + names[k].substr(0, names[k].size() - 5);
+    for (const auto &f : fragments[k].files) {
+      const std::string stem = f.path.substr(0, f.path.size() - std::string_view(".quire").size());
+      for (const std::string &rel : {f.path, stem + ".parquet"}) {
+        const std::string from = staged + "/" + rel, to = dir + "/" + rel;
+        struct stat st {};
+        if (::stat(from.c_str(), &st) != 0) continue;
+        if (auto ok = make_dir(to.substr(0, to.rfind('/'))); !ok) return ok.error();
+        if (::link(from.c_str(), to.c_str()) != 0) {
+          if (errno == EEXIST)
+            return quire::error(error_code::INVALID_ARGUMENT, to + " exists already: two writers chose one part name?");
+          return quire::error(error_code::IO_ERROR, "cannot move " + from + " to " + to);
+        }
+        std::remove(from.c_str());
+      }
+    }
   }
   auto merged = dataset::merge(std::move(fragments));
   if (!merged) return merged.error();

@@ -13,24 +13,32 @@
 
 namespace quire::cli {
 
-/// Part files under DIR: `DIR/SEGMENT/part-NAME.quire`, each written to a temporary name and
-/// named only by commit(), never over a file that exists.
+/// A writer's part files, staged as Hadoop's file committer stages them: under
+/// `DIR/_quire_parts/NAME/SEGMENT/part-NAME.quire` (a folder every engine skips, its name starting
+/// with `_`), then the fragment `DIR/_quire_parts/NAME.json`; merge_dataset() moves them to
+/// `DIR/SEGMENT/`. So a writer killed at any moment leaves nothing an engine reading DIR counts.
 class dataset_parts final : public view::part_sinks {
  public:
   dataset_parts(std::string dir, std::string part_name) : dir_(std::move(dir)), name_(std::move(part_name)) {}
+  /// Takes the part name: creates DIR/_quire_parts/NAME. INVALID_ARGUMENT when another writer has it.
+  result<void> claim();
   result<format::byte_sink *> open(std::string_view segment) override;
-  /// Names every part (INVALID_ARGUMENT when one exists already), then describes each (from its
-  /// statistics) and writes the writer's fragment `DIR/_quire_parts/NAME.json` last.
+  /// Names every staged part, describes each (from its statistics), with `parquet` writes a
+  /// Parquet file beside each (part-NAME.parquet, through cli_parquet.h), and writes the writer's
+  /// fragment last.
   result<dataset::manifest> commit(const view::table_writer &w, const format::schema &schema,
-                                   const std::string &partition_by);
+                                   const std::string &partition_by, bool parquet);
 
  private:
+  std::string staging() const;
   std::string dir_, name_;
   std::map<std::string, std::unique_ptr<temp_file_sink>, std::less<>> sinks_;
 };
 
-/// Reads every fragment under DIR/_quire_parts, merges them, checks each file is there with the
-/// size its fragment says (CORRUPT_FILE if not) and writes DIR/_quire_dataset.json.
+/// Reads every fragment under DIR/_quire_parts, moves each writer's staged parts (and their Parquet
+/// twins) into place (a name taken there already is INVALID_ARGUMENT), merges the fragments,
+/// checks each file is there with the size its fragment says (CORRUPT_FILE if not) and writes
+/// DIR/_quire_dataset.json. Running it again changes nothing.
 result<dataset::manifest> merge_dataset(const std::string &dir);
 
 /// Reads DIR/_quire_dataset.json.

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_dataset.h"
+#include "cli_parquet.h"
 #include "quire/detect.h"
 #include "quire/fhirpath.h"
 #include "quire/file_source.h"
@@ -220,7 +221,7 @@ result<std::string> read_view_text(const std::string &path) {
 // DIR, then this writer's fragment; with no --part (one writer) the manifest is merged at once.
 int run_view_dataset(arguments &, table_options &table, const std::vector<std::string> &files, const std::string &dir,
                      const std::string &column, const std::string &part, bool merge_now,
-                     const std::optional<ndjson::byte_range> &range, unsigned threads) {
+                     const std::optional<ndjson::byte_range> &range, unsigned threads, bool parquet) {
   auto view_text = read_view_text(files[0]);
   if (!view_text) return fail(files[0], view_text.error());
   auto v = view::compile(*view_text);
@@ -231,6 +232,7 @@ int run_view_dataset(arguments &, table_options &table, const std::vector<std::s
   if (!is_directory(dir) && ::mkdir(dir.c_str(), 0777) != 0)
     return fail(dir, quire::error(error_code::IO_ERROR, "cannot create the dataset's folder"));
   dataset_parts parts(dir, part);
+  if (auto ok = parts.claim(); !ok) return fail(dir, ok.error());
   view::run_options run{.tasks = &default_task_runner(), .threads = threads, .now = read_clock()};
   auto w = view::table_writer::create_partitioned(*v, column, table.write, parts, run);
   if (!w) return fail(files[0], w.error());
@@ -248,7 +250,7 @@ int run_view_dataset(arguments &, table_options &table, const std::vector<std::s
   }
   auto rows = tw.finish();
   if (!rows) return fail(dir, rows.error());
-  auto fragment = parts.commit(tw, *schema, column);
+  auto fragment = parts.commit(tw, *schema, column, parquet);
   if (!fragment) return fail(dir, fragment.error());
   if (merge_now) {
     auto merged = merge_dataset(dir);
@@ -272,6 +274,7 @@ int run_view(arguments &args) {
   auto range_text = args.option("--range");
   auto partition_by = args.option("--partition-by");
   auto part_name = args.option("--part");
+  const bool with_parquet = args.flag("--parquet");
   auto positional =
       args.finish("view run", 2, SIZE_MAX, "needs VIEW.json and at least one INPUT (- for standard input)");
   if (!positional) return args.exit_status();
@@ -285,21 +288,23 @@ int run_view(arguments &args) {
     if (files.size() != 2) return usage_error("view run", "--range takes one INPUT");
     range = *r;
   }
-  if (part_name && !partition_by)
-    return usage_error("view run", "--part names a part of a dataset: give --partition-by");
+  if ((part_name || with_parquet) && !partition_by)
+    return usage_error("view run", "--part and --parquet are for a dataset's parts: give --partition-by");
   if (partition_by) {
     if (!out_path) return usage_error("view run", "--partition-by needs --out DIR, the dataset's folder");
     if (auto ok = dataset::check_part_name(part_name.value_or("00000")); !ok) return fail("--part", ok.error());
     return run_view_dataset(args, table, files, *out_path, *partition_by, part_name.value_or("00000"), !part_name,
-                            range, static_cast<unsigned>(threads));
+                            range, static_cast<unsigned>(threads), with_parquet);
   }
   view::output_kind kind = view::output_kind::ndjson;
+  // Parquet: core writes its CSV to a temporary file, DuckDB makes the Parquet from it (cli_parquet.h).
+  const bool parquet = out_path && is_parquet_path(*out_path);
   if (out_path) {
-    auto k = view::output_kind_for_path(*out_path);
-    if (!k) return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv or .quire");
+    auto k = parquet ? std::optional(view::output_kind::csv) : view::output_kind_for_path(*out_path);
+    if (!k) return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv, .quire or .parquet");
     kind = *k;
   }
-  if (!table.write.indexes.empty() && kind != view::output_kind::quire) {
+  if (!table.write.indexes.empty() && (kind != view::output_kind::quire || parquet)) {
     return usage_error("view run", "--index needs --out FILE.quire (NDJSON and CSV hold no index)");
   }
 
@@ -311,8 +316,9 @@ int run_view(arguments &args) {
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
   stdout_sink to_stdout;
   std::unique_ptr<temp_file_sink> to_file;
+  const std::string csv_path = parquet ? *out_path + ".rows-" + std::to_string(::getpid()) + ".csv" : std::string();
   if (out_path) {
-    to_file = std::make_unique<temp_file_sink>(*out_path);
+    to_file = std::make_unique<temp_file_sink>(parquet ? csv_path : *out_path);
     if (!to_file->opened()) return fail(*out_path, to_file->open_error());
   }
   counting_sink sink(to_file ? static_cast<format::byte_sink &>(*to_file) : to_stdout);
@@ -339,6 +345,12 @@ int run_view(arguments &args) {
   if (to_file) {
     auto committed = to_file->commit();
     if (!committed) return fail(*out_path, committed.error());
+  }
+  if (parquet) {
+    auto schema = view::table_schema(*v);
+    auto made = schema ? csv_to_parquet(csv_path, *schema, *out_path) : result<void>(schema.error());
+    std::remove(csv_path.c_str());
+    if (!made) return fail(*out_path, made.error());
   }
   std::fflush(stdout);
   if (!table.quiet) {
@@ -408,17 +420,20 @@ int run_fhirpath(arguments &args) {
 
 registration view_run{
     {"view", "run",
-     "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire] [--index COL:sorted|hash|text]... [--chunk-rows N] "
-     "[--threads N] [--range START:END] [--partition-by COL [--part NAME]] [--spill-dir DIR] [--quiet]",
+     "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire|ROWS.parquet] [--index COL:sorted|hash|text]... "
+     "[--chunk-rows N] "
+     "[--threads N] [--range START:END] [--partition-by COL [--part NAME] [--parquet]] [--spill-dir DIR] [--quiet]",
      "Run a SQL on FHIR ViewDefinition over resources, Bundles or NDJSON (- for standard input); rows go to "
-     "standard output as NDJSON, or to --out as NDJSON, CSV or an indexed .quire table (kind from the extension; "
-     "written to a temporary name, then renamed). NDJSON lines run on --threads threads (default: one per "
+     "standard output as NDJSON, or to --out as NDJSON, CSV, an indexed .quire table or Parquet (kind from the "
+     "extension; written to a temporary name, then renamed; Parquet by DuckDB, through node). NDJSON lines run on "
+     "--threads threads (default: one per "
      "hardware thread; the output is the same for any number). --range runs only the lines of one NDJSON INPUT "
      "that start inside bytes [START, END) (quire split prints such ranges). With --partition-by, --out names a "
      "dataset's folder: a .quire part per value, DIR/COL=VALUE/part-NAME.quire (NAME from --part, unique per "
-     "writer; default 00000), and the writer's fragment DIR/_quire_parts/NAME.json; without --part the manifest "
-     "DIR/_quire_dataset.json is merged at once, with it `quire dataset merge DIR` does that. A summary line "
-     "goes to standard error.",
+     "writer; default 00000; with --parquet a part-NAME.parquet beside each), staged in DIR/_quire_parts/NAME/ "
+     "with the writer's fragment; without --part they are merged at once into place and into the manifest "
+     "DIR/_quire_dataset.json, with it `quire dataset merge DIR` does that. A summary line goes to standard "
+     "error.",
      run_view}};
 registration fhirpath_eval{{"fhirpath", "", "EXPR FILE",
                             "Evaluate a FHIRPath expression over a resource, a Bundle (as one resource) or each line "

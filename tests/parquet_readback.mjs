@@ -1,0 +1,128 @@
+// Parquet out of `quire view run --out rows.parquet`, read back by DuckDB (ctest parquet_readback,
+// native only): for each view, every value DuckDB reads from the Parquet file equals the value
+// quire writes as CSV for the same rows — decimals exactly (as numbers: DECIMAL(p,s) keeps one
+// scale a column), integers as BIGINT, booleans, text with its empty strings and nulls apart,
+// json columns as their text — and the types are the ones native/parquet/README.md promises.
+//   node tests/parquet_readback.mjs path/to/quire
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const quire = process.argv[2];
+if (!quire) {
+  console.error('usage: node tests/parquet_readback.mjs path/to/quire');
+  process.exit(2);
+}
+const here = new URL('.', import.meta.url).pathname;
+const require = createRequire(join(here, '../native/parquet/package.json'));
+const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
+const corpus = join(here, '../../shared/corpus/bulk-ndjson-synthea');
+
+const cases = [
+  { view: 'data/parquet/observation_view.json', input: join(here, 'data/parquet/observations.ndjson'),
+    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'DECIMAL(28,10)', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
+  { view: 'data/parquet/medication_view.json', input: join(corpus, 'MedicationRequest.000.ndjson'),
+    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'BOOLEAN', 'DECIMAL(2,1)', 'BIGINT', 'VARCHAR', 'VARCHAR'] },
+  { view: 'data/view_output/patient_view.json', input: join(corpus, 'Patient.000.ndjson'),
+    types: ['VARCHAR', 'BOOLEAN', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
+];
+
+// RFC 4180 as core writes it: null is an empty unquoted field, "" an empty string.
+function parseCsv(text) {
+  const rows = [];
+  let row = [], i = 0;
+  while (i < text.length) {
+    let value;
+    if (text[i] === '"') {
+      let s = '';
+      i++;
+      for (;;) {
+        const q = text.indexOf('"', i);
+        s += text.slice(i, q);
+        i = q + 1;
+        if (text[i] === '"') { s += '"'; i++; } else break;
+      }
+      value = s;
+    } else {
+      let end = i;
+      while (end < text.length && text[end] !== ',' && text[end] !== '\n') end++;
+      value = end === i ? null : text.slice(i, end);
+      i = end;
+    }
+    row.push(value);
+    if (text[i] === ',') { i++; continue; }
+    rows.push(row);
+    row = [];
+    i++;  // the \n
+  }
+  return rows;
+}
+
+// A decimal's text as (digits, scale): `-12.50` -> (-1250n, 2).
+function decimalOf(text) {
+  const neg = text.startsWith('-');
+  const t = text.replace(/^[-+]/, '');
+  const [whole, frac = ''] = t.split('.');
+  const digits = BigInt(whole + frac) * (neg ? -1n : 1n);
+  return { digits, scale: frac.length };
+}
+const sameDecimal = (a, b) => a.digits * 10n ** BigInt(b.scale) === b.digits * 10n ** BigInt(a.scale);
+
+let failures = 0, compared = 0;
+const work = mkdtempSync(join(tmpdir(), 'quire-parquet-'));
+try {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  for (const k of cases) {
+    const view = join(here, k.view);
+    const csvPath = join(work, 'rows.csv'), parquetPath = join(work, 'rows.parquet');
+    execFileSync(quire, ['view', 'run', view, k.input, '--out', csvPath, '--quiet']);
+    execFileSync(quire, ['view', 'run', view, k.input, '--out', parquetPath, '--quiet']);
+    const [header, ...expected] = parseCsv(readFileSync(csvPath, 'utf8'));
+    const described = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${parquetPath}')`)).getRowObjects();
+    const names = described.map((d) => d.column_name), types = described.map((d) => d.column_type);
+    if (JSON.stringify(names) !== JSON.stringify(header)) { failures++; console.log(`FAIL ${k.view}: columns ${names} against ${header}`); }
+    if (JSON.stringify(types) !== JSON.stringify(k.types)) { failures++; console.log(`FAIL ${k.view}: types ${types} against ${k.types}`); }
+    const got = (await c.runAndReadAll(`SELECT * FROM read_parquet('${parquetPath}')`)).getRows();
+    if (got.length !== expected.length) { failures++; console.log(`FAIL ${k.view}: ${got.length} rows, quire wrote ${expected.length}`); }
+    for (let r = 0; r < Math.min(got.length, expected.length); r++) {
+      for (let col = 0; col < header.length; col++) {
+        const want = expected[r][col], have = got[r][col];
+        let ok;
+        if (want === null || have === null) ok = want === null && have === null;
+        else if (types[col].startsWith('DECIMAL')) ok = sameDecimal(decimalOf(want), { digits: have.value, scale: have.scale });
+        else if (types[col] === 'BIGINT') ok = BigInt(want) === have;
+        else if (types[col] === 'BOOLEAN') ok = String(have) === want;
+        else ok = have === want;
+        compared++;
+        if (!ok && failures++ < 20) console.log(`FAIL ${k.view} row ${r} ${header[col]}: DuckDB ${String(have)}, quire ${want}`);
+      }
+    }
+    console.log(`ok: ${k.view}: ${got.length} rows, ${types.join(' ')}`);
+  }
+  // A dataset with Parquet beside its parts, partitioned by a column whose values need escaping
+  // (`mmol/L`, `%`) and one null: DuckDB reads DIR/*/*.parquet with hive partitioning on and
+  // finds the rows quire's own query of DIR gives.
+  const dir = join(work, 'ds');
+  execFileSync(quire, ['view', 'run', join(here, 'data/parquet/observation_view.json'),
+    join(here, 'data/parquet/observations.ndjson'), '--out', dir, '--partition-by', 'unit', '--parquet', '--quiet']);
+  const [header, ...mine] = parseCsv(execFileSync(quire, ['query', dir, '--csv']).toString());
+  const theirs = (await c.runAndReadAll(`SELECT ${header.map((h) => `"${h}"::VARCHAR`).join(', ')} FROM ` +
+    `read_parquet('${dir}/*/*.parquet', hive_partitioning = true)`)).getRows();
+  const key = (rows) => rows.map((r) => JSON.stringify(r)).sort();
+  // Decimals print with the column's scale in DuckDB: compare them as numbers.
+  const norm = (rows) => rows.map((r) => r.map((v, i) => (v !== null && header[i] === 'value' ? String(Number(v)) : v)));
+  if (JSON.stringify(key(norm(mine))) !== JSON.stringify(key(norm(theirs)))) {
+    failures++;
+    console.log(`FAIL the dataset's Parquet: DuckDB ${JSON.stringify(key(norm(theirs)))} against quire ${JSON.stringify(key(norm(mine)))}`);
+  } else {
+    console.log(`ok: a partitioned dataset's Parquet parts: ${theirs.length} rows as quire reads them`);
+  }
+  compared += theirs.length * header.length;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`parquet_readback: ${compared} values compared, ${failures} failures`);
+process.exit(failures ? 1 : 0);
