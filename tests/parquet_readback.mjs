@@ -5,7 +5,8 @@
 // json columns as their text — and the types are the ones native/parquet/README.md promises.
 //   node tests/parquet_readback.mjs path/to/quire
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +23,9 @@ const corpus = join(here, '../../shared/corpus/bulk-ndjson-synthea');
 
 const cases = [
   { view: 'data/parquet/observation_view.json', input: join(here, 'data/parquet/observations.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'DECIMAL(28,10)', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
+    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'DECIMAL(38,18)', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
   { view: 'data/parquet/medication_view.json', input: join(corpus, 'MedicationRequest.000.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'BOOLEAN', 'DECIMAL(2,1)', 'BIGINT', 'VARCHAR', 'VARCHAR'] },
+    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'BOOLEAN', 'DECIMAL(38,18)', 'BIGINT', 'VARCHAR', 'VARCHAR'] },
   { view: 'data/view_output/patient_view.json', input: join(corpus, 'Patient.000.ndjson'),
     types: ['VARCHAR', 'BOOLEAN', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
 ];
@@ -102,6 +103,27 @@ try {
     }
     console.log(`ok: ${k.view}: ${got.length} rows, ${types.join(' ')}`);
   }
+  // What cannot be written exactly, or stops midway, leaves no file: a decimal DECIMAL(38,18)
+  // cannot hold, and a line that is not JSON after rows were already written.
+  const obsView = join(here, 'data/parquet/observation_view.json');
+  const line = (id, value) => `{"resourceType":"Observation","id":"${id}","status":"final","valueQuantity":{"value":${value}}}\n`;
+  for (const [what, text, reason] of [
+    ['a decimal too wide', line('a', '1.5') + line('b', '1.1234567890123456789'), 'does not fit DECIMAL(38,18)'],
+    ['a bad line after good ones', line('a', '1.5').repeat(40000) + '{"resourceType":\n', 'INVALID'],
+  ]) {
+    const bad = join(work, 'bad.ndjson'), out = join(work, 'bad.parquet');
+    writeFileSync(bad, text);
+    const r = spawnSync(quire, ['view', 'run', obsView, bad, '--out', out, '--quiet']);
+    const leftovers = readdirSync(work).filter((n) => n.startsWith('bad.parquet'));
+    if (r.status !== 1 || leftovers.length || !r.stderr.toString().includes(reason)) {
+      failures++;
+      console.log(`FAIL ${what}: exit ${r.status}, files ${leftovers}, stderr ${r.stderr}`);
+    } else {
+      console.log(`ok: ${what}: exit 1, no file`);
+    }
+    if (existsSync(out)) rmSync(out);
+  }
+
   // A dataset with Parquet beside its parts, partitioned by a column whose values need escaping
   // (`mmol/L`, `%`) and one null: DuckDB reads DIR/*/*.parquet with hive partitioning on and
   // finds the rows quire's own query of DIR gives.

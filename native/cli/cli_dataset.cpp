@@ -78,29 +78,23 @@ namespace {
 
 constexpr uint64_t PARQUET_BATCH_ROWS = 262144;
 
-// The part's rows as core's CSV, a batch of rows at a time, then Parquet beside it.
+// The part's rows as core's CSV, a batch of rows at a time, into DuckDB's Parquet writer.
 result<void> part_to_parquet(format::file &f, const std::string &quire_path) {
   const std::string stem = quire_path.substr(0, quire_path.size() - std::string_view(".quire").size());
-  const std::string csv = stem + ".rows-" + std::to_string(::getpid()) + ".csv";
-  {
-    temp_file_sink out(csv);
-    if (!out.opened()) return out.open_error();
-    for (uint64_t at = 0; at == 0 || at < f.row_count(); at += PARQUET_BATCH_ROWS) {
-      format::query q;
-      q.offset = at;
-      q.limit = PARQUET_BATCH_ROWS;
-      auto rows = f.query(q, format::row_text::csv);
-      if (!rows) return rows.error();
-      std::string_view text = rows->json;
-      if (at) text = text.substr(std::min(text.size(), text.find('\n') + 1));  // the header once
-      auto w = out.write(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
-      if (!w) return w;
-    }
-    if (auto ok = out.commit(); !ok) return ok;
+  parquet_sink out;
+  if (auto ok = out.start(f.schema(), stem + ".parquet"); !ok) return ok;
+  for (uint64_t at = 0; at == 0 || at < f.row_count(); at += PARQUET_BATCH_ROWS) {
+    format::query q;
+    q.offset = at;
+    q.limit = PARQUET_BATCH_ROWS;
+    auto rows = f.query(q, format::row_text::csv);
+    if (!rows) return rows.error();
+    std::string_view text = rows->json;
+    if (at) text = text.substr(std::min(text.size(), text.find('\n') + 1));  // the header once
+    auto w = out.write(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+    if (!w) return w;
   }
-  auto made = csv_to_parquet(csv, f.schema(), stem + ".parquet", DATASET_DECIMAL_WIDTH);
-  std::remove(csv.c_str());
-  return made;
+  return out.finish();
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
-// Parquet out of the `quire` CLI: core writes the rows as its CSV, and DuckDB's Parquet writer
-// (native/parquet/, through Node) makes the file; the user only names `--out rows.parquet`.
+// Parquet out of the `quire` CLI: core writes the rows as its CSV into a pipe, and DuckDB's Parquet
+// writer (native/parquet/, through node) reads it as it comes and makes the file; the user only
+// names `--out rows.parquet`.
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 #include <string_view>
@@ -13,16 +16,30 @@ namespace quire::cli {
 /// True for a path ending in `.parquet` (case-insensitive).
 bool is_parquet_path(std::string_view path) noexcept;
 
-/// Makes `out_path` from the CSV at `csv_path` (core's CSV: a header, null an empty field) whose
-/// columns have `schema`'s types, through `node native/parquet/quire-parquet.mjs` (or the script
-/// $QUIRE_PARQUET_HELPER names). Errors: IO_ERROR when node or the helper's packages are missing
-/// (scripts/bootstrap installs them) or the helper fails (its reason on standard error).
-/// `decimal_width` "P,S" gives every decimal column DECIMAL(P,S) (the files of a dataset must agree;
-/// a value that needs more fails); "" sizes each column to its values.
-result<void> csv_to_parquet(const std::string &csv_path, const format::schema &schema, const std::string &out_path,
-                            const std::string &decimal_width = "");
+/// A sink whose bytes (core's CSV of rows with `schema`'s columns: a header, null an empty field)
+/// become the Parquet file `out_path`: `node native/parquet/quire-parquet.mjs` (or the script
+/// $QUIRE_PARQUET_HELPER names) reads them from a pipe while they are written. Nothing is named
+/// `out_path` until finish() says the helper succeeded; a sink dropped before finish() (the rows
+/// stopped on an error) stops the helper first, so no file of part of the rows is ever named.
+class parquet_sink final : public format::byte_sink {
+ public:
+  parquet_sink() = default;
+  ~parquet_sink() override;
+  parquet_sink(const parquet_sink &) = delete;
+  parquet_sink &operator=(const parquet_sink &) = delete;
 
-/// The decimal width of a dataset's Parquet parts: 20 integer and 18 fraction digits.
-inline constexpr const char *DATASET_DECIMAL_WIDTH = "38,18";
+  /// Starts the helper. Errors: IO_ERROR when node or the helper's packages are missing
+  /// (scripts/bootstrap installs them) or it cannot be started.
+  result<void> start(const format::schema &schema, const std::string &out_path);
+  /// IO_ERROR when the helper has stopped reading (it failed: its reason is on standard error).
+  result<void> write(std::span<const uint8_t> bytes) override;
+  /// Ends the CSV and waits for the helper. IO_ERROR when it failed.
+  result<void> finish();
+
+ private:
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  std::string out_;
+};
 
 }  // namespace quire::cli

@@ -316,12 +316,18 @@ int run_view(arguments &args) {
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
   stdout_sink to_stdout;
   std::unique_ptr<temp_file_sink> to_file;
-  const std::string csv_path = parquet ? *out_path + ".rows-" + std::to_string(::getpid()) + ".csv" : std::string();
-  if (out_path) {
-    to_file = std::make_unique<temp_file_sink>(parquet ? csv_path : *out_path);
+  parquet_sink to_parquet;
+  if (parquet) {
+    auto schema = view::table_schema(*v);
+    if (!schema) return fail(files[0], schema.error());
+    if (auto ok = to_parquet.start(*schema, *out_path); !ok) return fail(*out_path, ok.error());
+  } else if (out_path) {
+    to_file = std::make_unique<temp_file_sink>(*out_path);
     if (!to_file->opened()) return fail(*out_path, to_file->open_error());
   }
-  counting_sink sink(to_file ? static_cast<format::byte_sink &>(*to_file) : to_stdout);
+  counting_sink sink(parquet   ? static_cast<format::byte_sink &>(to_parquet)
+                     : to_file ? static_cast<format::byte_sink &>(*to_file)
+                               : to_stdout);
   const std::string &target = out_path ? *out_path : std::string("-");
   view::run_options run{
       .tasks = &default_task_runner(), .threads = static_cast<unsigned>(threads), .now = read_clock()};
@@ -347,10 +353,7 @@ int run_view(arguments &args) {
     if (!committed) return fail(*out_path, committed.error());
   }
   if (parquet) {
-    auto schema = view::table_schema(*v);
-    auto made = schema ? csv_to_parquet(csv_path, *schema, *out_path) : result<void>(schema.error());
-    std::remove(csv_path.c_str());
-    if (!made) return fail(*out_path, made.error());
+    if (auto made = to_parquet.finish(); !made) return fail(*out_path, made.error());
   }
   std::fflush(stdout);
   if (!table.quiet) {
