@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../core/src/common/alloc.h"
+#include "bind_sources.h"
 #include "bind_stream_writer.h"
 #include "bind_support.h"
 #include "quire/format.h"
@@ -16,38 +17,8 @@
 namespace {
 
 using quire::wasm::error_record;
+using quire::wasm::js_range_source;
 namespace fmt = quire::format;
-
-/// A byte source whose read_at calls JavaScript synchronously: `reader.read(offset, length,
-/// pointer)` must copy the range into the heap at `pointer` and return the number of bytes it
-/// copied (Node: fs.readSync on an open descriptor; a browser Worker: FileReaderSync over
-/// Blob.slice). No Asyncify: the call returns before read_at does.
-class js_range_source final : public quire::byte_source {
- public:
-  js_range_source(double size, emscripten::val reader)
-      : size_(static_cast<uint64_t>(size)), reader_(std::move(reader)) {}
-  uint64_t size() const noexcept override { return size_; }
-  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset > size_ || out.size() > size_ - offset) {
-      return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
-    }
-    if (out.empty()) return {};
-    double got = reader_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
-                                      static_cast<double>(reinterpret_cast<uintptr_t>(out.data())));
-    if (got != static_cast<double>(out.size())) {
-      return {quire::error_code::IO_ERROR,
-              "the reader returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +
-                  " bytes",
-              offset};
-    }
-    return {};
-  }
-  std::string_view kind() const noexcept override { return "range"; }
-
- private:
-  uint64_t size_;
-  emscripten::val reader_;
-};
 
 /// Bytes the wrapper placed in the heap, freed with the source.
 class heap_source final : public quire::byte_source {

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "bind_sources.h"
 #include "bind_support.h"
 #include "quire/ndjson.h"
 
@@ -52,6 +53,45 @@ class ndjson_stream {
   }
 };
 
+/// Byte ranges of an input read through a JavaScript reader (bind_sources.h): core's answer, or
+/// its error.
+struct range_record {
+  quire::wasm::error_record error;
+  double start = 0, end = 0;
+};
+struct split_record {
+  quire::wasm::error_record error;
+  std::string text;  // quire split's lines: {"part","start","end","bytes"}
+};
+
+range_record line_range(double size, emscripten::val reader, double start, double end) {
+  range_record out;
+  quire::wasm::js_range_source source(size, std::move(reader));
+  auto r = quire::ndjson::line_range(source, {static_cast<uint64_t>(start), static_cast<uint64_t>(end)});
+  if (!r) {
+    out.error = quire::wasm::to_record(r.error());
+    return out;
+  }
+  out.start = static_cast<double>(r->start);
+  out.end = static_cast<double>(r->end);
+  return out;
+}
+
+split_record split_lines(double size, emscripten::val reader, double parts) {
+  split_record out;
+  quire::wasm::js_range_source source(size, std::move(reader));
+  auto r = quire::ndjson::split_lines(source, static_cast<uint64_t>(parts));
+  if (!r) {
+    out.error = quire::wasm::to_record(r.error());
+    return out;
+  }
+  for (size_t i = 0; i < r->size(); ++i) {
+    out.text += quire::ndjson::byte_range_json((*r)[i], i);
+    out.text += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(quire_ndjson) {
@@ -61,4 +101,13 @@ EMSCRIPTEN_BINDINGS(quire_ndjson) {
       .function("feed", &ndjson_stream::feed)
       .function("finish", &ndjson_stream::finish)
       .function("stats", &ndjson_stream::stats);
+  value_object<range_record>("NdjsonRangeRecord")
+      .field("error", &range_record::error)
+      .field("start", &range_record::start)
+      .field("end", &range_record::end);
+  value_object<split_record>("NdjsonSplitRecord")
+      .field("error", &split_record::error)
+      .field("text", &split_record::text);
+  function("ndjsonLineRange", &line_range);
+  function("ndjsonSplit", &split_lines);
 }

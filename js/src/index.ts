@@ -5,7 +5,7 @@ export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { detect, DETECT_BYTES, type InputKind, type Detection, type DetectOptions } from './detect.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';
 export { fhir, type FhirOptions, type FhirIssue, type FhirOutcome, type FhirResource } from './fhir.js';
-export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource } from './ndjson.js';
+export { ndjson, NdjsonStream, type NdjsonOptions, type NdjsonItem, type NdjsonStats, type NdjsonSource, type ByteRange, type SplitRange, type RangeSource } from './ndjson.js';
 export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type StreamWriteOptions, type WriteSource, type Query, type Where, type RowText, type Aggregate, type ExplainReport, type StorageReport, type ChunkStatistic, type ColumnsResult, type ColumnArray, type ColumnDef, type ColumnType, type IndexKind, type ReadCounters, type FileInfo, type FileFacts, type RangeReader } from './format.js';
 export { hl7, mllp, Hl7Message, MllpDecoder, type Hl7Options, type AckCode, type AckOptions, type ErrorLocation, type Hl7MessageJson, type Hl7Field, type Hl7Repetition, type Hl7Component, type Hl7Value, type Hl7SegmentInfo, type Hl7Batch, type MllpOptions, type MllpStats } from './hl7.js';
 export { view, CompiledView, type ViewDefinition, type ViewSelect, type ViewColumn, type ViewInput, type ViewResources, type ViewSource, type ViewStreamOptions, type ViewWriteSource, type ViewWriteOptions, type ViewWriteResult, type Row, type ColumnInfo } from './view.js';

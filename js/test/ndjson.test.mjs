@@ -96,3 +96,65 @@ test('ndjson: close() and the finalizer free the stream', async () => {
   }
   assert.ok(quire.memory().heapBytes <= before + 4096, 'the finalizer freed forgotten streams');
 });
+
+// Byte ranges: the npm package cuts an input as `quire split` and `quire view run --range` do.
+const patients = readFileSync(path.join(dataDir, 'view_output', 'patients.ndjson'));
+const patientsPath = path.join(dataDir, 'view_output', 'patients.ndjson');
+const patientView = readFileSync(path.join(dataDir, 'view_output', 'patient_view.json'), 'utf8');
+const patientRows = readFileSync(path.join(dataDir, 'view_output', 'rows.ndjson'), 'utf8');
+
+async function rowsOfRange(source, range) {
+  let text = '';
+  for await (const t of quire.view.streamText(patientView, ndjson.range(source, range))) text += t;
+  return text;
+}
+
+test('ndjson.split: the ranges quire split prints, meeting at line starts, from bytes, a path and a reader', () => {
+  const cli = [{ part: 0, start: 0, end: 283, bytes: 283 }, { part: 1, start: 283, end: 628, bytes: 345 }, { part: 2, start: 628, end: 750, bytes: 122 }];
+  assert.deepEqual(ndjson.split(patients, 3), cli);
+  assert.deepEqual(ndjson.split(patientsPath, 3), cli);
+  const reads = [];
+  const reader = { size: patients.length, read(offset, length, into) { reads.push([offset, length]); into.set(patients.subarray(offset, offset + length)); return length; } };
+  assert.deepEqual(ndjson.split(reader, 3), cli);
+  for (let parts = 1; parts <= 6; parts++) {
+    const r = ndjson.split(patients, parts);
+    assert.equal(r.length, parts);
+    assert.equal(r[0].start, 0);
+    assert.equal(r[parts - 1].end, patients.length);
+    for (let i = 1; i < parts; i++) {
+      assert.equal(r[i].start, r[i - 1].end);
+      assert.ok(r[i].start === r[i].end || patients[r[i].start - 1] === 0x0a, `range ${i} of ${parts} starts at a line start`);
+    }
+  }
+});
+
+test('ndjson.range: the rows of split ranges, one after another, are the whole file\'s rows (as view run --range)', async () => {
+  for (const parts of [1, 2, 3, 5]) {
+    let joined = '';
+    for (const r of ndjson.split(patients, parts)) joined += await rowsOfRange(patientsPath, r);
+    assert.equal(joined, patientRows, `${parts} parts`);
+  }
+  // Cut anywhere: three meeting ranges give every row once.
+  for (let a = 0; a <= patients.length; a += 37) {
+    for (let b = a; b <= patients.length; b += 53) {
+      const joined = (await rowsOfRange(patients, { start: 0, end: a })) + (await rowsOfRange(patients, { start: a, end: b })) +
+        (await rowsOfRange(patients, { start: b, end: patients.length + 100 }));
+      assert.equal(joined, patientRows, `cut at ${a} and ${b}`);
+    }
+  }
+  // Byte 283 starts a blank line, 284 the next: the range holds that blank line only.
+  assert.deepEqual(ndjson.lineRange(patients, { start: 1, end: 284 }), { start: 283, end: 284 });
+  assert.deepEqual(ndjson.lineRange(patients, { start: 1, end: 285 }), { start: 283, end: patients.indexOf(0x0a, 284) + 1 });
+  assert.deepEqual(ndjson.lineRange(patients, { start: 750, end: 9999 }), { start: 750, end: 750 });
+});
+
+test('ndjson ranges: bad bounds and parts are typed errors', () => {
+  assert.throws(() => ndjson.lineRange(patients, { start: 751, end: 800 }), (e) => e instanceof QuireError && e.code === 'INVALID_ARGUMENT');
+  assert.throws(() => ndjson.split(patients, 0), (e) => e instanceof QuireError && e.code === 'INVALID_ARGUMENT');
+  assert.throws(() => ndjson.split(patients, 65537), (e) => e instanceof QuireError && e.code === 'INVALID_ARGUMENT');
+  assert.throws(() => ndjson.lineRange(patients, { start: -1, end: 3 }), TypeError);
+  assert.throws(() => ndjson.split(patients, 1.5), TypeError);
+  assert.throws(() => ndjson.split({ size: 3 }, 2), TypeError);
+  const short = { size: 100, read: () => 0 };
+  assert.throws(() => ndjson.split(short, 2), (e) => e instanceof QuireError && e.code === 'IO_ERROR');
+});
