@@ -8,6 +8,7 @@
 #   tests/cli_dataset.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_dataset.sh path/to/quire}") || exit 1
+golden=$(cd "$(dirname "$0")/data/dataset" && pwd) || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -140,6 +141,14 @@ run 0 "query by an unsafe value" -- query unsafe --where "gender = 'a/b'" --colu
 printf '{"resourceType":"Patient","id":"l","gender":"%s"}\n' "$(head -c 300 /dev/zero | tr '\0' x)" >long.ndjson
 run 2 "a value too long for a folder name" -- view run view.json long.ndjson --out long --partition-by gender --quiet
 has "longer than 255 bytes" "the long value's message"
+
+# The checked-in dataset: the CLI prints its golden files (js/test/dataset.test.mjs holds the npm
+# package to the same bytes).
+"$quire" query "$golden/observations" | cmp -s - "$golden/rows.ndjson" || fail "the checked-in dataset's rows"
+"$quire" query "$golden/observations" --where "status = 'final' and value > 1" --explain |
+  cmp -s - "$golden/explain_final.json" || fail "the checked-in dataset's explain"
+"$quire" query "$golden/observations" --csv --offset 1 --limit 4 | cmp -s - "$golden/rows_1_4.csv" ||
+  fail "the checked-in dataset's CSV rows 1-4"
 
 if ((failures)); then
   echo "cli_dataset: $failures failures"

@@ -8,6 +8,7 @@ import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import { concatBytes, driveWriter, nodeFs, writeThroughTemp, type StreamWriterHandle } from './files.js';
+import { openDataset, type QuireDataset } from './dataset.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
 
@@ -637,6 +638,11 @@ export const format = {
     if (typeof source === 'string') return openReader(nodeFileReader(source));
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) return openBytes(source);
     return openReader(source);
+  },
+
+  /** Node: opens a partitioned dataset's folder (see openDataset in dataset.ts, docs/format.md §9). */
+  openDataset(dir: string): QuireDataset {
+    return openDataset(dir);
   },
 
   /** Opens a Blob or File: by ranges in a Worker (FileReaderSync); on the main thread it is read whole first. */

@@ -10,4 +10,5 @@ export { format, QuireFile, nodeFileReader, blobReader, type WriteOptions, type 
 export { hl7, mllp, Hl7Message, MllpDecoder, type Hl7Options, type AckCode, type AckOptions, type ErrorLocation, type Hl7MessageJson, type Hl7Field, type Hl7Repetition, type Hl7Component, type Hl7Value, type Hl7SegmentInfo, type Hl7Batch, type MllpOptions, type MllpStats } from './hl7.js';
 export { view, CompiledView, type ViewDefinition, type ViewSelect, type ViewColumn, type ViewInput, type ViewResources, type ViewSource, type ViewStreamOptions, type ViewWriteSource, type ViewWriteOptions, type ViewWriteResult, type Row, type ColumnInfo } from './view.js';
 export { fhirpath, FhirpathExpression, type FhirpathValue } from './fhirpath.js';
+export { openDataset, QuireDataset, type DatasetManifest, type DatasetFile, type DatasetPlan } from './dataset.js';
 // Each further module adds its export line here.
