@@ -1,5 +1,6 @@
-// Parquet out of `quire view run --out rows.parquet`, read back by DuckDB (ctest parquet_readback,
-// native only): for each view, every value DuckDB reads from the Parquet file equals the value
+// Parquet and Arrow IPC out of `quire view run --out rows.parquet|rows.arrow`, read back by DuckDB
+// and apache-arrow (ctest parquet_readback, native only): for each view, every value DuckDB reads
+// from the Parquet file (and apache-arrow from the Arrow file) equals the value
 // quire writes as CSV for the same rows — decimals exactly (as numbers: DECIMAL(p,s) keeps one
 // scale a column), integers as BIGINT, booleans, text with its empty strings and nulls apart,
 // json columns as their text — and the types are the ones native/parquet/README.md promises.
@@ -19,6 +20,7 @@ if (!quire) {
 const here = new URL('.', import.meta.url).pathname;
 const require = createRequire(join(here, '../native/parquet/package.json'));
 const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
+const arrow = await import(require.resolve('apache-arrow'));
 const corpus = join(here, '../../shared/corpus/bulk-ndjson-synthea');
 
 const cases = [
@@ -102,6 +104,33 @@ try {
       }
     }
     console.log(`ok: ${k.view}: ${got.length} rows, ${types.join(' ')}`);
+
+    // The same rows as an Arrow IPC file, read back with apache-arrow: the same values.
+    const arrowPath = join(work, 'rows.arrow');
+    execFileSync(quire, ['view', 'run', view, k.input, '--out', arrowPath, '--quiet']);
+    const table = arrow.tableFromIPC(readFileSync(arrowPath));
+    const arrowTypes = table.schema.fields.map((f) => String(f.type));
+    const wantTypes = k.types.map((t) => ({ VARCHAR: 'Utf8', BIGINT: 'Int64', BOOLEAN: 'Bool', 'DECIMAL(38,18)': 'Decimal[38e+18]' })[t]);
+    if (JSON.stringify(arrowTypes) !== JSON.stringify(wantTypes)) { failures++; console.log(`FAIL ${k.view} arrow: types ${arrowTypes}`); }
+    if (table.numRows !== expected.length) { failures++; console.log(`FAIL ${k.view} arrow: ${table.numRows} rows`); }
+    for (let col = 0; col < header.length; col++) {
+      const vector = table.getChildAt(col);
+      for (let r = 0; r < Math.min(table.numRows, expected.length); r++) {
+        const want = expected[r][col], have = vector.get(r);
+        let ok;
+        if (want === null || have === null) ok = want === null && have === null;
+        else if (arrowTypes[col].startsWith('Decimal')) {
+          const w = Array.from(have, (x) => BigInt(x));
+          const unscaled = BigInt.asIntN(128, w[0] | (w[1] << 32n) | (w[2] << 64n) | (w[3] << 96n));
+          ok = sameDecimal(decimalOf(want), { digits: unscaled, scale: 18 });
+        } else if (arrowTypes[col] === 'Int64') ok = BigInt(want) === have;
+        else if (arrowTypes[col] === 'Bool') ok = String(have) === want;
+        else ok = have === want;
+        compared++;
+        if (!ok && failures++ < 20) console.log(`FAIL ${k.view} arrow row ${r} ${header[col]}: ${String(have)}, quire ${want}`);
+      }
+    }
+    console.log(`ok: ${k.view} as Arrow IPC: ${table.numRows} rows, ${arrowTypes.join(' ')}`);
   }
   // What cannot be written exactly, or stops midway, leaves no file: a decimal DECIMAL(38,18)
   // cannot hold, and a line that is not JSON after rows were already written.

@@ -23,8 +23,9 @@ namespace quire::cli {
 #define QUIRE_PARQUET_HELPER ""
 #endif
 
-bool is_parquet_path(std::string_view path) noexcept {
-  constexpr std::string_view ext = ".parquet";
+namespace {
+
+bool ends_with_nocase(std::string_view path, std::string_view ext) noexcept {
   if (path.size() <= ext.size()) return false;
   for (size_t i = 0; i < ext.size(); ++i) {
     char c = path[path.size() - ext.size() + i];
@@ -34,14 +35,15 @@ bool is_parquet_path(std::string_view path) noexcept {
   return true;
 }
 
-namespace {
-
 bool exists(const std::string &path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
+
+bool is_parquet_path(std::string_view path) noexcept { return ends_with_nocase(path, ".parquet"); }
+bool is_arrow_path(std::string_view path) noexcept { return ends_with_nocase(path, ".arrow"); }
 
 parquet_sink::~parquet_sink() {
   // Not finished: the rows stopped on an error. The helper is stopped before it sees the end of
@@ -54,7 +56,7 @@ parquet_sink::~parquet_sink() {
   }
 }
 
-result<void> parquet_sink::start(const format::schema &schema, const std::string &out_path) {
+result<void> parquet_sink::start(const format::schema &schema, const std::string &out_path, bool arrow) {
   const char *env = std::getenv("QUIRE_PARQUET_HELPER");
   const std::string helper = env && *env ? env : QUIRE_PARQUET_HELPER;
   const std::string folder = helper.substr(0, helper.rfind('/') + 1);
@@ -75,6 +77,10 @@ result<void> parquet_sink::start(const format::schema &schema, const std::string
   }
   names += ']';
   std::vector<std::string> words = {"node", helper, "--names", names, "--types", types, "--out", out_path};
+  if (arrow) {
+    words.push_back("--to");
+    words.push_back("arrow");
+  }
   std::vector<char *> argv;
   for (auto &w : words) argv.push_back(w.data());
   argv.push_back(nullptr);

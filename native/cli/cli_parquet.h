@@ -15,6 +15,8 @@ namespace quire::cli {
 
 /// True for a path ending in `.parquet` (case-insensitive).
 bool is_parquet_path(std::string_view path) noexcept;
+/// True for a path ending in `.arrow` (case-insensitive): an Arrow IPC file, written the same way.
+bool is_arrow_path(std::string_view path) noexcept;
 
 /// A sink whose bytes (core's CSV of rows with `schema`'s columns: a header, null an empty field)
 /// become the Parquet file `out_path`: `node native/parquet/quire-parquet.mjs` (or the script
@@ -30,7 +32,8 @@ class parquet_sink final : public format::byte_sink {
 
   /// Starts the helper. Errors: IO_ERROR when node or the helper's packages are missing
   /// (scripts/bootstrap installs them) or it cannot be started.
-  result<void> start(const format::schema &schema, const std::string &out_path);
+  /// `arrow`: an Arrow IPC file (by apache-arrow, from DuckDB's casts) instead of Parquet.
+  result<void> start(const format::schema &schema, const std::string &out_path, bool arrow = false);
   /// IO_ERROR when the helper has stopped reading (it failed: its reason is on standard error).
   result<void> write(std::span<const uint8_t> bytes) override;
   /// Ends the CSV and waits for the helper. IO_ERROR when it failed.

@@ -298,10 +298,12 @@ int run_view(arguments &args) {
   }
   view::output_kind kind = view::output_kind::ndjson;
   // Parquet: core writes its CSV to a temporary file, DuckDB makes the Parquet from it (cli_parquet.h).
-  const bool parquet = out_path && is_parquet_path(*out_path);
+  const bool arrow = out_path && is_arrow_path(*out_path);
+  const bool parquet = out_path && (is_parquet_path(*out_path) || arrow);
   if (out_path) {
     auto k = parquet ? std::optional(view::output_kind::csv) : view::output_kind_for_path(*out_path);
-    if (!k) return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv, .quire or .parquet");
+    if (!k)
+      return usage_error("view run", "--out takes a file ending in .ndjson, .jsonl, .csv, .quire, .parquet or .arrow");
     kind = *k;
   }
   if (!table.write.indexes.empty() && (kind != view::output_kind::quire || parquet)) {
@@ -320,7 +322,7 @@ int run_view(arguments &args) {
   if (parquet) {
     auto schema = view::table_schema(*v);
     if (!schema) return fail(files[0], schema.error());
-    if (auto ok = to_parquet.start(*schema, *out_path); !ok) return fail(*out_path, ok.error());
+    if (auto ok = to_parquet.start(*schema, *out_path, arrow); !ok) return fail(*out_path, ok.error());
   } else if (out_path) {
     to_file = std::make_unique<temp_file_sink>(*out_path);
     if (!to_file->opened()) return fail(*out_path, to_file->open_error());
@@ -358,10 +360,15 @@ int run_view(arguments &args) {
   std::fflush(stdout);
   if (!table.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // Parquet and Arrow: the file's size and kind, not the CSV's that went through the pipe.
+    uint64_t bytes = sink.count;
+    struct stat st {};
+    if (parquet && ::stat(out_path->c_str(), &st) == 0) bytes = static_cast<uint64_t>(st.st_size);
+    const char *kind_name = arrow ? "arrow" : parquet ? "parquet" : view::output_kind_name(kind).data();
     std::fprintf(stderr, "%s: %llu resources, %llu rows, %llu bytes (%s; %llu input bytes in %.2f s)\n", target.c_str(),
                  static_cast<unsigned long long>(tw.resources()), static_cast<unsigned long long>(*rows),
-                 static_cast<unsigned long long>(sink.count), view::output_kind_name(kind).data(),
-                 static_cast<unsigned long long>(input_bytes), seconds);
+                 static_cast<unsigned long long>(bytes), kind_name, static_cast<unsigned long long>(input_bytes),
+                 seconds);
   }
   return EXIT_OK;
 }
@@ -423,14 +430,15 @@ int run_fhirpath(arguments &args) {
 
 registration view_run{
     {"view", "run",
-     "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire|ROWS.parquet] [--index COL:sorted|hash|text]... "
+     "VIEW.json INPUT... [--out ROWS.ndjson|ROWS.csv|TABLE.quire|ROWS.parquet|ROWS.arrow] [--index "
+     "COL:sorted|hash|text]... "
      "[--chunk-rows N] "
      "[--threads N] [--range START:END] [--partition-by COL [--part NAME] [--parquet]] [--spill-dir DIR] [--quiet]",
      "Run a SQL on FHIR ViewDefinition over resources, Bundles or NDJSON (- for standard input); rows go to "
-     "standard output as NDJSON, or to --out as NDJSON, CSV, an indexed .quire table or Parquet (kind from the "
-     "extension; written to a temporary name, then renamed; Parquet by DuckDB, through node). NDJSON lines run on "
-     "--threads threads (default: one per "
-     "hardware thread; the output is the same for any number). --range runs only the lines of one NDJSON INPUT "
+     "standard output as NDJSON, or to --out as NDJSON, CSV, an indexed .quire table, Parquet or an Arrow IPC "
+     "file (kind from the extension; written to a temporary name, then renamed; Parquet by DuckDB and Arrow by "
+     "apache-arrow, through node). NDJSON lines run on --threads threads (default: one per hardware thread; the output "
+     "is the same for any number). --range runs only the lines of one NDJSON INPUT "
      "that start inside bytes [START, END) (quire split prints such ranges). With --partition-by, --out names a "
      "dataset's folder: a .quire part per value, DIR/COL=VALUE/part-NAME.quire (NAME from --part, unique per "
      "writer; default 00000; with --parquet a part-NAME.parquet beside each), staged in DIR/_quire_parts/NAME/ "
