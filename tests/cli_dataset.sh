@@ -8,31 +8,14 @@
 #   tests/cli_dataset.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_dataset.sh path/to/quire}") || exit 1
-golden=$(cd "$(dirname "$0")/data/dataset" && pwd) || exit 1
+here=$(cd "$(dirname "$0")" && pwd) || exit 1
+golden=$here/data/dataset
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# run WANT DESCRIPTION -- ARGS...: runs quire, keeps stdout in out.txt and stderr in $err.
-run() {
-  local want=$1 what=$2
-  shift 3
-  "$quire" "$@" >out.txt 2>err.txt
-  local got=$?
-  err=$(cat err.txt)
-  if [[ $got != "$want" ]]; then
-    fail "$what: quire $* exited $got, expected $want"
-    sed 's/^/  stderr: /' err.txt
-  else
-    echo "ok: $what (exit $got)"
-  fi
-}
-has() { [[ $err == *"$1"* ]] || fail "$2: stderr lacks '$1': $err"; }
+# shellcheck source=cli_lib.sh
+source "$here/cli_lib.sh"
 
 cat >view.json <<'JSON'
 {"resourceType":"ViewDefinition","resource":"Patient","select":[{"column":[

@@ -7,44 +7,14 @@
 #   tests/cli_view.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_view.sh path/to/quire}") || exit 1
-data=$(cd "$(dirname "$0")/data/view_output" && pwd) || exit 1
+here=$(cd "$(dirname "$0")" && pwd) || exit 1
+data=$here/data/view_output
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# run WANT DESCRIPTION -- ARGS...: runs quire, keeps stdout in out.txt and stderr in $err.
-run() {
-  local want=$1 what=$2
-  shift 3
-  "$quire" "$@" >out.txt 2>err.txt
-  local got=$?
-  err=$(cat err.txt)
-  if [[ $got != "$want" ]]; then
-    fail "$what: quire $* exited $got, expected $want"
-    sed 's/^/  stderr: /' err.txt
-  else
-    echo "ok: $what (exit $got)"
-  fi
-}
-# same FILE GOLDEN DESCRIPTION: byte-for-byte equal.
-same() {
-  if ! cmp -s "$1" "$2"; then
-    fail "$3: $1 differs from $2"
-    diff <(cat -A "$2") <(cat -A "$1") | head -20 | sed 's/^/  /'
-  fi
-}
-# has TEXT DESCRIPTION: the last command's stderr contains TEXT.
-has() {
-  if ! grep -qF -- "$1" <<<"$err"; then
-    fail "$2: stderr lacks '$1':"
-    echo "$err" | sed 's/^/  stderr: /'
-  fi
-}
+# shellcheck source=cli_lib.sh
+source "$here/cli_lib.sh"
 
 view="$data/patient_view.json"
 input="$data/patients.ndjson"

@@ -217,6 +217,22 @@ result<std::string> read_view_text(const std::string &path) {
   return text;
 }
 
+// Every INPUT (files[1...]) into the table writer, or the one range of the one INPUT; EXIT_OK or
+// the failing input's exit code. `input_bytes` counts what was read.
+int feed_inputs(const std::vector<std::string> &files, const std::optional<ndjson::byte_range> &range,
+                view::table_writer &tw, uint64_t &input_bytes) {
+  input_handlers h;
+  h.ndjson_piece = [&](std::string_view p) { return tw.feed_ndjson(p); };
+  h.ndjson_end = [&]() { return tw.end_ndjson(); };
+  h.document = [&](const json::value &d) { return tw.add_resource(d); };
+  for (size_t i = 1; i < files.size(); ++i) {
+    auto read = range ? read_range(files[i], *range, h) : read_input(files[i], h);
+    if (!read) return fail(files[i], read.error());
+    input_bytes += *read;
+  }
+  return EXIT_OK;
+}
+
 // `view run ... --out DIR --partition-by COL [--part NAME]`: a part file per partition value under
 // DIR, then this writer's fragment; with no --part (one writer) the manifest is merged at once.
 int run_view_dataset(arguments &, table_options &table, const std::vector<std::string> &files, const std::string &dir,
@@ -229,8 +245,7 @@ int run_view_dataset(arguments &, table_options &table, const std::vector<std::s
   auto schema = view::table_schema(*v);
   if (!schema) return fail(files[0], schema.error());
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
-  if (!is_directory(dir) && ::mkdir(dir.c_str(), 0777) != 0)
-    return fail(dir, quire::error(error_code::IO_ERROR, "cannot create the dataset's folder"));
+  // claim() makes the folder (several writers may start at once: one that finds it made goes on).
   dataset_parts parts(dir, part);
   if (auto ok = parts.claim(); !ok) return fail(dir, ok.error());
   view::run_options run{.tasks = &default_task_runner(), .threads = threads, .now = read_clock()};
@@ -239,15 +254,7 @@ int run_view_dataset(arguments &, table_options &table, const std::vector<std::s
   view::table_writer &tw = *w.value();
   const auto started = std::chrono::steady_clock::now();
   uint64_t input_bytes = 0;
-  input_handlers h;
-  h.ndjson_piece = [&](std::string_view p) { return tw.feed_ndjson(p); };
-  h.ndjson_end = [&]() { return tw.end_ndjson(); };
-  h.document = [&](const json::value &d) { return tw.add_resource(d); };
-  for (size_t i = 1; i < files.size(); ++i) {
-    auto read = range ? read_range(files[i], *range, h) : read_input(files[i], h);
-    if (!read) return fail(files[i], read.error());
-    input_bytes += *read;
-  }
+  if (int read = feed_inputs(files, range, tw, input_bytes); read != EXIT_OK) return read;
   auto rows = tw.finish();
   if (!rows) return fail(dir, rows.error());
   auto fragment = parts.commit(tw, *schema, column, parquet);
@@ -339,15 +346,7 @@ int run_view(arguments &args) {
 
   const auto started = std::chrono::steady_clock::now();
   uint64_t input_bytes = 0;
-  input_handlers h;
-  h.ndjson_piece = [&](std::string_view p) { return tw.feed_ndjson(p); };
-  h.ndjson_end = [&]() { return tw.end_ndjson(); };
-  h.document = [&](const json::value &d) { return tw.add_resource(d); };
-  for (size_t i = 1; i < files.size(); ++i) {
-    auto read = range ? read_range(files[i], *range, h) : read_input(files[i], h);
-    if (!read) return fail(files[i], read.error());
-    input_bytes += *read;
-  }
+  if (int read = feed_inputs(files, range, tw, input_bytes); read != EXIT_OK) return read;
   auto rows = tw.finish();
   if (!rows) return fail(target, rows.error());
   if (to_file) {
