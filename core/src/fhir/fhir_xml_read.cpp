@@ -166,8 +166,11 @@ class tree_builder {
 
   static void XMLCALL on_doctype(void *self, const XML_Char *, const XML_Char *, const XML_Char *, int) {
     auto *b = static_cast<tree_builder *>(self);
+    // expat reports it once it has read the name (and the `[` of an internal subset): point at `<!DOCTYPE`.
+    const uint64_t at = b->here();
+    const size_t start = b->input_.substr(0, static_cast<size_t>(at) + 1).rfind("<!DOCTYPE");
     b->fail(error_code::INVALID_XML, "a DOCTYPE is refused (FHIR XML has none; entities are never expanded)",
-            b->here());
+            start == std::string_view::npos ? at : start);
   }
 
   static void XMLCALL on_entity(void *self, const XML_Char *, int, const XML_Char *, int, const XML_Char *,
