@@ -494,31 +494,37 @@ class json_emitter {
     out_ += '}';
   }
 
-  // Every child of `first_node`'s parent under its key, as one member (and its `_` companion).
-  void group(uint32_t first_node, bool &first) {
-    const key_def *k = first_node == NONE ? nullptr : nodes_[first_node].key;
-    std::vector<uint32_t> items;
-    for (uint32_t c = first_node; c != NONE; c = nodes_[c].next) {
-      if (nodes_[c].key == k) items.push_back(c);
+  // The next sibling after `n` under the same key; NONE after the last.
+  uint32_t next_item(uint32_t n) const {
+    const key_def *k = nodes_[n].key;
+    for (uint32_t c = nodes_[n].next; c != NONE; c = nodes_[c].next) {
+      if (nodes_[c].key == k) return c;
     }
-    const bool array = ELEMENTS[k->element].is_array || items.size() > 1;
+    return NONE;
+  }
+
+  // Every child of `first_node`'s parent under its key, as one member (and its `_` companion).
+  // The siblings are walked in place (no list of them is made): a group is short, or alone.
+  void group(uint32_t first_node, bool &first) {
+    const key_def *k = nodes_[first_node].key;
+    const bool array = ELEMENTS[k->element].is_array || next_item(first_node) != NONE;
     const std::string_view name = k->key.view();
     if (TYPES[k->type].kind == type_kind::primitive) {
       bool any_value = false, any_companion = false;
-      for (uint32_t c : items) {
+      for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
         any_value |= nodes_[c].value.set;
         any_companion |= has_companion(c);
       }
       if (any_value || !any_companion) {
         key(name, first);
-        mark(items[0]);
+        mark(first_node);
         if (array) out_ += '[';
-        for (size_t i = 0; i < items.size(); ++i) {
-          if (i) out_ += ',';
-          if (nodes_[items[i]].value.set) {
-            primitive_value(items[i]);
+        for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
+          if (c != first_node) out_ += ',';
+          if (nodes_[c].value.set) {
+            primitive_value(c);
           } else {
-            mark(items[i]);
+            mark(c);
             out_ += "null";
           }
         }
@@ -526,14 +532,14 @@ class json_emitter {
       }
       if (any_companion) {
         key(name, first, true);
-        mark(items[0]);
+        mark(first_node);
         if (array) out_ += '[';
-        for (size_t i = 0; i < items.size(); ++i) {
-          if (i) out_ += ',';
-          if (has_companion(items[i])) {
-            companion(items[i]);
+        for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
+          if (c != first_node) out_ += ',';
+          if (has_companion(c)) {
+            companion(c);
           } else {
-            mark(items[i]);
+            mark(c);
             out_ += "null";
           }
         }
@@ -542,11 +548,11 @@ class json_emitter {
       return;
     }
     key(name, first);
-    mark(items[0]);
+    mark(first_node);
     if (array) out_ += '[';
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) out_ += ',';
-      object(items[i]);
+    for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
+      if (c != first_node) out_ += ',';
+      object(c);
     }
     if (array) out_ += ']';
   }
@@ -557,8 +563,8 @@ class line_table {
  public:
   explicit line_table(std::string_view text) {
     starts_.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\n') starts_.push_back(i + 1);
+    for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
+      starts_.push_back(at + 1);
     }
   }
   void place(uint64_t offset, uint32_t &line, uint32_t &column) const {
