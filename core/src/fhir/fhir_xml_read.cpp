@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/alloc.h"
 #include "fhir_internal.h"
 
 #if defined(__EMSCRIPTEN__) || defined(__unix__) || defined(__APPLE__)
@@ -143,8 +144,18 @@ class tree_builder {
     if (parser_) XML_StopParser(parser_, XML_FALSE);
   }
 
+  // Room for `n` more bytes of strings, or OUT_OF_MEMORY (core does not throw: a failed growth
+  // would end the process).
+  bool room_for_strings(size_t n) {
+    if (strings_.size() + n <= strings_.capacity()) return true;
+    if (quire::detail::grow_or_oom(strings_, strings_.size() + n, "the XML values")) return true;
+    fail(error_code::OUT_OF_MEMORY, "cannot allocate the XML values", here());
+    return false;
+  }
+
   span_ref keep(const XML_Char *s) {
     const size_t n = std::strlen(s);
+    if (!room_for_strings(n)) return {};
     span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n), true};
     strings_.append(s, n);
     return r;
@@ -199,7 +210,13 @@ class tree_builder {
   }
   static void XMLCALL on_end(void *self, const XML_Char *) { static_cast<tree_builder *>(self)->end(); }
 
+  // Appends `n` under its parent and opens it; NONE (and failed_) when memory runs out.
   uint32_t add_node(node n) {
+    if (nodes_.size() == nodes_.capacity() &&
+        !quire::detail::grow_or_oom(nodes_, nodes_.size() + 1, "the XML elements")) {
+      fail(error_code::OUT_OF_MEMORY, "cannot allocate the XML elements", here());
+      return NONE;
+    }
     const auto index = static_cast<uint32_t>(nodes_.size());
     nodes_.push_back(n);
     if (n.parent != NONE) {
@@ -294,7 +311,7 @@ class tree_builder {
           n.type = k->type;
           if (atts) check_div_attributes(atts, at, parent, local);
           if (failed_) return;
-          add_node(n);
+          if (add_node(n) == NONE) return;
           div_depth_ = 1;
           div_start_ = at;
           return;
@@ -317,6 +334,7 @@ class tree_builder {
       }
     }
     const uint32_t index = add_node(n);
+    if (index == NONE) return;
     for (size_t i = 0; atts && atts[i]; i += 2) {
       attribute(index, atts[i], atts[i + 1], at);
       if (failed_) return;
@@ -360,6 +378,7 @@ class tree_builder {
       if (--div_depth_ > 0) return;
       // The div as written: from its `<` to the end of its end tag (of the empty-element tag).
       const uint64_t stop = here() + static_cast<uint64_t>(XML_GetCurrentByteCount(parser_));
+      if (!room_for_strings(static_cast<size_t>(stop - div_start_))) return;
       node &d = nodes_[open_.back()];
       d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_), true};
       strings_.append(input_.substr(div_start_, stop - div_start_));
@@ -612,14 +631,27 @@ result<resource> read_xml(std::string_view input, const options &opts) {
   if (input.find_first_not_of(" \t\n\r") == std::string_view::npos) {
     return located(error_code::EMPTY_INPUT, "no XML: the input is empty or white space only");
   }
-  tree_builder tree(input, opts);
-  if (auto parsed = tree.parse(); !parsed) return std::move(parsed).error();
-  if (tree.nodes().empty()) return located(error_code::INVALID_XML, "no root element");
-
   std::string json_text;
-  json_text.reserve(input.size());
   std::vector<std::pair<uint32_t, uint64_t>> marks;
-  json_emitter(tree, json_text, marks).resource(0);
+  {
+    // The tree lives only while the JSON form is written.
+    tree_builder tree(input, opts);
+    if (auto parsed = tree.parse(); !parsed) return std::move(parsed).error();
+    if (tree.nodes().empty()) return located(error_code::INVALID_XML, "no root element");
+    // The JSON form is shorter than the XML but for a few companions; each element writes at
+    // most four marks (its member and its companion member, its value and its companion).
+    if (auto room =
+            quire::detail::reserve_or_oom(json_text, input.size() + input.size() / 2 + 4096, "the XML's JSON form");
+        !room) {
+      return std::move(room).error();
+    }
+    if (auto room =
+            quire::detail::reserve_or_oom(marks, 4 * uint64_t{tree.nodes().size()} + 2, "the XML's offset table");
+        !room) {
+      return std::move(room).error();
+    }
+    json_emitter(tree, json_text, marks).resource(0);
+  }
 
   options json_opts = opts;
   json_opts.input_syntax = syntax::json;
