@@ -236,6 +236,15 @@ enum class number_class : uint8_t { not_a_number, integer, real, decimal };
 /// at most 15 significant digits and no trailing zero after the point), decimal (otherwise).
 number_class classify_number(std::string_view text) noexcept;
 
+// --- inference (format_input.cpp; shared by the NDJSON, CSV and column inputs) ----------------
+
+/// The type both a and b fit, or nullopt. In CSV (`text_input`) every other mix becomes string.
+std::optional<column_type> join_types(column_type a, column_type b, bool text_input);
+/// The type a JSON string infers as: date, timestamp or string.
+column_type text_value_type(std::string_view s);
+/// The type a JSON number's text infers as: integer, float or decimal.
+column_type number_text_type(std::string_view text);
+
 /// How a column's values compare: as 64-bit integers, doubles, or bytes.
 enum class domain : uint8_t { ints, reals, text };
 domain domain_of(column_type t) noexcept;
