@@ -369,4 +369,56 @@ class run_sorter {
   uint64_t count_ = 0;
 };
 
+/// The entries of a text index — (trigram, row), rows added in increasing order — kept compact
+/// while they fit `memory_bytes`: per trigram its rows as varint deltas (1-2 bytes an entry, not a
+/// sorter's 44), so no sort and no spill, and yielded in (trigram, row) order, the order a
+/// run_sorter gives the same entries' keys. Past the budget the caller drains them into a
+/// run_sorter (in that order) and adds the rest there: the index's bytes are the same either way.
+class posting_lists {
+ public:
+  explicit posting_lists(size_t memory_bytes);
+  /// Adds row `row` to trigram `gram` (24 bits); rows for one trigram must increase. False once
+  /// the lists pass the budget (the entry is kept): drain them then.
+  bool add(uint32_t gram, uint64_t row);
+  /// Calls fn(gram, row) for every entry in (trigram, row) order, then forgets them all.
+  template <typename Fn>
+  result<void> drain(Fn fn) {
+    auto order = sorted_grams();
+    for (uint32_t list : order) {
+      auto &l = lists_[list];
+      uint64_t row = 0;
+      size_t at = 0;
+      while (at < l.bytes.size()) {
+        uint64_t delta = 0;
+        for (int shift = 0;; shift += 7) {
+          const auto b = static_cast<uint8_t>(l.bytes[at++]);
+          delta |= static_cast<uint64_t>(b & 0x7F) << shift;
+          if (!(b & 0x80)) break;
+        }
+        row += delta;
+        auto r = fn(l.gram, row);
+        if (!r) return r;
+      }
+      std::string().swap(l.bytes);  // freed as it goes: draining into a sorter holds both at once
+    }
+    clear();
+    return {};
+  }
+  uint64_t size() const noexcept { return entries_; }
+
+ private:
+  struct list {
+    uint32_t gram;
+    uint64_t last = 0;
+    std::string bytes;
+  };
+  std::vector<uint32_t> sorted_grams() const;
+  void clear();
+  size_t budget_;
+  size_t used_ = 0;
+  uint64_t entries_ = 0;
+  std::vector<list> lists_;
+  std::vector<uint32_t> slot_;  // open addressing: 1 + list index, 0 empty; size a power of two
+};
+
 }  // namespace quire::format::detail
