@@ -404,6 +404,20 @@ class posting_lists {
     clear();
     return {};
   }
+  /// Calls fn(gram, deltas, count, last_row) for every list in trigram order — its rows as the
+  /// varint deltas put_varint wrote (the first from 0) — then forgets them all.
+  template <typename Fn>
+  result<void> drain_lists(Fn fn) {
+    auto order = sorted_grams();
+    for (uint32_t list : order) {
+      auto &l = lists_[list];
+      auto r = fn(l.gram, std::string_view(l.bytes), l.count, l.last);
+      if (!r) return r;
+      std::string().swap(l.bytes);
+    }
+    clear();
+    return {};
+  }
   uint64_t size() const noexcept { return entries_; }
 
  private:
@@ -411,6 +425,7 @@ class posting_lists {
     uint32_t gram;
     uint64_t last = 0;
     std::string bytes;
+    uint64_t count = 0;
   };
   std::vector<uint32_t> sorted_grams() const;
   void clear();

@@ -451,7 +451,7 @@ bool posting_lists::add(uint32_t gram, uint64_t row) {
   uint32_t s = slot_of(gram, mask);
   while (slot_[s] && lists_[slot_[s] - 1].gram != gram) s = (s + 1) & mask;
   if (!slot_[s]) {
-    lists_.push_back({gram, 0, {}});
+    lists_.push_back({gram, 0, {}, 0});
     slot_[s] = static_cast<uint32_t>(lists_.size());
     used_ += LIST_OVERHEAD + 2 * sizeof(uint32_t);
     if (lists_.size() * 2 > slot_.size()) {
@@ -472,6 +472,7 @@ bool posting_lists::add(uint32_t gram, uint64_t row) {
   const size_t before = l.bytes.capacity();
   put_varint(l.bytes, row - l.last);
   l.last = row;
+  ++l.count;
   used_ += l.bytes.capacity() - before;
   ++entries_;
   return used_ <= budget_;

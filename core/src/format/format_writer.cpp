@@ -631,12 +631,36 @@ struct writer::impl {
       return {};
     };
     if (ix.postings) {
+      // A trigram's first row goes in as any entry; its other rows share its key whole (shared 3,
+      // no suffix) and a leaf closes only where the key changes, so each is the bytes 3, 0 and the
+      // row's delta — the very varint its posting list holds.
       std::string gram_key;
-      auto d = ix.postings->drain([&](uint32_t g, uint64_t row) {
-        gram_key.clear();
-        append_trigram_key(gram_key, g);
-        return put_entry(gram_key, row);
-      });
+      auto d = ix.postings->drain_lists(
+          [&](uint32_t g, std::string_view deltas, uint64_t count, uint64_t last_row) -> result<void> {
+            gram_key.clear();
+            append_trigram_key(gram_key, g);
+            size_t at = 0;
+            uint64_t first = 0;
+            for (int shift = 0;; shift += 7) {
+              const auto b = static_cast<uint8_t>(deltas[at++]);
+              first |= static_cast<uint64_t>(b & 0x7F) << shift;
+              if (!(b & 0x80)) break;
+            }
+            auto p = put_entry(gram_key, first);
+            if (!p) return p;
+            while (at < deltas.size()) {
+              const size_t start = at;
+              while (static_cast<uint8_t>(deltas[at]) & 0x80) ++at;
+              ++at;
+              leaf.push_back(static_cast<char>(gram_key.size()));
+              leaf.push_back(0);
+              leaf.append(deltas.substr(start, at - start));
+            }
+            leaf_entries += count - 1;
+            entries += count - 1;
+            prev_row = last_row;
+            return {};
+          });
       if (!d) return std::move(d).error();
       ix.postings.reset();
     } else {
