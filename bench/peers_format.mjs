@@ -703,6 +703,51 @@ async function msgpackPeer() {
   };
 }
 
+/**
+ * quire itself through the npm package's API, as a JS user calls it: format.write(rows) of the same
+ * row objects (the customers' schema given: created_at microseconds into a timestamp column; the
+ * indexed shape with the three indexes), checked byte for byte against the benchmark's own file of
+ * the shape (the C++ writer's, from cells); and one column to JS as core holds it
+ * (columns(..., { typed: true })) and as doubles (columns()).
+ */
+function npmPeer(quire) {
+  const schema = COLUMNS.map((name) => ({
+    name,
+    type: name === 'id' || name === 'age' ? 'integer' : name === 'balance' ? 'float' : name === 'created_at' ? 'timestamp' : 'string',
+  }));
+  const indexes = { id: 'hash', name: 'text', created_at: 'sorted' };
+  const column = (typed) => (bytes) => {
+    const f = quire.format.open(bytes);
+    try {
+      return typed ? f.columns({ columns: ['balance'] }, { typed: true }).columns.balance : f.columns({ columns: ['balance'] }).columns.balance;
+    } finally {
+      f.close();
+    }
+  };
+  return {
+    key: 'npm',
+    label: `quire-health ${JSON.parse(readFileSync(new URL('../js/package.json', import.meta.url), 'utf8')).version} (the npm package's API)`,
+    only: ['write', 'column', 'column-doubles'],
+    file: (q) => q.bench.input(`format.find/${SHAPE}`),
+    read: { column: column(true), 'column-doubles': column(false) },
+    write: (all, shape) => quire.format.write(all, shape === INDEXED ? { schema, indexes } : { schema }),
+    count: (bytes) => {
+      const f = quire.format.open(bytes);
+      try {
+        return f.rowCount;
+      } finally {
+        f.close();
+      }
+    },
+    same: (bytes, shape) => {
+      const want = quire.bench.input(`format.find/${shape}`);
+      if (bytes.length !== want.length || !bytes.every((b, i) => b === want[i])) {
+        throw new Error(`peer.npm.write/${shape}: format.write(rows) gives ${bytes.length} bytes, not the benchmark's file of ${want.length}`);
+      }
+    },
+  };
+}
+
 // --- the cases -----------------------------------------------------------------------------------
 
 export async function peerCases(quire, cases) {
@@ -712,34 +757,39 @@ export async function peerCases(quire, cases) {
   const indexedOps = selected(INDEXED, INDEXED_OPS);
   if (plainOps.length === 0 && indexedOps.length === 0) return [];
 
-  const peers = [jsonPeer(), sqlitePeer(), await arrowPeer(), await parquetPeer(), await msgpackPeer()];
+  const peers = [jsonPeer(), npmPeer(quire), sqlitePeer(), await arrowPeer(), await parquetPeer(), await msgpackPeer()];
   const out = [];
   for (const peer of peers) {
     const shapes = [[SHAPE, plainOps]];
-    if (peer.key === 'sqlite') shapes.push([INDEXED, indexedOps]);
+    if (peer.key === 'sqlite' || peer.key === 'npm') shapes.push([INDEXED, indexedOps]);
     let equal = 0;
-    for (const [shape, ops] of shapes) {
+    for (const [shape, allOps] of shapes) {
+      // The npm peer adds column-doubles (columns() as doubles) beside column wherever column runs.
+      const ops = peer.only ? [...allOps, ...(allOps.includes('column') ? ['column-doubles'] : [])].filter((op) => peer.only.includes(op)) : allOps;
       if (ops.length === 0) continue;
       const fileBytes = ops.some((op) => op !== 'write') ? peer.file(quire, shape) : undefined;
       const read = peer.readFor ? peer.readFor(shape) : peer.read;
       for (const op of ops) {
         const name = `peer.${peer.key}.${op}/${shape}`;
         let input, run, checksum;
+        const asked = op === 'column-doubles' ? 'column' : op;
         if (op === 'write') {
           input = () => ndjson(quire);
           run = () => peer.write(rows(quire), shape);
           checksum = (bytes) => fnv(`rows ${peer.count(bytes)}, bytes ${bytes.length}`);
-          const n = peer.count(await run());
+          const bytes = await run();
+          const n = peer.count(bytes);
           if (n !== quireAnswer(quire, 'write')) throw new Error(`${name}: the written file reads back as ${n} rows, quire's has ${quireAnswer(quire, 'write')}`);
+          peer.same?.(bytes, shape);
         } else {
           input = () => fileBytes;
           run = read[op];
-          checksum = (answer) => checksumOf(op, normalise(op, answer));
-          const diff = difference(op, normalise(op, await run(fileBytes)), quireAnswer(quire, op));
+          checksum = (answer) => checksumOf(asked, normalise(asked, answer));
+          const diff = difference(asked, normalise(asked, await run(fileBytes)), quireAnswer(quire, asked));
           if (diff) throw new Error(`${name}: the answer differs from quire's: ${diff}`);
         }
         equal++;
-        out.push({ name, op: `peer.${peer.key}.${op}`, shape, peer: peer.label, mirrors: `format.${op}/${shape}`, input, run, checksum });
+        out.push({ name, op: `peer.${peer.key}.${op}`, shape, peer: peer.label, mirrors: `format.${asked}/${shape}`, input, run, checksum });
       }
     }
     process.stderr.write(`peer.${peer.key}: ${equal} answers equal to quire's\n`);

@@ -80,6 +80,7 @@ struct column_buffers {
   std::string name, type;
   std::vector<uint8_t> valid;
   std::vector<double> numbers;
+  std::vector<int64_t> ints;  // typed: integer, timestamp (µs), date (days), boolean (0/1)
   std::string text;
   std::vector<uint32_t> offsets;
 };
@@ -95,7 +96,7 @@ uint32_t utf16_length(std::string_view s) {
 struct column_record {
   std::string name, type;
   double rows = 0;
-  double valid = 0, numbers = 0, text = 0, text_length = 0, offsets = 0;  // heap pointers (0: none)
+  double valid = 0, numbers = 0, ints = 0, text = 0, text_length = 0, offsets = 0;  // heap pointers (0: none)
 };
 
 class format_file {
@@ -188,7 +189,9 @@ class format_file {
   std::string counters() const { return fmt::to_json(file_->counters()); }
 
   /// Decodes the columns into buffers held here until the next call; column(i) says where they are.
-  number_result load_columns(const std::string &query_json) {
+  /// `typed`: core's own arrays (ints as int64, text offsets in bytes, decimals as text), no
+  /// conversion; else numbers as doubles (NaN at nulls) and text offsets in UTF-16 code units.
+  number_result load_columns(const std::string &query_json, bool typed) {
     number_result out;
     columns_.clear();
     auto q = parse_query(query_json);
@@ -207,6 +210,19 @@ class format_file {
       b.type = std::string(fmt::type_name(c.type));
       b.valid = std::move(c.valid);
       const size_t rows = b.valid.size();
+      if (typed) {
+        if (c.type == fmt::column_type::string || c.type == fmt::column_type::json ||
+            c.type == fmt::column_type::decimal) {
+          b.text = std::move(c.text);
+          b.offsets = std::move(c.text_offsets);
+        } else if (c.type == fmt::column_type::float64) {
+          b.numbers = std::move(c.reals);
+        } else {
+          b.ints = std::move(c.ints);
+        }
+        columns_.push_back(std::move(b));
+        continue;
+      }
       switch (c.type) {
         case fmt::column_type::string:
         case fmt::column_type::json: {
@@ -252,6 +268,7 @@ class format_file {
     auto ptr = [](const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); };
     r.valid = ptr(b.valid.data());
     r.numbers = b.numbers.empty() ? 0 : ptr(b.numbers.data());
+    r.ints = b.ints.empty() ? 0 : ptr(b.ints.data());
     r.text = ptr(b.text.data());
     r.text_length = static_cast<double>(b.text.size());
     r.offsets = b.offsets.empty() ? 0 : ptr(b.offsets.data());
@@ -298,11 +315,51 @@ class format_bytes {
     rows_ = static_cast<double>(*r);
   }
 
+  /// Rows given as columns (fmt::write_columns): `columns` descriptors of COLUMN_WORDS 32-bit words
+  /// at `descriptors`, each [name, name length, kinds, ints, reals, text, text length, offsets]
+  /// (heap pointers, 0 for a span not given: ints and reals hold `rows` values, offsets rows + 1).
+  void write_columns(uintptr_t descriptors, size_t columns, size_t rows, const std::string &options_json) {
+    fmt::write_options opts;
+    fmt::input_options in;
+    auto parsed = fmt::parse_write_options_json(options_json, opts, in);
+    if (!parsed) {
+      error_ = quire::wasm::to_record(parsed.error());
+      return;
+    }
+    const auto *words = reinterpret_cast<const uint32_t *>(descriptors);
+    std::vector<fmt::column_input> input(columns);
+    for (size_t c = 0; c < columns; ++c) {
+      const uint32_t *d = words + c * COLUMN_WORDS;
+      auto &col = input[c];
+      col.name = std::string_view(reinterpret_cast<const char *>(d[0]), d[1]);
+      col.kinds = {reinterpret_cast<const uint8_t *>(d[2]), rows};
+      if (d[3]) col.ints = {reinterpret_cast<const int64_t *>(d[3]), rows};
+      if (d[4]) col.reals = {reinterpret_cast<const double *>(d[4]), rows};
+      if (d[5]) col.text = std::string_view(reinterpret_cast<const char *>(d[5]), d[6]);
+      if (d[7]) col.text_offsets = {reinterpret_cast<const uint32_t *>(d[7]), rows + 1};
+    }
+    auto r = fmt::write_columns(input, rows, opts, sink_, in);
+    if (!r) {
+      error_ = quire::wasm::to_record(r.error());
+      sink_.bytes.clear();
+      return;
+    }
+    rows_ = static_cast<double>(*r);
+  }
+
+  static constexpr size_t COLUMN_WORDS = 8;
+
  private:
   fmt::vector_sink sink_;
   error_record error_;
   double rows_ = 0;
 };
+
+format_bytes *write_columns(uintptr_t descriptors, size_t columns, size_t rows, std::string options_json) {
+  auto *out = new format_bytes();
+  out->write_columns(descriptors, columns, rows, options_json);
+  return out;
+}
 
 format_file *open_reader(double size, emscripten::val reader) { return new format_file(size, std::move(reader)); }
 
@@ -329,6 +386,7 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .field("rows", &column_record::rows)
       .field("valid", &column_record::valid)
       .field("numbers", &column_record::numbers)
+      .field("ints", &column_record::ints)
       .field("text", &column_record::text)
       .field("textLength", &column_record::text_length)
       .field("offsets", &column_record::offsets);
@@ -354,6 +412,7 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("size", &format_bytes::size)
       .function("rows", &format_bytes::rows);
   function("formatWrite", &write_table, allow_raw_pointers());
+  function("formatWriteColumns", &write_columns, allow_raw_pointers());
   function("formatOpenReader", &open_reader, allow_raw_pointers());
 }
 

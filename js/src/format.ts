@@ -9,6 +9,7 @@ import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import { concatBytes, driveWriter, nodeFs, writeThroughTemp, type StreamWriterHandle } from './files.js';
 import { openDataset, type QuireDataset } from './dataset.js';
+import { writeRowColumns } from './rows.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
 
@@ -27,6 +28,7 @@ interface ColumnRecord {
   rows: number;
   valid: number;
   numbers: number;
+  ints: number;
   text: number;
   textLength: number;
   offsets: number;
@@ -43,7 +45,7 @@ interface FormatFileHandle extends EmbindHandle {
   chunkStatistics(column: string): TextResult;
   verify(): NumberResult;
   counters(): string;
-  loadColumns(queryJson: string): NumberResult;
+  loadColumns(queryJson: string, typed: boolean): NumberResult;
   column(index: number): ColumnRecord;
   releaseColumns(): void;
 }
@@ -230,6 +232,32 @@ export interface ColumnsResult {
   rows: number;
 }
 
+/** Text in bulk: value r is the UTF-8 `bytes.subarray(offsets[r], offsets[r + 1])` (empty at nulls); `textAt` decodes one. */
+export interface TextColumn {
+  offsets: Uint32Array;
+  bytes: Uint8Array;
+}
+
+/**
+ * A column as core holds it (columns(q, { typed: true })): integers and timestamps (microseconds
+ * since 1970) BigInt64Array, dates (days since 1970) Int32Array, floats Float64Array, booleans
+ * Uint8Array (0/1), strings, json and decimals (their exact text) a TextColumn; 0 or empty at nulls.
+ */
+export type TypedColumn = BigInt64Array | Int32Array | Float64Array | Uint8Array | TextColumn;
+
+export interface TypedColumnsResult {
+  columns: Record<string, TypedColumn>;
+  /** 1 where the column has a value, 0 where it is null. */
+  valid: Record<string, Uint8Array>;
+  types: Record<string, ColumnType>;
+  rows: number;
+}
+
+/** Value `row` of a TextColumn as a string. */
+export function textAt(column: TextColumn, row: number): string {
+  return decoder.decode(column.bytes.subarray(column.offsets[row], column.offsets[row + 1]));
+}
+
 export interface ReadCounters {
   bytes: number;
   reads: number;
@@ -369,10 +397,18 @@ export class QuireFile extends Handle<FormatFileHandle> {
     return JSON.parse(r.text) as Aggregate;
   }
 
-  /** The columns `q.columns` (all when absent) of the rows query(q) would return, as typed arrays copied out of wasm memory. */
-  columns(q?: Query): ColumnsResult {
+  /**
+   * The columns `q.columns` (all when absent) of the rows query(q) would return, as typed arrays
+   * copied out of wasm memory. With `{ typed: true }` each column is the array core holds
+   * (TypedColumn: BigInt64Array for integers, text as one UTF-8 buffer with offsets), copied once,
+   * no value converted — as Arrow's `getChild(name).toArray()`.
+   */
+  columns(q?: Query): ColumnsResult;
+  columns(q: Query | undefined, options: { typed: true }): TypedColumnsResult;
+  columns(q?: Query, options?: { typed?: boolean }): ColumnsResult | TypedColumnsResult {
+    if (options?.typed) return this.#typedColumns(q);
     const h = this.handle;
-    const n = h.loadColumns(queryJson(q, 'columns'));
+    const n = h.loadColumns(queryJson(q, 'columns'), false);
     check(n);
     const out: ColumnsResult = { columns: {}, valid: {}, rows: 0 };
     try {
@@ -396,6 +432,51 @@ export class QuireFile extends Handle<FormatFileHandle> {
           out.columns[c.name] = flags;
         } else {
           out.columns[c.name] = c.rows ? new Float64Array(heap.buffer, c.numbers, c.rows).slice() : new Float64Array(0);
+        }
+      }
+    } finally {
+      h.releaseColumns();
+    }
+    return out;
+  }
+
+  #typedColumns(q: Query | undefined): TypedColumnsResult {
+    const h = this.handle;
+    const n = h.loadColumns(queryJson(q, 'columns'), true);
+    check(n);
+    const out: TypedColumnsResult = { columns: {}, valid: {}, types: {}, rows: 0 };
+    try {
+      for (let i = 0; i < n.value; i++) {
+        const c = h.column(i);
+        const heap = bindings().HEAPU8;
+        const rows = c.rows;
+        out.rows = rows;
+        out.types[c.name] = c.type as ColumnType;
+        out.valid[c.name] = heap.slice(c.valid, c.valid + rows);
+        switch (c.type as ColumnType) {
+          case 'string':
+          case 'json':
+          case 'decimal':
+            out.columns[c.name] = {
+              offsets: new Uint32Array(heap.buffer, c.offsets, rows + 1).slice(),
+              bytes: heap.slice(c.text, c.text + c.textLength),
+            };
+            break;
+          case 'float':
+            out.columns[c.name] = rows ? new Float64Array(heap.buffer, c.numbers, rows).slice() : new Float64Array(0);
+            break;
+          case 'boolean':
+          case 'date': {
+            const ints = rows ? new BigInt64Array(heap.buffer, c.ints, rows) : new BigInt64Array(0);
+            // Low words: booleans are 0/1, days fit 32 bits.
+            const words = new Int32Array(ints.buffer, ints.byteOffset, 2 * rows);
+            const narrow = c.type === 'boolean' ? new Uint8Array(rows) : new Int32Array(rows);
+            for (let r = 0; r < rows; r++) narrow[r] = words[2 * r];
+            out.columns[c.name] = narrow;
+            break;
+          }
+          default:
+            out.columns[c.name] = rows ? new BigInt64Array(heap.buffer, c.ints, rows).slice() : new BigInt64Array(0);
         }
       }
     } finally {
@@ -588,7 +669,11 @@ export const format = {
     const m = bindings();
     let from = options.from;
     let data: Input;
+    const opts = writeOptionsJson(options);
     if (Array.isArray(input)) {
+      // Columns in bulk (rows.ts); rows it does not take go as NDJSON, as they always did.
+      const bytes = writeRowColumns(input, opts);
+      if (bytes) return bytes;
       data = toNdjson(input);
       from = 'ndjson';
     } else {
@@ -596,7 +681,6 @@ export const format = {
       from ??= 'ndjson';
       if (from === 'rows') throw new TypeError('quire: from "rows" needs an array of objects');
     }
-    const opts = writeOptionsJson(options);
     const out = withInput(data, (pointer, length) => m.formatWrite(pointer, length, from === 'csv' ? 'csv' : 'ndjson', opts));
     try {
       const err = out.error();

@@ -208,3 +208,168 @@ test('format: decimal aggregates are exact decimal strings; float overflow is nu
   assert.deepEqual(f.aggregate('price', { where: "country = 'XX'" }), { column: 'price', type: 'decimal', rows: 0, count: 0, sum: null, min: null, max: null, avg: null, finite: true });
   f.close();
 });
+
+// --- rows in bulk: format.write(objects) hands columns to core (js/src/rows.ts, core write_columns) ---
+
+const ndjsonOf = (rows) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The error write() throws, or undefined when it writes. */
+function writeError(input, options) {
+  try {
+    format.write(input, options);
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+function mixedRows(n) {
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const r = { id: i, name: i % 7 ? `Name ${i % 97}` : `Zoë Ångström ${i} 😀`, balance: (i * 37) / 100, at: new Date(Date.UTC(2020, 0, 1) + i * 60000).toISOString() };
+    if (i % 5) r.flag = i % 2 === 0;
+    if (i % 11 === 0) r.nested = { k: i, list: [1, 'two', null, { deep: true }] };
+    if (i % 13 === 0) r.name = null;
+    if (i % 17 === 0) r.skipped = undefined;
+    if (i % 19 === 0) r.day = '2024-02-29';
+    rows.push(r);
+  }
+  return rows;
+}
+
+test('format: objects give the NDJSON of the same objects byte for byte', () => {
+  const sets = [people, mixedRows(3000)];
+  const optionSets = [
+    {},
+    { indexes: { id: 'hash', name: ['text', 'sorted'] }, chunkRows: 512 },
+    { sortedBy: 'balance', indexes: { id: 'sorted' } },
+  ];
+  for (const rows of sets) {
+    for (const options of optionSets) {
+      const mine = format.write(rows, options);
+      const theirs = format.write(ndjsonOf(rows), options);
+      assert.ok(sameBytes(mine, theirs), `${rows.length} rows, ${JSON.stringify(options)}`);
+    }
+  }
+  // A schema given, and numbers the JSON text reads in its own way.
+  const numbers = [2 ** 60, 0.1 + 0.2, -0, 1e21, 123456789012345680000, 5e-324, NaN, Infinity, 7].map((v, i) => ({ i, v }));
+  assert.ok(sameBytes(format.write(numbers), format.write(ndjsonOf(numbers))));
+  for (const type of ['float', 'decimal', 'string']) {
+    const options = { schema: [{ name: 'i', type: 'integer' }, { name: 'v', type }] };
+    const a = writeError(numbers, options), b = writeError(ndjsonOf(numbers), options);
+    assert.equal(a?.code, b?.code, type);
+    if (!a) assert.ok(sameBytes(format.write(numbers, options), format.write(ndjsonOf(numbers), options)), type);
+  }
+  const big = [{ v: 2 ** 62 }, { v: 2 ** 53 + 2 }, { v: -(2 ** 60) }];
+  const ints = { schema: [{ name: 'v', type: 'integer' }] };
+  assert.ok(sameBytes(format.write(big, ints), format.write(ndjsonOf(big), ints)));
+  // Dates and boxed values as JSON.stringify writes them; keys only some rows have.
+  const odd = [{ when: new Date(Date.UTC(2024, 4, 6)), n: Object(5), s: Object('x') }, { extra: true }, {}];
+  assert.ok(sameBytes(format.write(odd), format.write(ndjsonOf(odd))));
+});
+
+test('format: typed columns are core arrays equal to the row objects', () => {
+  const rows = [];
+  for (let i = 0; i < 2500; i++) {
+    rows.push({
+      id: i * 3 - 100,
+      name: i % 10 === 0 ? null : `n${i} é`,
+      ok: i % 3 === 0,
+      x: i / 8,
+      price: `${i}.50`,
+      at: new Date(Date.UTC(2021, 0, 1) + i * 1000).toISOString(),
+      day: i % 4 ? '1969-12-31' : '2024-01-01',
+    });
+  }
+  const schema = [
+    { name: 'id', type: 'integer' }, { name: 'name', type: 'string' }, { name: 'ok', type: 'boolean' }, { name: 'x', type: 'float' },
+    { name: 'price', type: 'decimal' }, { name: 'at', type: 'timestamp' }, { name: 'day', type: 'date' },
+  ];
+  const f = format.open(format.write(rows, { schema, chunkRows: 1000 }));
+  try {
+    const t = f.columns(undefined, { typed: true });
+    assert.equal(t.rows, 2500);
+    assert.equal(t.types.id, 'integer');
+    assert.ok(t.columns.id instanceof BigInt64Array);
+    assert.ok(t.columns.x instanceof Float64Array);
+    assert.ok(t.columns.ok instanceof Uint8Array);
+    assert.ok(t.columns.day instanceof Int32Array);
+    assert.ok(t.columns.at instanceof BigInt64Array);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      assert.equal(t.columns.id[i], BigInt(r.id));
+      assert.equal(t.valid.name[i], r.name === null ? 0 : 1);
+      assert.equal(quire.textAt(t.columns.name, i), r.name ?? '');
+      assert.equal(t.columns.ok[i], r.ok ? 1 : 0);
+      assert.equal(t.columns.x[i], r.x);
+      assert.equal(quire.textAt(t.columns.price, i), r.price);
+      assert.equal(t.columns.at[i], BigInt(Date.parse(r.at)) * 1000n);
+      assert.equal(t.columns.day[i], Date.parse(r.day) / 86400000);
+    }
+    const some = f.columns({ columns: ['id', 'name'], where: 'id >= 7000', orderBy: 'id', descending: true, limit: 3 }, { typed: true });
+    assert.deepEqual(Array.from(some.columns.id), [7397n, 7394n, 7391n]);
+    assert.deepEqual(Object.keys(some.columns), ['id', 'name']);
+    assert.equal(quire.textAt(some.columns.name, 0), 'n2499 é');
+    // The untyped form still gives doubles and strings.
+    const plain = f.columns({ columns: ['id', 'name'], limit: 2 });
+    assert.ok(plain.columns.id instanceof Float64Array);
+    assert.deepEqual(plain.columns.name, [null, 'n1 é']);
+    assert.throws(() => f.columns({ columns: ['nope'] }, { typed: true }), (e) => e.code === 'NO_SUCH_COLUMN');
+  } finally {
+    f.close();
+  }
+});
+
+test('format: bad rows are typed errors, as their NDJSON gives them', () => {
+  const cases = [
+    [[{ a: 1 }, { a: 2 }, { a: 'x' }], undefined], // mixed types in a column
+    [[{ a: 1 }, { a: [1] }], undefined],
+    [[{ a: 1 }, { a: 'x' }], { schema: [{ name: 'a', type: 'integer' }] }], // wrong type for the schema
+    [[{ a: 1 }, { a: 1, b: null }], { schema: [{ name: 'a', type: 'integer' }] }], // a key the schema lacks
+    [[{ a: true }, { a: 1.5 }], { schema: [{ name: 'a', type: 'boolean' }] }],
+    [[{ t: 'yesterday' }], { schema: [{ name: 't', type: 'timestamp' }] }],
+    [[{ a: 1 }, null], undefined], // not objects
+    [[{ a: 1 }, [1, 2]], undefined],
+    [[{ a: 1 }, 5], undefined],
+    [[], undefined],
+    [[{}, {}], undefined],
+    [[{ s: 'lone \ud800 surrogate' }], undefined],
+  ];
+  for (const [rows, options] of cases) {
+    const mine = writeError(rows, options), theirs = writeError(ndjsonOf(rows), options);
+    const what = JSON.stringify(rows);
+    assert.ok(mine instanceof QuireError, what);
+    assert.equal(mine.code, theirs.code, what);
+    assert.equal(mine.line, theirs.line, what);
+    assert.equal(mine.path, theirs.path, what);
+  }
+  // A sparse array: the hole is not an object, refused as its NDJSON line ("undefined") is.
+  const sparse = [{ a: 1 }, , { a: 2 }]; // eslint-disable-line no-sparse-arrays
+  const hole = writeError(sparse);
+  assert.ok(hole instanceof QuireError);
+  assert.equal(hole.code, writeError('{"a":1}\nundefined\n{"a":2}\n').code);
+  // BigInt ids: exact integers, the same file as the numbers give; beyond 64 bits an integer
+  // column refuses them.
+  const numberIds = [{ id: 1, v: 'a' }, { id: 2 ** 40, v: 'b' }, { id: -3, v: null }];
+  const bigIds = numberIds.map((r) => ({ ...r, id: BigInt(r.id) }));
+  assert.ok(sameBytes(format.write(bigIds), format.write(numberIds)));
+  const exact = format.open(format.write([{ id: 9007199254740993n }, { id: 2n ** 63n - 1n }]));
+  assert.deepEqual(Array.from(exact.columns(undefined, { typed: true }).columns.id), [9007199254740993n, 2n ** 63n - 1n]);
+  exact.close();
+  const tooBig = writeError([{ id: 2n ** 64n }], { schema: [{ name: 'id', type: 'integer' }] });
+  assert.ok(tooBig instanceof QuireError && tooBig.code === 'SCHEMA_MISMATCH', String(tooBig));
+  assert.equal(format.open(format.write([{ id: 2n ** 64n }])).schema[0].type, 'decimal');
+  // BigInt and numbers in one column: both integers.
+  assert.ok(sameBytes(format.write([{ id: 1n }, { id: 2 }]), format.write([{ id: 1 }, { id: 2 }])));
+});
+
+test('format: a huge string and wide text go through in bulk', () => {
+  const huge = 'x'.repeat(5 << 20) + 'é';
+  const rows = [{ id: 1, s: huge }, { id: 2, s: 'short' }];
+  const bytes = format.write(rows, { indexes: { s: 'text' } });
+  assert.ok(sameBytes(bytes, format.write(ndjsonOf(rows), { indexes: { s: 'text' } })));
+  const f = format.open(bytes);
+  assert.equal(f.find('id', 1).s.length, huge.length);
+  f.close();
+});

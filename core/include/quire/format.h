@@ -264,6 +264,47 @@ result<uint64_t> write_ndjson(std::string_view ndjson, const write_options &opti
 result<uint64_t> write_csv(std::string_view csv_text, const write_options &options, byte_sink &sink,
                            const input_options &input = {});
 
+// --- columns in bulk (format_columns.cpp) ----------------------------------------------------------
+
+/// What row r of a column_input holds: each kind is the JSON value an NDJSON line would hold for
+/// the key, so write_columns reads it exactly as write_ndjson reads that value.
+enum class value_kind : uint8_t {
+  absent = 0,         ///< no key (a row object without it): null, and no SCHEMA_MISMATCH for an unknown column
+  null_value = 1,     ///< null
+  boolean_false = 2,  ///< false
+  boolean_true = 3,   ///< true
+  integer = 4,        ///< ints[r], a JSON number written in its digits
+  real = 5,  ///< reals[r], a JSON number written as append_double writes it (as JavaScript prints it); not finite: null
+  number_text = 6,  ///< a JSON number's text (text[offsets[r], offsets[r+1])): a BigInt's digits, `12.50`
+  text = 7,         ///< a string's UTF-8 (text[offsets[r], offsets[r+1]))
+  json_text = 8,    ///< a JSON object or array's text (text[offsets[r], offsets[r+1]))
+};
+
+/// One column of a table handed over whole, borrowed for the call: a kind per row, and the spans
+/// those kinds read (an unused span may be empty). Text of every text-like kind lies in one buffer.
+struct column_input {
+  std::string_view name;
+  std::span<const uint8_t> kinds;          ///< one value_kind per row
+  std::span<const int64_t> ints;           ///< one per row when a kind is integer
+  std::span<const double> reals;           ///< one per row when a kind is real
+  std::string_view text;                   ///< the text values one after another
+  std::span<const uint32_t> text_offsets;  ///< rows + 1 when a kind is text-like: row r is [offsets[r], offsets[r+1])
+};
+
+/// The schema infer_ndjson_schema gives for NDJSON whose line r holds each column's row r (keys
+/// in the columns' order; absent kinds have no key): the same types, the same mixing rules, the
+/// same SCHEMA_MISMATCH (line = the row, 1-based; path = the column; the first row that fails).
+/// Errors: INVALID_ARGUMENT (a span shorter than its kinds need, offsets out of order or past the
+/// text, an unknown kind, a repeated or empty name, more than MAX_COLUMNS), EMPTY_INPUT (no column).
+result<format::schema> infer_columns_schema(std::span<const column_input> columns, uint64_t rows);
+/// Writes `rows` rows given as columns: the same file write_ndjson writes from the NDJSON those
+/// columns stand for (infer_columns_schema), byte for byte, schema given (input.schema) or
+/// inferred. A column not in a given schema is SCHEMA_MISMATCH at its first row that has it; a
+/// schema column with no values is null throughout. Errors: those of infer_columns_schema and of
+/// writer::create / append_row (SCHEMA_MISMATCH with line = the row, path = the column).
+result<uint64_t> write_columns(std::span<const column_input> columns, uint64_t rows, const write_options &options,
+                               byte_sink &sink, const input_options &input = {});
+
 /// The text formats a text_writer reads.
 enum class text_format : uint8_t {
   ndjson = 1,  ///< one JSON object a line, as write_ndjson

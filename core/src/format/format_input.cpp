@@ -14,18 +14,9 @@
 
 namespace quire::format {
 
-using namespace detail;
+namespace detail {
 
-namespace {
-
-/// A column's type while inferring: nullopt until a non-null value is seen.
-struct inferred {
-  std::string name;
-  std::optional<column_type> type;
-};
-
-/// The type both a and b fit, or nullopt. In CSV (`text_input`) every other mix becomes string.
-std::optional<column_type> join(column_type a, column_type b, bool text_input) {
+std::optional<column_type> join_types(column_type a, column_type b, bool text_input) {
   using T = column_type;
   if (a == b) return a;
   auto is = [&](T x, T y) { return (a == x && b == y) || (a == y && b == x); };
@@ -37,19 +28,31 @@ std::optional<column_type> join(column_type a, column_type b, bool text_input) {
   return std::nullopt;
 }
 
-column_type text_type(std::string_view s) {
+column_type text_value_type(std::string_view s) {
   if (parse_date(s)) return column_type::date;
   if (parse_timestamp(s)) return column_type::timestamp;
   return column_type::string;
 }
 
-column_type number_type(std::string_view text) {
+column_type number_text_type(std::string_view text) {
   switch (classify_number(text)) {
     case number_class::integer: return column_type::integer;
     case number_class::real: return column_type::float64;
     default: return column_type::decimal;
   }
 }
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
+
+/// A column's type while inferring: nullopt until a non-null value is seen.
+struct inferred {
+  std::string name;
+  std::optional<column_type> type;
+};
 
 format::schema finish_schema(const std::vector<inferred> &cols) {
   format::schema s;
@@ -110,8 +113,8 @@ class ndjson_inference {
       switch (m.val.type()) {
         case json::kind::null_value: break;
         case json::kind::boolean: t = column_type::boolean; break;
-        case json::kind::number: t = number_type(m.val.get_number_text().value()); break;
-        case json::kind::string: t = text_type(m.val.get_string().value()); break;
+        case json::kind::number: t = number_text_type(m.val.get_number_text().value()); break;
+        case json::kind::string: t = text_value_type(m.val.get_string().value()); break;
         case json::kind::array:
         case json::kind::object: t = column_type::json; break;
       }
@@ -121,7 +124,7 @@ class ndjson_inference {
         col.type = t;
         continue;
       }
-      auto j = join(*col.type, *t, false);
+      auto j = join_types(*col.type, *t, false);
       if (!j) {
         quire::error e(error_code::SCHEMA_MISMATCH, "column '" + col.name + "' holds " +
                                                         std::string(type_name(*col.type)) + " values and then " +
@@ -229,7 +232,7 @@ std::optional<column_type> csv_field_type(std::string_view f) {
     case number_class::not_a_number: break;
   }
   if (f == "true" || f == "false") return column_type::boolean;
-  return text_type(f);
+  return text_value_type(f);
 }
 
 /// Where a record begins in the whole input.
@@ -299,7 +302,7 @@ class csv_inference {
     for (size_t i = 0; i < fields.size(); ++i) {
       auto t = csv_field_type(fields[i]);
       if (!t) continue;
-      cols_[i].type = cols_[i].type ? join(*cols_[i].type, *t, true) : t;
+      cols_[i].type = cols_[i].type ? join_types(*cols_[i].type, *t, true) : t;
     }
     return {};
   }

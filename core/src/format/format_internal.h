@@ -236,6 +236,15 @@ enum class number_class : uint8_t { not_a_number, integer, real, decimal };
 /// at most 15 significant digits and no trailing zero after the point), decimal (otherwise).
 number_class classify_number(std::string_view text) noexcept;
 
+// --- inference (format_input.cpp; shared by the NDJSON, CSV and column inputs) ----------------
+
+/// The type both a and b fit, or nullopt. In CSV (`text_input`) every other mix becomes string.
+std::optional<column_type> join_types(column_type a, column_type b, bool text_input);
+/// The type a JSON string infers as: date, timestamp or string.
+column_type text_value_type(std::string_view s);
+/// The type a JSON number's text infers as: integer, float or decimal.
+column_type number_text_type(std::string_view text);
+
 /// How a column's values compare: as 64-bit integers, doubles, or bytes.
 enum class domain : uint8_t { ints, reals, text };
 domain domain_of(column_type t) noexcept;
@@ -358,6 +367,73 @@ class run_sorter {
   struct state;
   std::unique_ptr<state> s_;
   uint64_t count_ = 0;
+};
+
+/// The entries of a text index — (trigram, row), rows added in increasing order — kept compact
+/// while they fit `memory_bytes`: per trigram its rows as varint deltas (1-2 bytes an entry, not a
+/// sorter's 44), so no sort and no spill, and yielded in (trigram, row) order, the order a
+/// run_sorter gives the same entries' keys. Past the budget the caller drains them into a
+/// run_sorter (in that order) and adds the rest there: the index's bytes are the same either way.
+class posting_lists {
+ public:
+  explicit posting_lists(size_t memory_bytes);
+  /// Adds row `row` to trigram `gram` (24 bits); rows for one trigram must increase. False once
+  /// the lists pass the budget (the entry is kept): drain them then.
+  bool add(uint32_t gram, uint64_t row);
+  /// Calls fn(gram, row) for every entry in (trigram, row) order, then forgets them all.
+  template <typename Fn>
+  result<void> drain(Fn fn) {
+    auto order = sorted_grams();
+    for (uint32_t list : order) {
+      auto &l = lists_[list];
+      uint64_t row = 0;
+      size_t at = 0;
+      while (at < l.bytes.size()) {
+        uint64_t delta = 0;
+        for (int shift = 0;; shift += 7) {
+          const auto b = static_cast<uint8_t>(l.bytes[at++]);
+          delta |= static_cast<uint64_t>(b & 0x7F) << shift;
+          if (!(b & 0x80)) break;
+        }
+        row += delta;
+        auto r = fn(l.gram, row);
+        if (!r) return r;
+      }
+      std::string().swap(l.bytes);  // freed as it goes: draining into a sorter holds both at once
+    }
+    clear();
+    return {};
+  }
+  /// Calls fn(gram, deltas, count, last_row) for every list in trigram order — its rows as the
+  /// varint deltas put_varint wrote (the first from 0) — then forgets them all.
+  template <typename Fn>
+  result<void> drain_lists(Fn fn) {
+    auto order = sorted_grams();
+    for (uint32_t list : order) {
+      auto &l = lists_[list];
+      auto r = fn(l.gram, std::string_view(l.bytes), l.count, l.last);
+      if (!r) return r;
+      std::string().swap(l.bytes);
+    }
+    clear();
+    return {};
+  }
+  uint64_t size() const noexcept { return entries_; }
+
+ private:
+  struct list {
+    uint32_t gram;
+    uint64_t last = 0;
+    std::string bytes;
+    uint64_t count = 0;
+  };
+  std::vector<uint32_t> sorted_grams() const;
+  void clear();
+  size_t budget_;
+  size_t used_ = 0;
+  uint64_t entries_ = 0;
+  std::vector<list> lists_;
+  std::vector<uint32_t> slot_;  // open addressing: 1 + list index, 0 empty; size a power of two
 };
 
 }  // namespace quire::format::detail

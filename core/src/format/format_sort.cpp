@@ -433,4 +433,63 @@ result<bool> run_sorter::next(std::string_view &key, std::string_view &payload) 
   return s.merge->next(key, payload);
 }
 
+// --- posting lists of a text index -------------------------------------------------------------------
+
+namespace {
+
+/// Bytes a list costs beyond its deltas (the struct, the string's header and its slack).
+constexpr size_t LIST_OVERHEAD = 64;
+
+uint32_t slot_of(uint32_t gram, size_t mask) { return static_cast<uint32_t>((gram * 2654435761u) & mask); }
+
+}  // namespace
+
+posting_lists::posting_lists(size_t memory_bytes) : budget_(memory_bytes), slot_(1024, 0) {}
+
+bool posting_lists::add(uint32_t gram, uint64_t row) {
+  size_t mask = slot_.size() - 1;
+  uint32_t s = slot_of(gram, mask);
+  while (slot_[s] && lists_[slot_[s] - 1].gram != gram) s = (s + 1) & mask;
+  if (!slot_[s]) {
+    lists_.push_back({gram, 0, {}, 0});
+    slot_[s] = static_cast<uint32_t>(lists_.size());
+    used_ += LIST_OVERHEAD + 2 * sizeof(uint32_t);
+    if (lists_.size() * 2 > slot_.size()) {
+      // Keep the table at most half full: rebuild at twice the size.
+      std::vector<uint32_t> bigger(slot_.size() * 2, 0);
+      mask = bigger.size() - 1;
+      for (uint32_t i = 0; i < lists_.size(); ++i) {
+        uint32_t t = slot_of(lists_[i].gram, mask);
+        while (bigger[t]) t = (t + 1) & mask;
+        bigger[t] = i + 1;
+      }
+      used_ += (bigger.size() - slot_.size()) * sizeof(uint32_t);
+      slot_ = std::move(bigger);
+      s = UINT32_MAX;
+    }
+  }
+  list &l = s == UINT32_MAX ? lists_.back() : lists_[slot_[s] - 1];
+  const size_t before = l.bytes.capacity();
+  put_varint(l.bytes, row - l.last);
+  l.last = row;
+  ++l.count;
+  used_ += l.bytes.capacity() - before;
+  ++entries_;
+  return used_ <= budget_;
+}
+
+std::vector<uint32_t> posting_lists::sorted_grams() const {
+  std::vector<uint32_t> order(lists_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return lists_[a].gram < lists_[b].gram; });
+  return order;
+}
+
+void posting_lists::clear() {
+  std::vector<list>().swap(lists_);
+  slot_.assign(1024, 0);
+  used_ = 0;
+  entries_ = 0;
+}
+
 }  // namespace quire::format::detail

@@ -105,6 +105,9 @@ struct writer::impl {
     index_def def;
     size_t column;
     std::unique_ptr<run_sorter> sorter;
+    // text: the entries while they fit half the index's share (no sort, no spill); null once
+    // drained into the sorter, which takes the rest.
+    std::unique_ptr<posting_lists> postings;
     std::vector<uint64_t> chunk_hashes;      // hash: the keys of the current chunk
     std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
   };
@@ -281,14 +284,14 @@ struct writer::impl {
           break;
         }
         case index_kind::text: {
-          std::vector<uint32_t> grams;
-          distinct_trigrams(t.s, grams);
-          for (uint32_t g : grams) {
-            key_scratch.clear();
-            append_trigram_key(key_scratch, g);
-            put_be64(key_scratch, row_number);
-            ix.sorter->add(key_scratch, {});
+          distinct_trigrams(t.s, grams_scratch);
+          if (ix.postings) {
+            bool fits = true;
+            for (uint32_t g : grams_scratch) fits &= ix.postings->add(g, row_number);
+            if (!fits) drain_postings(ix);
+            break;
           }
+          for (uint32_t g : grams_scratch) add_trigram_entry(ix, g, row_number);
           break;
         }
       }
@@ -560,10 +563,30 @@ struct writer::impl {
 
   // --- indexes ------------------------------------------------------------------------------------
 
+  std::vector<uint32_t> grams_scratch;
+
+  void add_trigram_entry(index_state &ix, uint32_t g, uint64_t row) {
+    key_scratch.clear();
+    append_trigram_key(key_scratch, g);
+    put_be64(key_scratch, row);
+    ix.sorter->add(key_scratch, {});
+  }
+
+  /// Moves a text index's posting lists into its sorter, in key order, and leaves the rest to it.
+  void drain_postings(index_state &ix) {
+    (void)ix.postings->drain([&](uint32_t g, uint64_t row) -> result<void> {
+      add_trigram_entry(ix, g, row);
+      return {};
+    });
+    ix.postings.reset();
+  }
+
   /// Leaves of (key, row) entries and a root listing each leaf's first key: shared by all kinds.
   result<page_ref> write_index(index_state &ix, uint64_t &entries) {
-    auto fin = ix.sorter->finish();
-    if (!fin) return std::move(fin).error();
+    if (!ix.postings) {
+      auto fin = ix.sorter->finish();
+      if (!fin) return std::move(fin).error();
+    }
     std::string root_leaves, leaf, prev_key, first_key;
     uint64_t leaf_count = 0, leaf_entries = 0;
     uint64_t prev_row = 0;
@@ -583,14 +606,8 @@ struct writer::impl {
       leaf_entries = 0;
       return {};
     };
-    std::string_view key, payload;
-    while (true) {
-      auto more = ix.sorter->next(key, payload);
-      if (!more) return std::move(more).error();
-      if (!*more) break;
-      std::string_view k = key.substr(0, key.size() - 8);
-      uint64_t row = 0;
-      for (size_t i = key.size() - 8; i < key.size(); ++i) row = (row << 8) | static_cast<uint8_t>(key[i]);
+    // One entry into the leaves: its key (without the row) and its row, in key order.
+    auto put_entry = [&](std::string_view k, uint64_t row) -> result<void> {
       if (leaf.size() >= opt.page_bytes && k != prev_key) {
         auto r = close_leaf();
         if (!r) return std::move(r).error();
@@ -611,6 +628,52 @@ struct writer::impl {
       prev_row = row;
       ++leaf_entries;
       ++entries;
+      return {};
+    };
+    if (ix.postings) {
+      // A trigram's first row goes in as any entry; its other rows share its key whole (shared 3,
+      // no suffix) and a leaf closes only where the key changes, so each is the bytes 3, 0 and the
+      // row's delta — the very varint its posting list holds.
+      std::string gram_key;
+      auto d = ix.postings->drain_lists(
+          [&](uint32_t g, std::string_view deltas, uint64_t count, uint64_t last_row) -> result<void> {
+            gram_key.clear();
+            append_trigram_key(gram_key, g);
+            size_t at = 0;
+            uint64_t first = 0;
+            for (int shift = 0;; shift += 7) {
+              const auto b = static_cast<uint8_t>(deltas[at++]);
+              first |= static_cast<uint64_t>(b & 0x7F) << shift;
+              if (!(b & 0x80)) break;
+            }
+            auto p = put_entry(gram_key, first);
+            if (!p) return p;
+            while (at < deltas.size()) {
+              const size_t start = at;
+              while (static_cast<uint8_t>(deltas[at]) & 0x80) ++at;
+              ++at;
+              leaf.push_back(static_cast<char>(gram_key.size()));
+              leaf.push_back(0);
+              leaf.append(deltas.substr(start, at - start));
+            }
+            leaf_entries += count - 1;
+            entries += count - 1;
+            prev_row = last_row;
+            return {};
+          });
+      if (!d) return std::move(d).error();
+      ix.postings.reset();
+    } else {
+      std::string_view key, payload;
+      while (true) {
+        auto more = ix.sorter->next(key, payload);
+        if (!more) return std::move(more).error();
+        if (!*more) break;
+        uint64_t row = 0;
+        for (size_t i = key.size() - 8; i < key.size(); ++i) row = (row << 8) | static_cast<uint8_t>(key[i]);
+        auto p = put_entry(key.substr(0, key.size() - 8), row);
+        if (!p) return std::move(p).error();
+      }
     }
     auto r = close_leaf();
     if (!r) return std::move(r).error();
@@ -747,7 +810,8 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
         return quire::error(error_code::INVALID_ARGUMENT,
                             "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
     }
-    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), {}, {}});
+    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}});
+    if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
   }
   std::string header(MAGIC, sizeof MAGIC);
   put_u16(header, FORMAT_VERSION);
