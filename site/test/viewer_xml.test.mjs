@@ -103,6 +103,10 @@ test('FHIR XML: an official example opened by the file input: the tree of its ca
   await waitInPage(page, () => document.documentElement.scrollWidth <= 390, null, 5000).catch(() => {});
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the page is not wider than 390 px');
   await shoot(page, 'viewer-fhir-xml-390-dark');
+  // Below the tree at 390 px: the raw XML, scrolling inside its own box.
+  await raw.scrollIntoViewIfNeeded();
+  assert.equal(await raw.locator('.kf-line[data-line="2"] .kf-text').textContent(), xmlLine(bytes, 2));
+  await shoot(page, 'viewer-fhir-xml-raw-390-dark');
   assert.deepEqual(page.xmlErrors, []);
   await page.context().close();
 });
