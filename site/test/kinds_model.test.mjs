@@ -1,15 +1,19 @@
 // The FHIR, NDJSON, HL7 and CSV views' logic without a browser: the JSON byte index (nodes,
-// FHIRPath locations, line and column), Bundle references, the NDJSON line index over slices,
+// FHIRPath locations, line and column), Bundle references, FHIR XML made ready for the view
+// (core's canonical JSON for the tree, issues at XML lines and columns, INVALID_XML) and the
+// kind that opens it, the NDJSON line index over slices,
 // the unchecked invariants folded into one note per reason, the HL7 table rows and the binary-byte test, and CSV rows from core's text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { JsonModel, bundleTargets, containedTarget, resolveReference } from '../viewer/views/json-model.mjs';
+import { JsonModel, TextLines, bundleTargets, containedTarget, resolveReference } from '../viewer/views/json-model.mjs';
+import { prepare } from '../viewer/views/fhir-worker.mjs';
+import { VIEW_OF_KIND } from '../viewer/detect.mjs';
 import { LineIndex, UncheckedNotes, trimLineEnd, uncheckedText } from '../viewer/views/ndjson-model.mjs';
 import { fieldParts, hasBinary, messageRows, rawSegments } from '../viewer/views/hl7-model.mjs';
 import { HL7_FIELDS, fieldName } from '../viewer/hl7-fields.mjs';
-import { corpusDir } from './helpers.mjs';
+import { corpusDir, loadPackage, repo } from './helpers.mjs';
 
 const enc = new TextEncoder();
 const examples = () => path.join(corpusDir(), 'fhir-r4', 'examples');
@@ -186,4 +190,57 @@ test('contained references: #id names the contained resource of the enclosing re
   }
   assert.equal(containedTarget(m, refs[0], '#nothing-here'), undefined);
   assert.equal(containedTarget(m, refs[0], 'Patient/1'), undefined);
+});
+
+test('fhir xml: each official example gives the tree core\'s canonical JSON and the issues of the XML at its elements', async () => {
+  const pkg = await loadPackage();
+  assert.equal(VIEW_OF_KIND['fhir-xml'], 'fhir', "core's kind 'fhir-xml' opens in the FHIR view");
+  const dir = path.join(repo, 'tests', 'data', 'fhir-xml', 'xml');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.xml'));
+  assert.ok(names.length >= 20, `${dir}: the official examples`);
+  let issues = 0;
+  for (const name of names) {
+    const bytes = readFileSync(path.join(dir, name));
+    assert.equal(pkg.detect(bytes, { complete: true, name }).kind, 'fhir-xml', name);
+    const { json, outcome } = prepare(pkg, bytes, 'xml');
+    assert.equal(new TextDecoder().decode(json), pkg.fhir.format(bytes, { to: 'json' }), `${name}: the tree's bytes are core's canonical JSON`);
+    assert.deepEqual(outcome, pkg.fhir.validate(bytes, { syntax: 'xml' }), name);
+    const model = new JsonModel(json);
+    assert.equal(model.root.end, json.length, name);
+    const text = new TextLines(bytes);
+    for (const issue of outcome.issues) {
+      issues++;
+      // At the XML element the issue is about: its "<" at the line and column core gives.
+      const [start, end] = text.lineRange(issue.line);
+      assert.ok(issue.column >= 1 && start + issue.column - 1 < end, `${name}: ${issue.line}:${issue.column} inside the line`);
+      assert.equal(text.text(start + issue.column - 1, start + issue.column), '<', `${name}: ${issue.expression} at an element`);
+      assert.deepEqual(text.position(start + issue.column - 1), { line: issue.line, column: issue.column });
+      // Its FHIRPath location names a node of the JSON tree (or the nearest one there).
+      const node = model.nodeForPath(issue.expression);
+      assert.ok(node.path && issue.expression.startsWith(node.path), `${name}: ${issue.expression} -> ${node.path}`);
+    }
+  }
+  assert.ok(issues > 0, 'some example has issues to place');
+  // The JSON path is as before: the bytes themselves, the outcome of fhir.validate.
+  const patient = readFileSync(path.join(examples(), 'Patient-example.json'));
+  const same = prepare(pkg, patient);
+  assert.equal(same.json, patient);
+  assert.deepEqual(same.outcome, pkg.fhir.validate(patient));
+});
+
+test('fhir xml: a DOCTYPE, a truncated document and a wrong namespace are core\'s typed errors', async () => {
+  const pkg = await loadPackage();
+  const good = readFileSync(path.join(repo, 'tests', 'data', 'fhir-xml', 'xml', 'patient-example.xml'), 'utf8');
+  const cases = [
+    [good.replace('<Patient ', '<!DOCTYPE Patient>\n<Patient '), 'INVALID_XML', /line 1, column \d+/],
+    [good.slice(0, 300), 'INVALID_XML', /line \d+, column \d+/],
+    [good.replace('xmlns="http://hl7.org/fhir"', 'xmlns="urn:other"'), 'INVALID_RESOURCE', /./],
+  ];
+  for (const [text, code, where] of cases) {
+    assert.throws(() => prepare(pkg, enc.encode(text), 'xml'), (err) => {
+      assert.equal(err.code, code, err.message);
+      assert.match(err.message, where);
+      return true;
+    });
+  }
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { corpusDir, cspViolations, dist, launchChromium, loadPackage, openFileInViewer, openViewer, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
+import { corpusDir, cspViolations, dist, launchChromium, loadPackage, openFileInViewer, openViewer, repo, waitInPage, screenshotPath, startSite, watchCsp } from './helpers.mjs';
 import { detectSource } from '../viewer/detect.mjs';
 
 const corpus = corpusDir();
@@ -38,6 +38,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+const xmlDir = path.join(repo, 'tests', 'data', 'fhir-xml', 'xml');
 const files = (folder, ext) => readdirSync(folder).filter((f) => f.endsWith(ext)).map((f) => path.join(folder, f));
 /** A source as the shell makes one, counting its reads; named `data` so that only the bytes count. */
 function bytesSource(bytes, name = 'data') {
@@ -62,6 +63,11 @@ test('detectSource: the kind core gives every corpus file by its first bytes, an
   for (const f of files(path.join(corpus, 'hl7v2/converter'), '.hl7')) assert.equal(await kindOf(f), 'hl7', f);
   assert.equal(await kindOf(path.join(corpus, 'hl7v2/hapi/util/messages.txt')), 'hl7', 'messages after a comment');
   assert.equal(await kindOf(path.join(dir, 'framed.bin')), 'hl7', 'MLLP-framed');
+  // R4's XML form: every official example checked in (tests/data/fhir-xml/xml/) opens in the FHIR view.
+  const xmlFiles = files(xmlDir, '.xml');
+  assert.ok(xmlFiles.length >= 20, `${xmlDir}: the XML examples`);
+  for (const f of xmlFiles) assert.deepEqual((({ kind, view }) => [kind, view])(await detect(readFileSync(f), path.basename(f))), ['fhir-xml', 'fhir'], f);
+  assert.deepEqual((({ kind, view }) => [kind, view])(await detect(text('\ufeff \n<Patient xmlns="http://hl7.org/fhir"/>'))), ['fhir-xml', 'fhir'], 'a BOM and white space before the <');
   assert.equal(await kindOf(path.join(dir, 'small.quire')), 'quire');
   assert.equal(await kindOf(path.join(dir, 'table.csv')), 'csv');
   assert.deepEqual(await detect(readFileSync(path.join(dir, 'picture.quire')), 'picture.quire'), { kind: 'unknown', reason: 'binary bytes: control characters within the first 4 KiB', view: null }, 'a PNG named .quire');
@@ -124,6 +130,7 @@ test('each corpus kind through the file input: routed to its view; a wrong kind 
   const { page, context } = await openViewer(browser, site.url, '', { requests, errors });
   const cases = [
     [path.join(corpus, 'fhir-r4/examples/Patient-example.json'), 'fhir'],
+    [path.join(xmlDir, 'patient-example.xml'), 'fhir'],
     [path.join(corpus, 'bulk-ndjson-synthea/Patient.000.ndjson'), 'ndjson'],
     [path.join(corpus, 'hl7v2/converter/ADT-A01-01.hl7'), 'hl7'],
     [path.join(dir, 'framed.bin'), 'hl7'],

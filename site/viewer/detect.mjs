@@ -2,8 +2,11 @@
 // one the `quire` CLI applies), and the view that opens each kind. Only names are mapped here. No
 // DOM: the tests run it in Node too, with the package loaded there.
 
-/** The view (views/<name>.mjs) of each kind core names; a kind not here opens in none. */
-export const VIEW_OF_KIND = { quire: 'quire', fhir: 'fhir', json: 'fhir', ndjson: 'ndjson', hl7: 'hl7', csv: 'csv' };
+/**
+ * The view (views/<name>.mjs) of each kind core names; a kind not here opens in none. FHIR XML
+ * ('fhir-xml') opens in the FHIR view, which reads it as XML by this kind.
+ */
+export const VIEW_OF_KIND = { quire: 'quire', fhir: 'fhir', json: 'fhir', 'fhir-xml': 'fhir', ndjson: 'ndjson', hl7: 'hl7', csv: 'csv' };
 
 /**
  * Core's kind of `source` ({ name, size, read(start, end), kind? }), with the view that opens it

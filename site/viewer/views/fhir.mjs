@@ -1,10 +1,13 @@
-// The FHIR JSON view: a collapsible ARIA tree of a resource or Bundle (rendered lazily: a node's
-// children exist in the DOM once it is expanded), each issue of the package's fhir.validate
+// The FHIR view, JSON or XML: a collapsible ARIA tree of a resource or Bundle (rendered lazily: a
+// node's children exist in the DOM once it is expanded), each issue of the package's fhir.validate
 // pinned to its node with its line and column, references between Bundle entries followed by a
-// click, and the raw JSON beside it with line numbers (virtualised: only the lines in view exist).
-import { JsonModel, bundleTargets, containedTarget, resolveReference } from './json-model.mjs';
+// click, and the raw document beside it with line numbers (virtualised: only the lines in view
+// exist). An XML file (core's kind 'fhir-xml') is validated as XML, its issues at XML lines and
+// columns; its tree is core's canonical JSON of it (fhir.format(bytes, { to: 'json' })) and the
+// raw pane shows the XML as written.
+import { JsonModel, TextLines, bundleTargets, containedTarget, resolveReference } from './json-model.mjs';
 import { el, readAll, useStyle } from './kinds-common.mjs';
-import { check } from './fhir-worker.mjs';
+import { prepare } from './fhir-worker.mjs';
 
 /** Children rendered at once under one node; a "more" row renders the next page. */
 const PAGE = 200;
@@ -18,13 +21,20 @@ const WORKER_BYTES = 1 << 20;
 export async function mount(ctx) {
   useStyle('./fhir.css');
   const pkg = await ctx.pkg;
-  const bytes = await readAll(ctx, 'reading JSON');
-  // The package checks the JSON first (depth-bounded, typed errors): the page's own index below
-  // only ever walks a document core accepted, so a hostile nesting never reaches it.
-  if (bytes.length <= WORKER_BYTES) return mountModel(ctx, new JsonModel(bytes), check(pkg, bytes));
-  const { outcome, targets } = await checkInWorker(ctx, pkg, bytes);
-  const model = new JsonModel(bytes);
-  return mountModel(ctx, model, outcome, new EntryTargets(model, targets));
+  // Core's kind says the syntax: 'fhir-xml' is R4's XML form, any other kind opened here JSON.
+  const syntax = ctx.detected?.kind === 'fhir-xml' ? 'xml' : 'json';
+  const bytes = await readAll(ctx, syntax === 'xml' ? 'reading XML' : 'reading JSON');
+  const raw = syntax === 'xml' ? { syntax, text: new TextLines(bytes) } : undefined;
+  // The package checks the document first (depth-bounded, typed errors): the page's own index
+  // below only ever walks JSON core accepted or wrote, so a hostile nesting never reaches it.
+  if (bytes.length <= WORKER_BYTES) {
+    const { json, outcome } = prepare(pkg, bytes, syntax);
+    const model = new JsonModel(json);
+    return mountModel(ctx, model, outcome, bundleTargets(model), raw);
+  }
+  const { outcome, targets, json } = await checkInWorker(ctx, pkg, bytes, syntax);
+  const model = new JsonModel(json ?? bytes);
+  return mountModel(ctx, model, outcome, new EntryTargets(model, targets), raw);
 }
 
 /** Reference targets found by the worker: entry indexes turned into nodes when first asked for. */
@@ -45,8 +55,8 @@ class EntryTargets extends Map {
   }
 }
 
-/** json.check and fhir.validate in a Worker, ended by Cancel; core's error rethrown here. */
-function checkInWorker(ctx, pkg, bytes) {
+/** json.check and fhir.validate (for XML: fhir.validate and fhir.format) in a Worker, ended by Cancel; core's error rethrown here. */
+function checkInWorker(ctx, pkg, bytes, syntax) {
   const signal = ctx.signal;
   ctx.progress?.(0, 0, 'validating');
   return new Promise((resolve, reject) => {
@@ -70,28 +80,38 @@ function checkInWorker(ctx, pkg, bytes) {
       done();
       reject(new Error(`the validation worker failed: ${e.message}`));
     };
-    worker.postMessage({ bytes });
+    worker.postMessage({ bytes, syntax });
   });
 }
 
-/** Mounts the view of an indexed document with its validation outcome (used by mount above). */
-export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) {
+/**
+ * Mounts the view of an indexed document with its validation outcome (used by mount above).
+ * `raw`: the document the raw pane shows when it is not the model's JSON — `{ syntax: 'xml', text }`
+ * (a TextLines of the XML as written); its issues' lines and columns are that text's, and nothing
+ * maps a JSON node back to an XML offset, so choosing a node does not move the raw pane.
+ */
+export function mountModel(ctx, model, outcome, targets = bundleTargets(model), raw = { syntax: 'json', text: model }) {
   const root = ctx.root;
+  const xml = raw.syntax === 'xml';
+  const rawName = xml ? 'Raw XML' : 'Raw JSON';
   const items = new Map(); // node -> its <li>
   const pinned = new Map(); // node -> issues pinned to it
   const inside = new Map(); // node -> number of issues in its subtree
+  // An issue's offset is into the bytes as given: for XML it names no JSON node (the root takes it).
+  const nodeOf = (issue) => (issue.expression ? model.nodeForPath(issue.expression) : xml ? model.root : model.nodeAt(issue.offset));
   for (const issue of outcome.issues) {
-    const node = issue.expression ? model.nodeForPath(issue.expression) : model.nodeAt(issue.offset);
+    const node = nodeOf(issue);
     if (!pinned.has(node)) pinned.set(node, []);
     pinned.get(node).push(issue);
     for (let n = node; n; n = n.parent) inside.set(n, (inside.get(n) ?? 0) + 1);
   }
 
   const tree = el('ul', { role: 'tree', class: 'kf-tree', 'aria-label': 'Resource tree', 'aria-multiselectable': 'false' });
-  const raw = rawPane(model);
+  const pane = rawPane(raw.text, rawName);
   const rtNode = model.member(model.root, 'resourceType');
   const summary = el('p', { class: 'kf-summary', 'data-testid': 'fhir-summary' },
     el('strong', {}, rtNode ? model.stringValue(rtNode) : model.root.kind),
+    xml ? ' · XML' : '',
     ` · ${outcome.errors} errors, ${outcome.warnings} warnings`,
     targets.size ? ` · ${targets.size} reference targets` : '',
     outcome.truncated ? ' · issue list cut' : '');
@@ -105,9 +125,8 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
       el('button', {
         type: 'button', class: `kf-issue kf-${issue.severity}`,
         onclick: () => {
-          const node = issue.expression ? model.nodeForPath(issue.expression) : model.nodeAt(issue.offset);
-          reveal(node, true);
-          raw.jump(issue.line, issue.column);
+          reveal(nodeOf(issue), true);
+          pane.jump(issue.line, issue.column);
         },
       }, el('span', { class: 'kf-sev' }, issue.severity), issue.code === 'informational' ? ' ' : ` ${issue.code} `, el('code', {}, issue.expression || '(document)'),
       ` line ${issue.line}, column ${issue.column}: `, issue.details)));
@@ -116,7 +135,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
     el('header', { class: 'kf-head' }, summary, outcome.issues.length ? issueList : el('p', { class: 'kf-ok' }, 'No validation issues.')),
     el('div', { class: 'kf-split' },
       el('section', { class: 'kf-tree-pane', 'aria-label': 'Tree' }, tree),
-      el('section', { class: 'kf-raw-pane', 'aria-label': 'Raw JSON' }, raw.element)));
+      el('section', { class: 'kf-raw-pane', 'aria-label': rawName }, pane.element)));
   root.replaceChildren(layout);
 
   function label(node) {
@@ -144,8 +163,10 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
       el('span', { class: 'kf-twisty', 'aria-hidden': 'true' }, container ? '▸' : ''),
       el('span', { class: 'kf-key' }, label(node)),
       el('span', { class: `kf-val kf-${node.kind}` }, valueText(node)));
-    const pos = model.position(node.start);
-    row.title = `line ${pos.line}, column ${pos.column}`;
+    if (!xml) {
+      const pos = model.position(node.start);
+      row.title = `line ${pos.line}, column ${pos.column}`;
+    }
     if (node.kind === 'string' && node.key === 'reference') {
       const value = model.stringValue(node);
       const target = containedTarget(model, node, value) ?? resolveReference(targets, value);
@@ -175,7 +196,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
     row.addEventListener('click', () => {
       select(li);
       if (container) toggle(li);
-      raw.jumpOffset(node.start);
+      if (!xml) pane.jumpOffset(node.start);
     });
     return li;
   }
@@ -257,7 +278,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
       li.classList.add('kf-flash');
       ctx.hash?.set('node', node.path || '');
     }
-    raw.jumpOffset(node.start);
+    if (!xml) pane.jumpOffset(node.start);
   }
 
   function visibleItems() {
@@ -297,7 +318,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
         const ref = li.querySelector(':scope > .kf-row > .kf-ref');
         if (ref && e.key === 'Enter') ref.click();
         else if (li.hasAttribute('aria-expanded')) toggle(li);
-        if (node) raw.jumpOffset(node.start);
+        if (node && !xml) pane.jumpOffset(node.start);
       }
     } else handled = false;
     if (handled) e.preventDefault();
@@ -313,7 +334,7 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
 
   return {
     unmount() {
-      raw.close();
+      pane.close();
       root.replaceChildren();
     },
     /** For tests and the NDJSON view: reveal a node by its FHIRPath location. */
@@ -321,10 +342,10 @@ export function mountModel(ctx, model, outcome, targets = bundleTargets(model)) 
   };
 }
 
-/** The raw document with line numbers; only the lines in view are in the DOM. */
-function rawPane(model) {
+/** The raw document (a TextLines) with line numbers; only the lines in view are in the DOM. */
+function rawPane(model, name) {
   const lines = model.lineCount;
-  const viewport = el('div', { class: 'kf-raw', tabindex: '0', role: 'region', 'aria-label': `Raw JSON, ${lines} lines`, 'data-testid': 'fhir-raw' });
+  const viewport = el('div', { class: 'kf-raw', tabindex: '0', role: 'region', 'aria-label': `${name}, ${lines} lines`, 'data-testid': 'fhir-raw' });
   const spacer = el('div', { class: 'kf-raw-spacer' });
   const layer = el('div', { class: 'kf-raw-lines' });
   viewport.append(spacer, layer);

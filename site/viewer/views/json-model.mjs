@@ -70,16 +70,66 @@ function kindOf(c) {
   return 'number';
 }
 
-/** The document's bytes with a lazily built tree of nodes `{ kind, start, end, key, index, parent, path, depth }`. */
-export class JsonModel {
+/**
+ * Bytes of text with a line index built on first use: the text of a range, the byte range of a
+ * line, and the line and column of a byte as core counts them. The raw pane of the FHIR view
+ * reads its document (JSON, or XML as written) through this.
+ */
+export class TextLines {
   constructor(bytes) {
     this.bytes = bytes;
-    const start = skipSpace(bytes, 0);
-    this.root = this.#node(start, null, undefined, undefined);
-    this.#lineStarts = null;
   }
 
-  #lineStarts;
+  #lineStarts = null;
+
+  /** The text of bytes [start, end) (UTF-8). */
+  text(start, end) {
+    return utf8.decode(this.bytes.subarray(start, end));
+  }
+
+  #lines() {
+    if (this.#lineStarts) return this.#lineStarts;
+    const b = this.bytes;
+    const starts = [0];
+    for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) starts.push(i + 1);
+    this.#lineStarts = starts;
+    return starts;
+  }
+
+  get lineCount() {
+    return this.#lines().length;
+  }
+
+  /** Byte range [start, end) of line `n` (1-based), without its line end. */
+  lineRange(n) {
+    const s = this.#lines();
+    const start = s[n - 1];
+    let end = n < s.length ? s[n] - 1 : this.bytes.length;
+    if (end > start && this.bytes[end - 1] === 0x0d) end--;
+    return [start, end];
+  }
+
+  /** 1-based line and column (in bytes, as core counts) of a byte offset. */
+  position(offset) {
+    const s = this.#lines();
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - s[lo] + 1 };
+  }
+}
+
+/** The document's bytes with a lazily built tree of nodes `{ kind, start, end, key, index, parent, path, depth }`. */
+export class JsonModel extends TextLines {
+  constructor(bytes) {
+    super(bytes);
+    const start = skipSpace(bytes, 0);
+    this.root = this.#node(start, null, undefined, undefined);
+  }
 
   #node(start, parent, key, index) {
     const kind = kindOf(this.bytes[start]);
@@ -96,11 +146,6 @@ export class JsonModel {
     else if (index !== undefined) path = `${parent.path}[${index}]`;
     else path = parent.path === '' && parent.parent === null ? key : `${parent.path}.${key}`;
     return { kind, start, end, key, index, parent, path, depth: parent ? parent.depth + 1 : 0, children: null };
-  }
-
-  /** The text of bytes [start, end) (UTF-8). */
-  text(start, end) {
-    return utf8.decode(this.bytes.subarray(start, end));
   }
 
   /** A node's text as written (for a string without its quotes; escapes kept). */
@@ -202,41 +247,6 @@ export class JsonModel {
       node = next;
     }
     return node;
-  }
-
-  #lines() {
-    if (this.#lineStarts) return this.#lineStarts;
-    const b = this.bytes;
-    const starts = [0];
-    for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) starts.push(i + 1);
-    this.#lineStarts = starts;
-    return starts;
-  }
-
-  get lineCount() {
-    return this.#lines().length;
-  }
-
-  /** Byte range [start, end) of line `n` (1-based), without its line end. */
-  lineRange(n) {
-    const s = this.#lines();
-    const start = s[n - 1];
-    let end = n < s.length ? s[n] - 1 : this.bytes.length;
-    if (end > start && this.bytes[end - 1] === 0x0d) end--;
-    return [start, end];
-  }
-
-  /** 1-based line and column (in bytes, as core counts) of a byte offset. */
-  position(offset) {
-    const s = this.#lines();
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - s[lo] + 1 };
   }
 
   /** The chain of nodes from the root to `node`. */
