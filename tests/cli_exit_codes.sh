@@ -106,6 +106,33 @@ printf '' > empty.csv
 expect 1 "an empty input" -- convert empty.csv empty.quire
 line "empty.csv: EMPTY_INPUT: the input is empty: nothing to convert" "an empty input's line"
 
+# FHIR XML: `fhir validate` and `fhir format` take XML by its first byte; `format --to xml` writes it.
+printf '<Patient xmlns="http://hl7.org/fhir">\n  <id value="p1"/>\n  <birthDate value="1974-13-45"/>\n</Patient>\n' > bad-date.xml
+printf '<Patient xmlns="http://hl7.org/fhir"><id value="p1"/><active value="true"/></Patient>' > patient.xml
+printf '<!DOCTYPE Patient [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<Patient xmlns="http://hl7.org/fhir"/>' > xxe.xml
+expect 1 "an XML resource with an invalid date" -- fhir validate bad-date.xml
+out=$("$quire" fhir validate bad-date.xml 2>/dev/null)
+if ! grep -q '^bad-date.xml:3:3: error \[value\] Patient.birthDate: ' <<<"$out"; then
+  echo "FAIL: XML issues at XML lines and columns: $out"
+  failures=$((failures + 1))
+fi
+expect 1 "a DOCTYPE is refused" -- fhir validate xxe.xml
+expect 1 "a DOCTYPE is refused by format" -- fhir format xxe.xml
+line "xxe.xml: INVALID_XML at offset 0, line 1, column 1: a DOCTYPE is refused (FHIR XML has none; entities are never expanded)" "INVALID_XML with its place"
+expect 0 "format reads XML" -- fhir format patient.xml --compact
+out=$("$quire" fhir format patient.xml --compact)
+if [[ $out != '{"resourceType":"Patient","id":"p1","active":true}' ]]; then
+  echo "FAIL: XML to canonical JSON: $out"
+  failures=$((failures + 1))
+fi
+"$quire" fhir format patient.json --to xml --compact --output back.xml
+out=$("$quire" fhir format back.xml --compact)
+if [[ $(cat back.xml) != '<Patient xmlns="http://hl7.org/fhir"><id value="p1"/></Patient>' || $out != '{"resourceType":"Patient","id":"p1"}' ]]; then
+  echo "FAIL: JSON to XML and back: $(cat back.xml) / $out"
+  failures=$((failures + 1))
+fi
+expect 2 "--to takes json or xml" -- fhir format patient.json --to yaml
+
 if ((failures)); then
   echo "$failures failed"
   exit 1

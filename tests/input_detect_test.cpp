@@ -45,6 +45,10 @@ TEST_CASE("detect_input: NDJSON is a first line that is a whole JSON value", "[d
   CHECK(kind_of("{\n}", true, "x.ndjson") == input_kind::ndjson);
   CHECK(kind_of("", false, "x.jsonl") == input_kind::ndjson);
   CHECK(kind_of("{\n}", true, "x.json") == input_kind::fhir_json);
+  // XML by its first byte, as fhir::looks_like_xml has it (a BOM and white space before it).
+  CHECK(kind_of("<?xml version=\"1.0\"?>\n<Patient xmlns=\"http://hl7.org/fhir\"/>") == input_kind::fhir_xml);
+  CHECK(kind_of("\xEF\xBB\xBF\n  <Patient", false) == input_kind::fhir_xml);
+  CHECK(input_kind_name(input_kind::fhir_xml) == "fhir-xml");
 }
 
 TEST_CASE("detect_input: CSV by its rows of fields", "[detect]") {

@@ -17,6 +17,7 @@ struct fhir_options_record {
   bool strict = false;
   double max_depth = 0, max_bytes = 0, max_issues = 0, max_contained = 0;
   bool check_codes = true, check_references = true, check_invariants = true;
+  int syntax = 0;  ///< fhir::syntax: 0 json, 1 xml, 2 detect
 };
 
 /// A result: an error, or JSON texts (`text`: the resource or formatted output; `issues`: an array).
@@ -38,6 +39,9 @@ quire::fhir::options make_options(const fhir_options_record &r) {
   o.check_codes = r.check_codes;
   o.check_references = r.check_references;
   o.check_invariants = r.check_invariants;
+  o.input_syntax = r.syntax == 1   ? quire::fhir::syntax::xml
+                   : r.syntax == 2 ? quire::fhir::syntax::detect
+                                   : quire::fhir::syntax::json;
   return o;
 }
 
@@ -55,8 +59,9 @@ fhir_text_record fhir_validate(uintptr_t pointer, size_t length, const fhir_opti
   return out;
 }
 
-// read() then write(): the canonical text, with the read's issues.
-fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, const fhir_options_record &opts) {
+// read() then write() (write_xml() when to_xml): the canonical text, with the read's issues.
+fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, bool to_xml,
+                            const fhir_options_record &opts) {
   auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
   fhir_text_record out;
   auto r = quire::fhir::read(*source, make_options(opts));
@@ -67,13 +72,23 @@ fhir_text_record fhir_write(uintptr_t pointer, size_t length, bool pretty, const
   // write() reserves the input's size (half again when pretty) and Embind copies the text once
   // more into a fresh malloc to hand it to JS, whose failure 3.1.6 does not check: both must fit,
   // or this is OUT_OF_MEMORY instead of an abort.
-  const uint64_t bound = length + (pretty ? length / 2 : 0);
+  // XML spells every primitive as an element with a value attribute: up to three times JSON's size.
+  const uint64_t bound = to_xml ? 3 * uint64_t{length} : length + (pretty ? length / 2 : 0);
   if (bound >= quire::detail::PROBE_THRESHOLD &&
       !quire::detail::can_allocate(static_cast<size_t>(std::min<uint64_t>(2 * bound, SIZE_MAX - 64)))) {
     out.error = quire::wasm::to_record(quire::detail::out_of_memory(2 * bound, "the written resource"));
     return out;
   }
-  out.text = quire::fhir::write(r.value(), {.pretty = pretty});
+  if (to_xml) {
+    auto xml = quire::fhir::write_xml(r.value(), {.pretty = pretty});
+    if (!xml) {
+      out.error = quire::wasm::to_record(xml.error());
+      return out;
+    }
+    out.text = std::move(xml).value();
+  } else {
+    out.text = quire::fhir::write(r.value(), {.pretty = pretty});
+  }
   fill_outcome(out, r->outcome());
   return out;
 }
@@ -92,7 +107,8 @@ EMSCRIPTEN_BINDINGS(quire_fhir) {
       .field("maxContained", &fhir_options_record::max_contained)
       .field("checkCodes", &fhir_options_record::check_codes)
       .field("checkReferences", &fhir_options_record::check_references)
-      .field("checkInvariants", &fhir_options_record::check_invariants);
+      .field("checkInvariants", &fhir_options_record::check_invariants)
+      .field("syntax", &fhir_options_record::syntax);
   value_object<fhir_text_record>("FhirTextRecord")
       .field("error", &fhir_text_record::error)
       .field("text", &fhir_text_record::text)

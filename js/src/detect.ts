@@ -9,9 +9,10 @@ export const DETECT_BYTES = 64 * 1024;
  * `quire`: a .quire file; `fhir`: one JSON object over several lines (a resource or Bundle);
  * `json`: one JSON array; `ndjson`: a JSON value a line (a resource on one line is one too);
  * `hl7`: HL7 v2 (MLLP-framed too); `csv`; `empty`: no bytes but white space; `unknown`;
- * `need-more`: the bytes end inside a first line that may be JSON (only with `complete: false`).
+ * `need-more`: the bytes end inside a first line that may be JSON (only with `complete: false`);
+ * `fhir-xml`: `<` first (after a byte order mark and white space): a resource or Bundle in R4 XML.
  */
-export type InputKind = 'quire' | 'fhir' | 'json' | 'ndjson' | 'hl7' | 'csv' | 'empty' | 'unknown' | 'need-more';
+export type InputKind = 'quire' | 'fhir' | 'json' | 'ndjson' | 'hl7' | 'csv' | 'empty' | 'unknown' | 'need-more' | 'fhir-xml';
 
 export interface Detection {
   kind: InputKind;

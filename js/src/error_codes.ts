@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'NUMERIC_OVERFLOW'
   | 'REGEX_TOO_LARGE'
   | 'RESULT_TOO_LARGE'
+  | 'INVALID_XML'
   | (string & {});
 
 /** Every code's fixed numeric value (the core's quire::error_code), by name; frozen. */
@@ -129,4 +130,6 @@ export const ERROR_CODES = Object.freeze({
   REGEX_TOO_LARGE: 38,
   /** what an evaluation makes grew past its limit (max_collection, max_string_bytes, max_comparisons, max_rows_per_resource) */
   RESULT_TOO_LARGE: 39,
+  /** the bytes are not well-formed XML in UTF-8, or hold a DOCTYPE or an entity declaration (refused, never expanded) */
+  INVALID_XML: 40,
 } as const);

@@ -1,4 +1,4 @@
-// FHIR R4: validate, parse and format resources with the same core as native quire.
+// FHIR R4: validate, parse and format resources (JSON or XML) with the same core as native quire.
 import type { ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { wasm, withInput, type Input } from './module.js';
@@ -21,6 +21,11 @@ export interface FhirOptions {
   checkReferences?: boolean;
   /** Evaluate the R4 invariants (dom-2, ele-1, pat-1...) with the FHIRPath engine (default true). */
   checkInvariants?: boolean;
+  /**
+   * The input's form: FHIR JSON, R4's XML form, or 'detect' (the default: XML when the first byte
+   * after a byte order mark and white space is `<`). Issues of XML input are at XML lines and columns.
+   */
+  syntax?: 'json' | 'xml' | 'detect';
 }
 
 /** One finding, shaped like an OperationOutcome.issue. */
@@ -60,6 +65,7 @@ interface FhirOptionsRecord {
   checkCodes: boolean;
   checkReferences: boolean;
   checkInvariants: boolean;
+  syntax: number;
 }
 
 interface FhirTextRecord {
@@ -73,7 +79,7 @@ interface FhirTextRecord {
 
 interface FhirBindings {
   fhirValidate(pointer: number, length: number, options: FhirOptionsRecord): FhirTextRecord;
-  fhirWrite(pointer: number, length: number, pretty: boolean, options: FhirOptionsRecord): FhirTextRecord;
+  fhirWrite(pointer: number, length: number, pretty: boolean, toXml: boolean, options: FhirOptionsRecord): FhirTextRecord;
   fhirDefinitionsVersion(): string;
 }
 
@@ -91,11 +97,14 @@ function toRecord(o: FhirOptions | undefined): FhirOptionsRecord {
     checkCodes: o?.checkCodes ?? true,
     checkReferences: o?.checkReferences ?? true,
     checkInvariants: o?.checkInvariants ?? true,
+    syntax: SYNTAX[o?.syntax ?? 'detect'] ?? 2,
   };
 }
 
-function write(input: Input, pretty: boolean, options: FhirOptions | undefined): FhirTextRecord {
-  const r = withInput(input, (pointer, length) => bindings().fhirWrite(pointer, length, pretty, toRecord(options)));
+const SYNTAX: Record<string, number> = { json: 0, xml: 1, detect: 2 };
+
+function write(input: Input, pretty: boolean, toXml: boolean, options: FhirOptions | undefined): FhirTextRecord {
+  const r = withInput(input, (pointer, length) => bindings().fhirWrite(pointer, length, pretty, toXml, toRecord(options)));
   if (r.error.code) throw QuireError.fromRecord(r.error);
   return r;
 }
@@ -117,12 +126,16 @@ export const fhir = {
    * QuireError when the input is not a readable resource (or, with strict, has unknown elements).
    */
   parse(input: Input, options?: FhirOptions): FhirResource {
-    return JSON.parse(write(input, false, options).text) as FhirResource;
+    return JSON.parse(write(input, false, false, options).text) as FhirResource;
   },
 
-  /** Canonical FHIR JSON: keys in the specification's order, numbers exactly as written. Throws QuireError on unreadable input. */
-  format(input: Input, options?: FhirOptions & { pretty?: boolean }): string {
-    return write(input, options?.pretty ?? false, options).text;
+  /**
+   * Canonical FHIR JSON: keys in the specification's order, numbers exactly as written; or, with
+   * `to: 'xml'`, R4's XML form (elements in the specification's order). JSON or XML input. Throws
+   * QuireError on unreadable input (and INVALID_RESOURCE for what XML cannot hold).
+   */
+  format(input: Input, options?: FhirOptions & { pretty?: boolean; to?: 'json' | 'xml' }): string {
+    return write(input, options?.pretty ?? false, options?.to === 'xml', options).text;
   },
 
   /** The entries of a Bundle one by one: `{ index, fullUrl, resource }` (resource as a plain object). */

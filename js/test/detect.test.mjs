@@ -16,6 +16,7 @@ test('detect: each kind from the first bytes', () => {
   assert.equal(kind('{"resourceType":"Patient"}\n{"resourceType":"Patient"}\n'), 'ndjson');
   assert.equal(kind('{"resourceType":"Patient"}'), 'ndjson');
   assert.equal(kind('{"resourceType":"Pat', { complete: false }), 'need-more');
+  assert.equal(kind('<?xml version="1.0"?>\n<Patient xmlns="http://hl7.org/fhir"/>'), 'fhir-xml');
   assert.equal(kind('MSH|^~\\&|A|B\rPID|1\r'), 'hl7');
   assert.equal(kind(new Uint8Array([0x0b, ...new TextEncoder().encode('MSH|^~\\&|A\r'), 0x1c, 0x0d])), 'hl7');
   assert.equal(kind('id,name\n1,a\n'), 'csv');

@@ -102,3 +102,46 @@ test('fhir: entries of a Bundle one by one', () => {
   assert.deepEqual(seen, ['0:Patient', '1:Practitioner']);
   assert.equal(fhir.definitionsVersion, '4.0.1');
 });
+
+test('fhir: XML input and output give the bytes native quire gives (tests/data/fhir-xml)', () => {
+  const dir = path.join(dataDir, 'fhir-xml');
+  const golden = new Map(tsv(path.join(dir, 'xml_summary.tsv')).map((r) => [r[0], r.slice(1).join('\t')]));
+  const files = readdirSync(path.join(dir, 'xml')).filter((f) => f.endsWith('.xml')).sort();
+  assert.equal(files.length, golden.size);
+  for (const file of files) {
+    const bytes = readFileSync(path.join(dir, 'xml', file));
+    const o = fhir.validate(bytes);
+    const json = fhir.format(bytes);
+    const xml = fhir.format(bytes, { to: 'xml', pretty: true });
+    const line = o.issues.length ? o.issues[0].line : 0;
+    assert.equal([o.errors, o.warnings, o.issues.length, line, fnv1a(json), fnv1a(xml)].join('\t'), golden.get(file), file);
+    assert.equal(fhir.format(xml), json, `${file}: XML -> JSON -> XML -> JSON`);
+    assert.equal(fhir.format(bytes.toString('utf8')), json, `${file}: from a string as from bytes`);
+  }
+  const corpusGolden = new Map(tsv(path.join(dir, 'corpus_xml_summary.tsv')).map((r) => [r[0], r.slice(1).join('\t')]));
+  const examples = path.join(corpusDir(), 'fhir-r4', 'examples');
+  for (const file of ['Patient-example.json', 'Bundle-bundle-example.json', 'Observation-decimal.json', 'Binary-f006.json']) {
+    const bytes = readFileSync(path.join(examples, file));
+    const compact = fhir.format(bytes, { to: 'xml' });
+    const pretty = fhir.format(bytes, { to: 'xml', pretty: true });
+    assert.equal([fnv1a(compact), fnv1a(pretty)].join('\t'), corpusGolden.get(file), file);
+    assert.equal(fhir.format(compact), fhir.format(bytes), `${file}: JSON -> XML -> JSON`);
+  }
+});
+
+test('fhir: XML issues are at XML lines; hostile XML is a typed error, never expanded', () => {
+  const xml = '<Patient xmlns="http://hl7.org/fhir">\n  <birthDate value="1974-13-45"/>\n</Patient>';
+  const o = fhir.validate(xml, { checkInvariants: false });
+  const birth = o.issues.find((i) => i.expression === 'Patient.birthDate');
+  assert.equal(birth.line, 2);
+  assert.equal(birth.column, 3);
+  const laughs = '<?xml version="1.0"?>\n<!DOCTYPE p [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<Patient xmlns="http://hl7.org/fhir"><id value="&b;"/></Patient>';
+  const bad = fhir.validate(laughs);
+  assert.equal(bad.issues[0].error, 'INVALID_XML');
+  assert.equal(bad.issues[0].line, 2);
+  assert.throws(() => fhir.parse(laughs), (e) => e instanceof QuireError && e.code === 'INVALID_XML' && e.line === 2);
+  assert.throws(() => fhir.parse('<Patient xmlns="http://hl7.org/fhir"><colour value="red"/></Patient>'), (e) => e instanceof QuireError && e.code === 'UNKNOWN_ELEMENT');
+  // syntax: 'json' reads `<` as JSON, as before.
+  assert.equal(fhir.validate(xml, { syntax: 'json' }).issues[0].error, 'INVALID_JSON');
+  assert.equal(fhir.parse(xml).birthDate, '1974-13-45');
+});

@@ -13,6 +13,7 @@ int run_validate(arguments &args) {
   bool as_json = args.flag("--json");
   bool quiet = args.flag("--quiet");
   fhir::options opts;
+  opts.input_syntax = fhir::syntax::detect;  // JSON or XML, by the first byte
   opts.max_issues = static_cast<size_t>(args.number("--max-issues").value_or(opts.max_issues));
   opts.max_depth = static_cast<size_t>(args.number("--max-depth").value_or(opts.max_depth));
   auto positional = args.finish("fhir validate", 1, SIZE_MAX, "needs at least one FILE");
@@ -62,6 +63,8 @@ int run_format(arguments &args) {
   bool compact = args.flag("--compact");
   bool strict = args.flag("--strict");
   auto output = args.option("--output");
+  auto to = args.option("--to");
+  if (to && *to != "json" && *to != "xml") { return usage_error("fhir format", "--to takes json or xml, not " + *to); }
   auto positional = args.finish("fhir format", 1, 1, "needs exactly one FILE");
   if (!positional) return args.exit_status();
   const std::vector<std::string> &files = *positional;
@@ -69,10 +72,19 @@ int run_format(arguments &args) {
   if (!source) return fail(files[0], source.error());
   fhir::options opts;
   opts.strict = strict;
+  opts.input_syntax = fhir::syntax::detect;  // JSON or XML, by the first byte
   auto r = fhir::read(*source.value(), opts);
   if (!r) return fail(files[0], r.error());
-  std::string text = fhir::write(r.value(), {.pretty = !compact});
-  text += '\n';
+  std::string text;
+  if (to && *to == "xml") {
+    auto xml = fhir::write_xml(r.value(), {.pretty = !compact});
+    if (!xml) return fail(files[0], xml.error());
+    text = std::move(xml).value();
+    if (compact) text += '\n';
+  } else {
+    text = fhir::write(r.value(), {.pretty = !compact});
+    text += '\n';
+  }
   if (!output) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return EXIT_OK;
@@ -87,10 +99,13 @@ int run_format(arguments &args) {
 
 registration fhir_validate{
     {"fhir", "validate", "FILE... [--json] [--quiet] [--max-issues N] [--max-depth N]",
-     "Validate FHIR R4 resources against the base definitions; print every issue (exit 1 when any error).",
+     "Validate FHIR R4 resources (JSON or XML, by the first byte) against the base definitions; print every issue "
+     "(exit 1 when any error).",
      run_validate}};
-registration fhir_format{{"fhir", "format", "FILE [--compact] [--strict] [--output FILE]",
-                          "Write a FHIR R4 resource as canonical JSON (pretty unless --compact).", run_format}};
+registration fhir_format{{"fhir", "format", "FILE [--to json|xml] [--compact] [--strict] [--output FILE]",
+                          "Write a FHIR R4 resource (JSON or XML) as canonical JSON, or as XML with --to xml "
+                          "(pretty unless --compact).",
+                          run_format}};
 
 }  // namespace
 }  // namespace quire::cli

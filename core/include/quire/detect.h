@@ -23,6 +23,7 @@ enum class input_kind : uint8_t {
   hl7v2,       ///< HL7 v2 messages (MSH, FHS or BHS first or at a line start), MLLP-framed or not
   csv,         ///< text in rows of the same number (at least 2) of fields split by `,`, tab or `;`
   need_more,   ///< the bytes given end inside the first line of what may be JSON: give more
+  fhir_xml,    ///< XML: `<` first (after a byte order mark and white space), read as FHIR R4 XML
 };
 
 /// How many bytes detect_input needs at most to decide (except need_more: a first line longer than
@@ -42,13 +43,14 @@ struct input_detection {
 /// an MLLP start byte before an HL7 v2 header segment; white space only (empty); control bytes
 /// in the first 4 KiB (unknown, unless an HL7 header comes first); an HL7 v2 header segment; a
 /// first non-blank line that is a whole JSON value (ndjson: a resource on one line reads the same
-/// as NDJSON and as a document; its line end may be missing when `whole`); `{` (fhir_json) and `[`
+/// as NDJSON and as a document; its line end may be missing when `whole`); `<` (fhir_xml, as
+/// fhir::looks_like_xml has it; before the JSON test); `{` (fhir_json) and `[`
 /// (json); text that is not UTF-8 (unknown); an HL7 header at a line start in the first 4 KiB; CSV;
 /// last, other UTF-8 text named `.csv` (CSV, `,`) or `.tsv` (CSV, tab): one column, say.
 /// Never fails; reads at most DETECT_BYTES of `prefix` but for a first line's end.
 input_detection detect_input(std::string_view prefix, bool whole, std::string_view name = {});
 
-/// "unknown", "empty", "quire", "fhir", "json", "ndjson", "hl7", "csv", "need-more": the names the
+/// "unknown", "empty", "quire", "fhir", "json", "ndjson", "hl7", "csv", "need-more", "fhir-xml": the names the
 /// npm package's detect() and the viewer use.
 std::string_view input_kind_name(input_kind kind) noexcept;
 

@@ -71,4 +71,6 @@ QUIRE_ERROR_CODE(NUMERIC_OVERFLOW, 37, "an exact result (a decimal sum or averag
 QUIRE_ERROR_CODE(REGEX_TOO_LARGE, 38, "a regular expression beyond the engine's limits (pattern length, instructions, nesting, a repeat count)")
 // --- limits, again ---
 QUIRE_ERROR_CODE(RESULT_TOO_LARGE, 39, "what an evaluation makes grew past its limit (max_collection, max_string_bytes, max_comparisons, max_rows_per_resource)")
+// --- FHIR XML ---
+QUIRE_ERROR_CODE(INVALID_XML, 40, "the bytes are not well-formed XML in UTF-8, or hold a DOCTYPE or an entity declaration (refused, never expanded)")
 // clang-format on

@@ -33,6 +33,10 @@
 
 namespace quire::fhir {
 
+/// The two forms of a resource read(): FHIR's JSON and its XML (R4's XML representation).
+/// detect takes XML when the first byte after a UTF-8 byte order mark and any white space is `<`.
+enum class syntax : uint8_t { json, xml, detect };
+
 /// How to read and validate, and the bounds that make hostile input cost a bounded amount.
 struct options {
   static constexpr size_t DEFAULT_MAX_DEPTH = 256;
@@ -55,6 +59,8 @@ struct options {
   /// Lets the handful of ubiquitous invariants (ele-1) take a native shortcut where its answer is
   /// certain; false evaluates every one with the FHIRPath engine (the tests compare the two).
   bool invariant_fast_paths = true;
+  /// read(), validate(), format(): the input's form (JSON unless told; see read_xml()).
+  syntax input_syntax = syntax::json;
 };
 
 enum class severity : uint8_t { error, warning, information };
@@ -141,6 +147,37 @@ std::string write(const resource &r, const write_options &w = {});
 
 /// read() then write(): canonical JSON of the input, or read()'s error.
 result<std::string> format(std::string_view input, const write_options &w = {}, const options &opts = {});
+
+/// Whether `input` is XML by the rule of syntax::detect.
+bool looks_like_xml(std::string_view input) noexcept;
+
+/// Reads and validates a resource in R4's XML form (copying nothing it keeps but the JSON form it
+/// builds): expat parses it; the elements become the resource's JSON form (the same document, and
+/// so the same canonical JSON, as the resource's JSON form gives), read and validated as read()
+/// does, with every issue's offset, line and column moved to the XML element it is about.
+/// The conversion: the element namespace http://hl7.org/fhir is required; `value` attributes are
+/// the primitives' values (numbers and booleans as their text); `id` attributes and `extension`
+/// children of a primitive go to its `_name` companion; elements the definitions make arrays, or
+/// that repeat, become arrays; a narrative's `div` (XHTML namespace required) is kept as written,
+/// as a string; comments and processing instructions are dropped; `resourceType` comes from the
+/// element name, inside `contained`, `entry.resource` and other resource-typed elements too;
+/// attributes of other namespaces (xsi:schemaLocation) are ignored.
+/// Errors, each with offset, line and column in the XML: INVALID_XML (not well-formed, not UTF-8,
+/// a DOCTYPE, an entity declaration or an undefined entity: nothing is ever expanded or fetched);
+/// INVALID_RESOURCE (a wrong namespace, an unknown resource type, text where FHIR has none, a
+/// resource wrapper without exactly one resource); UNKNOWN_ELEMENT (an element or attribute the
+/// definitions do not have, in lenient mode too: its JSON form is unknown); MAX_DEPTH_EXCEEDED
+/// (element nesting, the div's included, beyond max_depth); DOCUMENT_TOO_LARGE; EMPTY_INPUT; and
+/// read()'s own (TOO_MANY_CONTAINED, UNKNOWN_ELEMENT in strict mode...).
+result<resource> read_xml(std::string_view input, const options &opts = {});
+
+/// Writes a resource in R4's XML form: elements in the specification's order, `value`, `id` and
+/// `url` attributes escaped (`&`, `<`, `>`, `"`, tab, line feed, carriage return), primitives'
+/// `_name` companions merged back, `div` written as its XHTML text (checked to be well-formed).
+/// Pretty: two-space indentation, the div as it is. Errors: INVALID_RESOURCE when a value cannot
+/// be XML (a control character XML 1.0 forbids, a div that is not well-formed XML, an object
+/// where the definitions have none...).
+result<std::string> write_xml(const resource &r, const write_options &w = {});
 
 /// One entry of a Bundle.
 struct entry {

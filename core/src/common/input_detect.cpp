@@ -116,6 +116,7 @@ input_detection detect_input(std::string_view b, bool whole, std::string_view na
     return found(input_kind::unknown, "binary bytes: control characters within the first 4 KiB");
   }
   if (hl7_at(b, at)) return found(input_kind::hl7v2, joined({"starts with an HL7 v2 ", b.substr(at, 3), " segment"}));
+  if (b[at] == '<') return found(input_kind::fhir_xml, "starts with '<': XML (a FHIR resource or Bundle in R4 XML)");
 
   // The CLI's test: the first non-blank line is a whole JSON value. A last line without a line
   // end is whole only when the input is; before that, only more bytes can tell.
@@ -169,6 +170,7 @@ std::string_view input_kind_name(input_kind kind) noexcept {
     case input_kind::hl7v2: return "hl7";
     case input_kind::csv: return "csv";
     case input_kind::need_more: return "need-more";
+    case input_kind::fhir_xml: return "fhir-xml";
   }
   return "unknown";
 }

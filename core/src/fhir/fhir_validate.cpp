@@ -801,6 +801,10 @@ outcome outcome_of_error(const quire::error &e) {
   return o;
 }
 
+bool wants_xml(std::string_view input, const options &opts) noexcept {
+  return opts.input_syntax == syntax::xml || (opts.input_syntax == syntax::detect && looks_like_xml(input));
+}
+
 }  // namespace
 
 std::string_view severity_name(severity s) noexcept {
@@ -817,12 +821,29 @@ std::string_view resource::resource_type() const noexcept { return detail::TYPES
 std::string_view definitions_version() noexcept { return detail::DEFINITIONS_VERSION.view(); }
 
 result<resource> read(std::string_view input, const options &opts) {
+  if (wants_xml(input, opts)) return read_xml(input, opts);
   auto doc = json::parse(input, json_limits(opts));
   if (!doc) return std::move(doc).error();
   return read_document(std::move(doc).value(), opts);
 }
 
 result<resource> read(const byte_source &source, const options &opts) {
+  if (opts.input_syntax != syntax::json) {
+    // XML is read from contiguous bytes: a source that has none is read whole first.
+    std::span<const uint8_t> bytes = source.contiguous();
+    std::string copy;
+    if (bytes.empty() && source.size() > 0) {
+      if (source.size() > opts.max_bytes) {
+        return quire::error(error_code::DOCUMENT_TOO_LARGE, "the input is larger than max_bytes", 0);
+      }
+      copy.resize(static_cast<size_t>(source.size()));
+      auto got = source.read_at(0, std::span<uint8_t>(reinterpret_cast<uint8_t *>(copy.data()), copy.size()));
+      if (!got) return std::move(got).error();
+      bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(copy.data()), copy.size());
+    }
+    std::string_view text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    if (wants_xml(text, opts)) return read_xml(text, opts);
+  }
   auto doc = json::parse(source, json_limits(opts));
   if (!doc) return std::move(doc).error();
   return read_document(std::move(doc).value(), opts);
