@@ -1,10 +1,11 @@
-# simdjson 3.0.1, zstd 1.5.4 and expat 2.5.0, built from the Debian source packages that
-# scripts/bootstrap unpacked (and checked by SHA-256) under .deps/src — the same sources for both
-# targets.
+# simdjson 3.0.1, zstd 1.5.4, expat 2.5.0 and libsodium 1.0.18, built from the Debian source
+# packages that scripts/bootstrap unpacked (and checked by SHA-256) under .deps/src — the same
+# sources for both targets.
 set(QUIRE_SIMDJSON_DIR "${QUIRE_DEPS_DIR}/simdjson-3.0.1")
 set(QUIRE_ZSTD_DIR "${QUIRE_DEPS_DIR}/zstd-1.5.4")
 set(QUIRE_EXPAT_DIR "${QUIRE_DEPS_DIR}/expat-2.5.0")
-foreach(dir IN ITEMS "${QUIRE_SIMDJSON_DIR}" "${QUIRE_ZSTD_DIR}" "${QUIRE_EXPAT_DIR}")
+set(QUIRE_SODIUM_DIR "${QUIRE_DEPS_DIR}/libsodium-1.0.18")
+foreach(dir IN ITEMS "${QUIRE_SIMDJSON_DIR}" "${QUIRE_ZSTD_DIR}" "${QUIRE_EXPAT_DIR}" "${QUIRE_SODIUM_DIR}")
   if(NOT EXISTS "${dir}/.quire-verified")
     message(FATAL_ERROR "${dir} is missing: run scripts/bootstrap first")
   endif()
@@ -63,3 +64,31 @@ target_include_directories(quire_expat PRIVATE "${QUIRE_EXPAT_CONFIG_DIR}")
 # A static library: no import/export decorations.
 target_compile_definitions(quire_expat PUBLIC XML_STATIC=1)
 quire_apply_dep_flags(quire_expat)
+
+# libsodium: Debian's orig tarball is a git snapshot without `configure`, so its sources are built
+# as a list with the defines configure would find. Natively the SSE2/SSSE3/AVX2 and AES-NI code is
+# compiled in (each file selects its instructions with target attributes) and chosen at run time
+# from the CPU; wasm gets the portable code. version.h is made from its template here.
+set(QUIRE_SODIUM_SRC "${QUIRE_SODIUM_DIR}/src/libsodium")
+file(GLOB_RECURSE QUIRE_SODIUM_SOURCES "${QUIRE_SODIUM_SRC}/*.c")
+set(QUIRE_SODIUM_GENERATED "${CMAKE_BINARY_DIR}/sodium-include")
+function(quire_sodium_version_h)
+  set(VERSION 1.0.18)
+  set(SODIUM_LIBRARY_VERSION_MAJOR 10)
+  set(SODIUM_LIBRARY_VERSION_MINOR 3)
+  set(SODIUM_LIBRARY_MINIMAL_DEF "")
+  configure_file("${QUIRE_SODIUM_SRC}/include/sodium/version.h.in" "${QUIRE_SODIUM_GENERATED}/sodium/version.h" @ONLY)
+endfunction()
+# The public headers, copied beside the version.h made from its template (it includes export.h
+# from its own folder).
+file(COPY "${QUIRE_SODIUM_SRC}/include/" DESTINATION "${QUIRE_SODIUM_GENERATED}" PATTERN "*.in" EXCLUDE)
+quire_sodium_version_h()
+add_library(quire_sodium STATIC ${QUIRE_SODIUM_SOURCES})
+target_include_directories(quire_sodium SYSTEM PUBLIC "${QUIRE_SODIUM_GENERATED}")
+target_include_directories(quire_sodium PRIVATE "${QUIRE_SODIUM_GENERATED}/sodium")
+target_compile_definitions(quire_sodium PRIVATE CONFIGURED=1 NATIVE_LITTLE_ENDIAN=1 HAVE_TI_MODE=1 HAVE_POSIX_MEMALIGN=1)
+if(NOT EMSCRIPTEN)
+  target_compile_definitions(quire_sodium PRIVATE HAVE_EMMINTRIN_H=1 HAVE_TMMINTRIN_H=1 HAVE_SMMINTRIN_H=1
+    HAVE_AVX2INTRIN_H=1 HAVE_WMMINTRIN_H=1 HAVE_CPUID=1 HAVE_INLINE_ASM=1 HAVE_PTHREAD=1 HAVE_MMAP=1 HAVE_MLOCK=1)
+endif()
+quire_apply_dep_flags(quire_sodium)
