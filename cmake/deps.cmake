@@ -90,5 +90,21 @@ target_compile_definitions(quire_sodium PRIVATE CONFIGURED=1 NATIVE_LITTLE_ENDIA
 if(NOT EMSCRIPTEN)
   target_compile_definitions(quire_sodium PRIVATE HAVE_EMMINTRIN_H=1 HAVE_TMMINTRIN_H=1 HAVE_SMMINTRIN_H=1
     HAVE_AVX2INTRIN_H=1 HAVE_WMMINTRIN_H=1 HAVE_CPUID=1 HAVE_INLINE_ASM=1 HAVE_PTHREAD=1 HAVE_MMAP=1 HAVE_MLOCK=1)
+  # Each SIMD file gets the instructions its own name says, as libsodium's Makefile.am gives them
+  # (gcc would take its target pragmas; clang needs the flags); the CPU check picks them at run time.
+  foreach(source IN LISTS QUIRE_SODIUM_SOURCES)
+    get_filename_component(name "${source}" NAME)
+    if(name MATCHES "aesni")
+      set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "-mavx;-maes;-mpclmul")
+    elseif(name MATCHES "avx2")
+      set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "-mavx;-mavx2")
+    elseif(name MATCHES "sse41")
+      set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "-mssse3;-msse4.1")
+    elseif(name MATCHES "ssse3")
+      set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "-mssse3")
+    elseif(name MATCHES "sse2|xmm6")
+      set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "-msse2")
+    endif()
+  endforeach()
 endif()
 quire_apply_dep_flags(quire_sodium)
