@@ -125,6 +125,21 @@ printf '{"resourceType":"Patient","id":"l","gender":"%s"}\n' "$(head -c 300 /dev
 run 2 "a value too long for a folder name" -- view run view.json long.ndjson --out long --partition-by gender --quiet
 has "longer than 255 bytes" "the long value's message"
 
+# Ranges that overlap or leave bytes out are refused by the merge: no row counted twice or lost.
+size=$(wc -c <patients.ndjson)
+half=$((size / 2))
+"$quire" view run view.json patients.ndjson --range "0:$((half + 500))" --out overlap --partition-by gender --part a --quiet
+"$quire" view run view.json patients.ndjson --range "$half:$size" --out overlap --partition-by gender --part b --quiet
+run 2 "a merge of overlapping ranges" -- dataset merge overlap
+has "the ranges of parts a and b overlap at bytes $half..$((half + 500)) of patients.ndjson" "the overlap's message"
+[[ -f overlap/_quire_dataset.json ]] && fail "a manifest was written over overlapping ranges"
+"$quire" view run view.json patients.ndjson --range "0:$half" --out gap --partition-by gender --part a --quiet
+run 2 "a merge with a range missing" -- dataset merge gap
+has "bytes $half..$size of patients.ndjson ($size bytes) are in no writer's range: a task is missing" "the gap's message"
+"$quire" view run view.json patients.ndjson --range "$half:$((size + 999))" --out gap --partition-by gender --part b --quiet
+run 0 "the missing range added, past the end" -- dataset merge gap
+has "3000 rows" "the complete merge's rows"
+
 # The checked-in dataset: the CLI prints its golden files (js/test/dataset.test.mjs holds the npm
 # package to the same bytes).
 "$quire" query "$golden/observations" | cmp -s - "$golden/rows.ndjson" || fail "the checked-in dataset's rows"

@@ -289,3 +289,40 @@ TEST_CASE("dataset: a file unlike its manifest entry is CORRUPT_FILE, not a wron
   gone.files.erase(gone.m.files[0].path);
   CHECK(reader_of(gone).count().error().code == error_code::FILE_NOT_FOUND);
 }
+
+TEST_CASE("dataset: the writers' ranges of an input must cover it exactly once", "[dataset]") {
+  written w;
+  write_dataset(w, patients());
+  auto fragment = [&](const std::string &part, uint64_t start, uint64_t end, const std::string &input = "x.ndjson") {
+    dataset::manifest m;
+    m.schema = w.m.schema;
+    m.partition_by = w.m.partition_by;
+    m.ranges.push_back({.input = input, .input_bytes = 100, .start = start, .end = end, .part = part});
+    return m;
+  };
+  auto merged = dataset::merge({fragment("a", 0, 40), fragment("c", 70, 100), fragment("b", 40, 70)});
+  REQUIRE(merged);
+  CHECK(merged->ranges.size() == 3);
+  // An empty range (a part a long line covered) is fine; another input is checked on its own.
+  CHECK(dataset::merge(
+      {fragment("a", 0, 40), fragment("e", 40, 40), fragment("b", 40, 100), fragment("z", 0, 100, "y.ndjson")}));
+  auto why = [](result<dataset::manifest> r) {
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+    return r.error().message;
+  };
+  CHECK_THAT(why(dataset::merge({fragment("a", 0, 40), fragment("b", 30, 100)})),
+             Catch::Contains("parts a and b overlap at bytes 30..40 of x.ndjson (100 bytes)"));
+  CHECK_THAT(why(dataset::merge({fragment("a", 0, 40), fragment("b", 50, 100)})),
+             Catch::Contains("bytes 40..50 of x.ndjson (100 bytes) are in no writer's range"));
+  CHECK_THAT(why(dataset::merge({fragment("a", 10, 100)})), Catch::Contains("bytes 0..10"));
+  CHECK_THAT(why(dataset::merge({fragment("a", 0, 90)})), Catch::Contains("bytes 90..100"));
+  CHECK_THAT(why(dataset::merge({fragment("a", 0, 100), fragment("b", 0, 100)})), Catch::Contains("overlap"));
+  // The ranges survive the manifest's text.
+  auto back = dataset::parse_manifest(dataset::to_json(*merged));
+  REQUIRE(back);
+  CHECK(dataset::to_json(*back) == dataset::to_json(*merged));
+  std::string text = dataset::to_json(*merged);
+  text.replace(text.find("\"start\":70"), 10, "\"start\":170");
+  CHECK(dataset::parse_manifest(text).error().code == error_code::CORRUPT_FILE);
+}

@@ -7,7 +7,7 @@ import { nodeFs } from './files.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm } from './module.js';
-import type { ColumnType, Query, RowText } from './format.js';
+import { check, queryJson, type ColumnType, type Query, type RowText } from './format.js';
 
 /** What the manifest says of one file (docs/format.md §9). */
 export interface DatasetFile {
@@ -62,18 +62,6 @@ interface DatasetBindings {
 }
 
 const MANIFEST = '_quire_dataset.json';
-
-function check(r: { error: ErrorRecord }): void {
-  if (r.error.code) throw QuireError.fromRecord(r.error);
-}
-
-function queryJson(q: Query | undefined, method: string): string {
-  if (q === undefined) return '';
-  if (q === null || typeof q !== 'object' || Array.isArray(q)) {
-    throw new TypeError(`quire: ${method} takes a query object, e.g. ${method}({ where: "age > 80" })`);
-  }
-  return JSON.stringify(q);
-}
 
 /** A dataset opened by format.openDataset(). close() it when done (a finalizer frees it otherwise). */
 export class QuireDataset extends Handle<DatasetHandle> {

@@ -286,12 +286,13 @@ export interface RangeReader {
 
 const decoder = new TextDecoder();
 
-function check(r: { error: ErrorRecord }): void {
+/** @internal Throws the QuireError of a result's error record, if it has one. */
+export function check(r: { error: ErrorRecord }): void {
   if (r.error.code) throw QuireError.fromRecord(r.error);
 }
 
-/** The query as core reads it (parse_query_json); a plain Error for what is not a query object. */
-function queryJson(q: Query | undefined, method: string): string {
+/** @internal The query as core reads it (parse_query_json); a plain Error for what is not a query object. */
+export function queryJson(q: Query | undefined, method: string): string {
   if (q === undefined) return '';
   if (q === null || typeof q !== 'object' || Array.isArray(q)) {
     throw new TypeError(`quire: ${method} takes a query object, e.g. ${method}({ where: "age > 80" })`);

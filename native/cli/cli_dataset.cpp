@@ -100,10 +100,13 @@ result<void> part_to_parquet(format::file &f, const std::string &quire_path) {
 }  // namespace
 
 result<dataset::manifest> dataset_parts::commit(const view::table_writer &w, const format::schema &schema,
-                                                const std::string &partition_by, bool parquet) {
+                                                const std::string &partition_by, bool parquet,
+                                                std::vector<dataset::input_range> ranges) {
   dataset::manifest m;
   m.schema = schema;
   m.partition_by = partition_by;
+  m.ranges = std::move(ranges);
+  for (auto &r : m.ranges) r.part = name_;
   for (const auto &p : w.partitions()) {
     auto it = sinks_.find(p.segment);
     if (it == sinks_.end()) return quire::error(error_code::INVALID_ARGUMENT, "no part for " + p.segment);

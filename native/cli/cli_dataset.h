@@ -26,8 +26,10 @@ class dataset_parts final : public view::part_sinks {
   /// Names every staged part, describes each (from its statistics), with `parquet` writes a
   /// Parquet file beside each (part-NAME.parquet, through cli_parquet.h), and writes the writer's
   /// fragment last.
+  /// `ranges`: the input range the writer ran, if it ran one (the merge checks they tile the input).
   result<dataset::manifest> commit(const view::table_writer &w, const format::schema &schema,
-                                   const std::string &partition_by, bool parquet);
+                                   const std::string &partition_by, bool parquet,
+                                   std::vector<dataset::input_range> ranges = {});
 
  private:
   std::string staging() const;

@@ -2,6 +2,7 @@
 // resources, Bundles and NDJSON from the command line.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -257,7 +258,21 @@ int run_view_dataset(arguments &, table_options &table, const std::vector<std::s
   if (int read = feed_inputs(files, range, tw, input_bytes); read != EXIT_OK) return read;
   auto rows = tw.finish();
   if (!rows) return fail(dir, rows.error());
-  auto fragment = parts.commit(tw, *schema, column, parquet);
+  std::vector<dataset::input_range> ranges;
+  if (range) {
+    // The range as asked (its end at most the input's size): the merge checks the writers' ranges
+    // of one input meet, each byte in one.
+    struct stat st {};
+    if (::stat(files[1].c_str(), &st) != 0) return fail(files[1], quire::error(error_code::IO_ERROR, "cannot stat"));
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    const size_t slash = files[1].rfind('/');
+    ranges.push_back({.input = slash == std::string::npos ? files[1] : files[1].substr(slash + 1),
+                      .input_bytes = size,
+                      .start = std::min(range->start, size),
+                      .end = std::min(range->end, size),
+                      .part = part});
+  }
+  auto fragment = parts.commit(tw, *schema, column, parquet, std::move(ranges));
   if (!fragment) return fail(dir, fragment.error());
   if (merge_now) {
     auto merged = merge_dataset(dir);

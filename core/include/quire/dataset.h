@@ -75,10 +75,20 @@ struct file_entry {
   std::vector<column_summary> columns;  ///< one per schema column
 };
 
+/// The byte range of an input one writer ran (`view run --range`), kept so that the merge can
+/// check that the writers of one input covered it exactly once.
+struct input_range {
+  std::string input;         ///< the input's file name (its last path segment: tasks may mount it apart)
+  uint64_t input_bytes = 0;  ///< its size
+  uint64_t start = 0, end = 0;
+  std::string part;  ///< the writer's part name
+};
+
 struct manifest {
   format::schema schema;
   std::string partition_by;  ///< the partition column; "" for an unpartitioned dataset
   std::vector<file_entry> files;
+  std::vector<input_range> ranges;  ///< the writers' ranges (none for writers of whole inputs)
   uint64_t rows() const noexcept;
 };
 
@@ -94,7 +104,9 @@ std::string to_json(const manifest &m);
 /// type, a version newer than MANIFEST_VERSION).
 result<manifest> parse_manifest(std::string_view text);
 /// Joins fragments into one manifest, files ordered by path. Errors: INVALID_ARGUMENT when their
-/// schemas or partition columns differ, or two list one path (two writers chose one part name).
+/// schemas or partition columns differ, two list one path (two writers chose one part name), or
+/// the ranges of one input (one name and size) do not cover it exactly once: two that overlap
+/// (their lines would be counted twice) or bytes in none (a writer missing), each named.
 result<manifest> merge(std::vector<manifest> fragments);
 
 /// Which files a filter may match, by their statistics (the partition column's among them).

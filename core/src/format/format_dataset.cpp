@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "format_predicate.h"
 #include "quire/json.h"
@@ -337,6 +338,17 @@ std::string to_json(const manifest &m) {
     json::append_quoted(o, format::type_name(m.schema.columns[i].type));
     o += '}';
   }
+  o += "],\"ranges\":[";
+  for (size_t i = 0; i < m.ranges.size(); ++i) {
+    const input_range &r = m.ranges[i];
+    if (i) o += ',';
+    o += "{\"input\":";
+    json::append_quoted(o, r.input);
+    o += ",\"bytes\":" + std::to_string(r.input_bytes) + ",\"start\":" + std::to_string(r.start) +
+         ",\"end\":" + std::to_string(r.end) + ",\"part\":";
+    json::append_quoted(o, r.part);
+    o += '}';
+  }
   o += "],\"files\":[";
   for (size_t i = 0; i < m.files.size(); ++i) {
     const file_entry &f = m.files[i];
@@ -403,6 +415,34 @@ result<manifest> parse_manifest(std::string_view text) {
   }
   if (!m.partition_by.empty() && !m.schema.find(m.partition_by))
     return corrupt("partition column " + m.partition_by + " is not in the schema");
+  if (auto ranges = root->find("ranges"); ranges && !ranges->is_null()) {
+    auto arr = ranges->get_array();
+    if (!arr) return corrupt("\"ranges\" needs an array");
+    size_t n = 0;
+    for (json::value rv : *arr) {
+      const std::string where = "ranges[" + std::to_string(n++) + "]";
+      auto ro = rv.get_object();
+      if (!ro) return corrupt(where + " is not an object");
+      input_range r;
+      auto input = get_text(*ro, "input", where);
+      if (!input) return input.error();
+      auto part = get_text(*ro, "part", where);
+      if (!part) return part.error();
+      auto bytes = get_count(*ro, "bytes", where);
+      if (!bytes) return bytes.error();
+      auto start = get_count(*ro, "start", where);
+      if (!start) return start.error();
+      auto end = get_count(*ro, "end", where);
+      if (!end) return end.error();
+      if (*start > *end || *end > *bytes) return corrupt(where + " is not a range inside its input");
+      r.input = std::string(*input);
+      r.part = std::string(*part);
+      r.input_bytes = *bytes;
+      r.start = *start;
+      r.end = *end;
+      m.ranges.push_back(std::move(r));
+    }
+  }
   auto files = root->find("files");
   auto files_arr = files ? files->get_array() : result<json::array>(error(error_code::NO_SUCH_KEY, ""));
   if (!files_arr) return corrupt("\"files\" needs an array");
@@ -431,6 +471,34 @@ result<manifest> merge(std::vector<manifest> fragments) {
                    "the fragments disagree on their schema or partition column (written by different views?)");
     }
     for (auto &e : f.files) out.files.push_back(std::move(e));
+    for (auto &r : f.ranges) out.ranges.push_back(std::move(r));
+  }
+  // The ranges of each input must tile it: [0, a), [a, b), ... [z, size), each byte once.
+  std::sort(out.ranges.begin(), out.ranges.end(), [](const input_range &a, const input_range &b) {
+    return std::tie(a.input, a.input_bytes, a.start, a.end) < std::tie(b.input, b.input_bytes, b.start, b.end);
+  });
+  for (size_t i = 0; i < out.ranges.size(); ++i) {
+    const input_range &r = out.ranges[i];
+    const bool first = i == 0 || out.ranges[i - 1].input != r.input || out.ranges[i - 1].input_bytes != r.input_bytes;
+    const uint64_t covered = first ? 0 : out.ranges[i - 1].end;
+    const std::string name = r.input + " (" + std::to_string(r.input_bytes) + " bytes)";
+    if (r.start > covered) {
+      return error(error_code::INVALID_ARGUMENT, "bytes " + std::to_string(covered) + ".." + std::to_string(r.start) +
+                                                     " of " + name + " are in no writer's range: a task is missing");
+    }
+    if (r.start < covered) {
+      return error(error_code::INVALID_ARGUMENT, "the ranges of parts " + out.ranges[i - 1].part + " and " + r.part +
+                                                     " overlap at bytes " + std::to_string(r.start) + ".." +
+                                                     std::to_string(std::min(covered, r.end)) + " of " + name +
+                                                     ": their lines would be counted twice");
+    }
+    const bool last = i + 1 == out.ranges.size() || out.ranges[i + 1].input != r.input ||
+                      out.ranges[i + 1].input_bytes != r.input_bytes;
+    if (last && r.end < r.input_bytes) {
+      return error(error_code::INVALID_ARGUMENT, "bytes " + std::to_string(r.end) + ".." +
+                                                     std::to_string(r.input_bytes) + " of " + name +
+                                                     " are in no writer's range: a task is missing");
+    }
   }
   std::sort(out.files.begin(), out.files.end(),
             [](const file_entry &a, const file_entry &b) { return a.path < b.path; });
