@@ -71,6 +71,9 @@ quire_apply_dep_flags(quire_expat)
 # from the CPU; wasm gets the portable code. version.h is made from its template here.
 set(QUIRE_SODIUM_SRC "${QUIRE_SODIUM_DIR}/src/libsodium")
 file(GLOB_RECURSE QUIRE_SODIUM_SOURCES "${QUIRE_SODIUM_SRC}/*.c")
+# Its random source is replaced by quire's, which has none (core/src/crypto/sodium_randombytes.c).
+list(FILTER QUIRE_SODIUM_SOURCES EXCLUDE REGEX "/randombytes/")
+list(APPEND QUIRE_SODIUM_SOURCES "${PROJECT_SOURCE_DIR}/core/src/crypto/sodium_randombytes.c")
 set(QUIRE_SODIUM_GENERATED "${CMAKE_BINARY_DIR}/sodium-include")
 function(quire_sodium_version_h)
   set(VERSION 1.0.18)

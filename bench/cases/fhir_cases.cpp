@@ -5,22 +5,12 @@
 #include <string>
 
 #include "../shapes/fhir_shapes.h"
+#include "fhir_fold.h"
 #include "quire/bench.h"
 #include "quire/fhir.h"
 
 namespace quire::bench {
 namespace {
-
-uint64_t fold_outcome(uint64_t d, const fhir::outcome &o) {
-  d = mix(d, o.errors);
-  d = mix(d, o.warnings);
-  d = mix(d, o.issues.size());
-  for (const auto &i : o.issues) {
-    d = digest(i.expression, d);
-    d = mix(d, i.offset);
-  }
-  return d;
-}
 
 result<uint64_t> read_op(std::string_view input) {
   auto r = fhir::read(input);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../shapes/fhir_shapes.h"
+#include "fhir_fold.h"
 #include "quire/bench.h"
 #include "quire/fhir.h"
 
@@ -19,17 +20,6 @@ std::string as_xml(const std::string &json) {
   if (!r) return "<not-a-resource/>";  // fails the case loudly: the shape is not a resource
   auto x = fhir::write_xml(*r, {.pretty = true});
   return x ? std::move(x).value() : "<not-writable/>";
-}
-
-uint64_t fold_outcome(uint64_t d, const fhir::outcome &o) {
-  d = mix(d, o.errors);
-  d = mix(d, o.warnings);
-  d = mix(d, o.issues.size());
-  for (const auto &i : o.issues) {
-    d = digest(i.expression, d);
-    d = mix(d, i.offset);
-  }
-  return d;
 }
 
 result<uint64_t> read_op(std::string_view input) {

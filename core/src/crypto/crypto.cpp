@@ -1,7 +1,7 @@
-// quire/crypto.h over libsodium. libsodium is started once, with a random source that core never
-// asks for bytes: sodium_init() fills sodium_malloc's canary with it, which quire does not use, and
-// every key, nonce and salt quire uses comes from its caller. So no target needs libsodium's own
-// source (in wasm, JavaScript it would reach for at start).
+// quire/crypto.h over libsodium. libsodium's random source is quire's own, which has none
+// (sodium_randombytes.c): sodium_init() fills sodium_malloc's canary, which quire does not use,
+// while quire_sodium_starting(1) holds, and every key, nonce and salt quire uses comes from its
+// caller. So no target needs a random source at start (in wasm, JavaScript's).
 #include "quire/crypto.h"
 
 #include <sodium.h>
@@ -9,20 +9,18 @@
 #include <cstring>
 #include <string>
 
+extern "C" void quire_sodium_starting(int on);
+
 namespace quire::crypto {
 
 namespace {
 
-const char *no_source_name() { return "quire: none (keys, nonces and salts are the caller's)"; }
-uint32_t no_random() { return 0; }
-void no_buf(void *buf, size_t size) { std::memset(buf, 0, size); }
-
-randombytes_implementation NO_RANDOM = {no_source_name, no_random, nullptr, nullptr, no_buf, nullptr};
-
 bool started() {
   static const bool ok = [] {
-    randombytes_set_implementation(&NO_RANDOM);
-    return sodium_init() >= 0;
+    quire_sodium_starting(1);
+    const bool ok = sodium_init() >= 0;
+    quire_sodium_starting(0);
+    return ok;
   }();
   return ok;
 }
