@@ -138,7 +138,7 @@ try {
   const line = (id, value) => `{"resourceType":"Observation","id":"${id}","status":"final","valueQuantity":{"value":${value}}}\n`;
   for (const [what, text, reason] of [
     ['a decimal too wide', line('a', '1.5') + line('b', '1.1234567890123456789'), 'does not fit DECIMAL(38,18)'],
-    ['a bad line after good ones', line('a', '1.5').repeat(40000) + '{"resourceType":\n', 'INVALID'],
+    ['a bad line after good ones', line('a', '1.5').repeat(150000) + '{"resourceType":\n', 'INVALID'],
   ]) {
     const bad = join(work, 'bad.ndjson'), out = join(work, 'bad.parquet');
     writeFileSync(bad, text);

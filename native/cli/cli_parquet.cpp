@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -53,6 +54,8 @@ parquet_sink::~parquet_sink() {
   if (pid_ > 0) {
     int status = 0;
     ::waitpid(pid_, &status, 0);
+    // What it had begun to write under the temporary name goes too.
+    if (!temp_.empty()) std::remove(temp_.c_str());
   }
 }
 
@@ -81,6 +84,9 @@ result<void> parquet_sink::start(const format::schema &schema, const std::string
     words.push_back("--to");
     words.push_back("arrow");
   }
+  temp_ = out_path + ".tmp-" + std::to_string(::getpid());
+  words.push_back("--temp");
+  words.push_back(temp_);
   std::vector<char *> argv;
   for (auto &w : words) argv.push_back(w.data());
   argv.push_back(nullptr);

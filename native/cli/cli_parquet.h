@@ -42,7 +42,7 @@ class parquet_sink final : public format::byte_sink {
  private:
   int fd_ = -1;
   pid_t pid_ = -1;
-  std::string out_;
+  std::string out_, temp_;
 };
 
 }  // namespace quire::cli

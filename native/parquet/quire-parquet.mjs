@@ -8,6 +8,7 @@
 //   string, json -> VARCHAR.
 //   ... | node quire-parquet.mjs --names '["id","n"]' --types string,integer --out OUT.parquet [--row-group-rows N]
 //        [--to arrow]   (an Arrow IPC file instead, written by apache-arrow from DuckDB's casts)
+//        [--temp PATH]  (the temporary name the file is written under before it is renamed)
 // On failure the reason goes to stderr and the exit code is 1; the output is written under a
 // temporary name, renamed at the end.
 import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -67,7 +68,8 @@ async function main() {
       default: throw new Error(`unknown column type ${types[i]}`);
     }
   });
-  const temp = `${a.out}.tmp-${process.pid}`;
+  // The caller names the temporary (--temp) so that it can remove it if it stops this process.
+  const temp = a.temp ?? `${a.out}.tmp-${process.pid}`;
   try {
     const select = `SELECT ${casts.join(', ')} FROM ${source}`;
     if (a.to === 'arrow') await writeArrow(c, select, names, types, temp, rowGroup);
