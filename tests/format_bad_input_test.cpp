@@ -147,7 +147,7 @@ TEST_CASE("format bad input: wrong magic, unknown version, a footer past the end
   copy[0] = 'X';
   CHECK(file::open(borrow_bytes(copy)).code() == error_code::NOT_A_QUIRE_FILE);
   copy = bytes;
-  copy[6] = 2;
+  copy[6] = 3;
   CHECK(file::open(borrow_bytes(copy)).code() == error_code::UNSUPPORTED_VERSION);
   copy = bytes;
   copy[copy.size() - 2] = 9;

@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'REGEX_TOO_LARGE'
   | 'RESULT_TOO_LARGE'
   | 'INVALID_XML'
+  | 'KEY_REQUIRED'
   | (string & {});
 
 /** Every code's fixed numeric value (the core's quire::error_code), by name; frozen. */
@@ -104,7 +105,7 @@ export const ERROR_CODES = Object.freeze({
   CORRUPT_FILE: 25,
   /** a block's checksum does not match its bytes */
   CORRUPT_BLOCK: 26,
-  /** a key of the wrong type for its column (find with a key the column cannot hold); from format v2, a wrong decryption key */
+  /** a key of the wrong type for its column (find with a key the column cannot hold), or a decryption key that opens nothing in a sealed file */
   WRONG_KEY: 27,
   /** ragged rows or bad quoting in CSV input */
   INVALID_CSV: 28,
@@ -132,4 +133,6 @@ export const ERROR_CODES = Object.freeze({
   RESULT_TOO_LARGE: 39,
   /** the bytes are not well-formed XML in UTF-8, or hold a DOCTYPE or an entity declaration (refused, never expanded) */
   INVALID_XML: 40,
+  /** a sealed .quire file was opened or changed without a key (or with a partition's key where the owner's is needed) */
+  KEY_REQUIRED: 41,
 } as const);

@@ -54,7 +54,7 @@ QUIRE_ERROR_CODE(NOT_A_QUIRE_FILE, 23, "the magic bytes are wrong")
 QUIRE_ERROR_CODE(UNSUPPORTED_VERSION, 24, "the file's format version is newer than this reader")
 QUIRE_ERROR_CODE(CORRUPT_FILE, 25, "the footer or directory is inconsistent (offsets past the end, absurd counts)")
 QUIRE_ERROR_CODE(CORRUPT_BLOCK, 26, "a block's checksum does not match its bytes")
-QUIRE_ERROR_CODE(WRONG_KEY, 27, "a key of the wrong type for its column (find with a key the column cannot hold); from format v2, a wrong decryption key")
+QUIRE_ERROR_CODE(WRONG_KEY, 27, "a key of the wrong type for its column (find with a key the column cannot hold), or a decryption key that opens nothing in a sealed file")
 QUIRE_ERROR_CODE(INVALID_CSV, 28, "ragged rows or bad quoting in CSV input")
 QUIRE_ERROR_CODE(SCHEMA_MISMATCH, 29, "a value does not fit its column's type")
 QUIRE_ERROR_CODE(INVALID_QUERY, 30, "a query expression that cannot be parsed or planned")
@@ -73,4 +73,6 @@ QUIRE_ERROR_CODE(REGEX_TOO_LARGE, 38, "a regular expression beyond the engine's 
 QUIRE_ERROR_CODE(RESULT_TOO_LARGE, 39, "what an evaluation makes grew past its limit (max_collection, max_string_bytes, max_comparisons, max_rows_per_resource)")
 // --- FHIR XML ---
 QUIRE_ERROR_CODE(INVALID_XML, 40, "the bytes are not well-formed XML in UTF-8, or hold a DOCTYPE or an entity declaration (refused, never expanded)")
+// --- sealed .quire files ---
+QUIRE_ERROR_CODE(KEY_REQUIRED, 41, "a sealed .quire file was opened or changed without a key (or with a partition's key where the owner's is needed)")
 // clang-format on

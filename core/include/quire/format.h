@@ -174,6 +174,16 @@ class spill_store {
   virtual result<void> read(uint64_t offset, std::span<uint8_t> out) = 0;
 };
 
+/// Seals what a writer stores: each page (kind 0) and the footer (kind 1) once compressed, given
+/// its offset from the start of the table's bytes. A sealed .quire file (quire/store.h) sets one
+/// for each segment it writes; a plain table has none.
+class page_sealer {
+ public:
+  virtual ~page_sealer() = default;
+  /// Replaces `stored` by its sealed form (TAG_BYTES longer).
+  virtual result<void> seal(std::string &stored, uint64_t offset, uint8_t kind) const = 0;
+};
+
 struct write_options {
   uint32_t chunk_rows = DEFAULT_CHUNK_ROWS;           ///< rows per chunk, 1..MAX_CHUNK_ROWS
   uint32_t page_bytes = DEFAULT_PAGE_BYTES;           ///< target page size before compression, 512..16 MiB
@@ -182,6 +192,7 @@ struct write_options {
   std::vector<index_def> indexes;  ///< indexes to build
   size_t sort_memory_bytes = DEFAULT_SORT_MEMORY_BYTES;  ///< see DEFAULT_SORT_MEMORY_BYTES; at least 1 MiB is used
   spill_store *spill = nullptr;                          ///< where sort runs go (borrowed); null: memory, compressed
+  std::shared_ptr<const page_sealer> sealer;             ///< seals pages and footer (quire/store.h); null: plain
 };
 
 /// Where a writer's bytes go, in order. Implementations return IO_ERROR when they cannot write.
@@ -479,6 +490,10 @@ struct open_options {
   /// Fuzzing only: false skips the CRC checks so that damaged bytes reach the decoders (a hostile
   /// file can carry valid checksums, so the decoders must stand on their own).
   bool verify_checksums = true;
+  /// A sealed (version-2) file's key: a key file's 32 bytes, the owner's or one partition's (which
+  /// reads that partition only), or the owner's passphrase. Plain files ignore both.
+  std::string key;
+  std::string passphrase;
 };
 
 /// What a file has read from its source (since it was opened, or during one analyzed explain).
@@ -571,7 +586,15 @@ struct row_set {
 struct file_info {
   uint16_t version = FORMAT_VERSION;
   uint64_t bytes = 0;  ///< size of the source
-  uint64_t rows = 0;
+  uint64_t rows = 0;   ///< rows it holds (deleted rows not counted)
+  /// Version 2 (quire/store.h): the commit opened, whether pages are sealed, the column rows are
+  /// partitioned by, the partitions the key reads (all for the owner and for plain files), the
+  /// file's partitions, segments read, rows deleted, and whether a partition's key opened it.
+  uint64_t commit = 0;
+  bool sealed = false;
+  std::string partition_by;
+  uint64_t partitions_read = 0, partitions = 0, segments = 0, deleted_rows = 0;
+  bool partition_key = false;
   uint32_t chunk_rows = 0;
   uint64_t chunks = 0;
   std::string sorted_by;   ///< "" when the rows are in input order
@@ -765,6 +788,8 @@ class file {
   read_counters counters() const noexcept;
 
   struct impl;
+  /// Core's own use: the store (quire/store.h) reads a table's rows through it.
+  impl &internals() noexcept { return *impl_; }
 
  private:
   explicit file(std::unique_ptr<impl> p);

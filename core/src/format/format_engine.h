@@ -79,7 +79,7 @@ struct engine {
       // The chunk's row mask is built only for chunks that are not skipped (a find skips all but one).
       std::vector<uint8_t> mask;
       if (cand) {
-        uint64_t first = chunk * f.chunk_rows, end = first + rows;
+        uint64_t first = f.chunk_first_row(chunk), end = first + rows;
         auto lo = std::lower_bound(cand->begin(), cand->end(), first);
         auto hi = std::lower_bound(lo, cand->end(), end);
         (void)cand_pos;
@@ -90,6 +90,13 @@ struct engine {
         mask.assign(rows, 0);
         for (auto it = lo; it != hi; ++it) mask[*it - first] = 1;
       }
+      // Deleted rows are never selected (a version-2 file's deletion vectors).
+      const uint8_t *deleted = f.deleted_in_chunk(chunk);
+      auto drop_deleted = [&](std::vector<uint8_t> &m) {
+        if (deleted)
+          for (uint32_t i = 0; i < rows; ++i) m[i] &= static_cast<uint8_t>(!deleted[i]);
+      };
+      if (cand) drop_deleted(mask);
       if (where) {
         bool by_bloom = false;
         if (!cand) {
@@ -101,9 +108,10 @@ struct engine {
             continue;
           }
           mask.assign(rows, 1);
+          drop_deleted(mask);
           if (*t == tri::all) {
             ++info.scanned;
-            info.rows_matched += rows;
+            info.rows_matched += static_cast<uint64_t>(std::count(mask.begin(), mask.end(), uint8_t{1}));
             if (!fn(chunk, mask)) {
               info.stopped_early = true;
               return {};
@@ -121,8 +129,9 @@ struct engine {
         }
       } else {
         mask.assign(rows, 1);
+        drop_deleted(mask);
         ++info.scanned;
-        info.rows_matched += rows;
+        info.rows_matched += deleted ? static_cast<uint64_t>(std::count(mask.begin(), mask.end(), uint8_t{1})) : rows;
         if (!fn(chunk, mask)) {
           info.stopped_early = true;
           return {};

@@ -42,10 +42,10 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   auto saved_blocks = std::move(f.touched_blocks), saved_chunks = std::move(f.touched_chunks),
        saved_columns = std::move(f.touched_columns);
   f.cache.clear();
-  f.column_dirs.assign(f.columns.size(), nullptr);
+  f.column_dirs.assign(f.sch.columns.size(), nullptr);
   f.page_dirs.clear();
   f.dicts.clear();
-  f.roots.assign(f.indexes.size(), nullptr);
+  f.roots.assign(f.indexes.size() * f.segments.size(), nullptr);
   f.touched_blocks.clear();
   f.touched_chunks.clear();
   f.touched_columns.clear();

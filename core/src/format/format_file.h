@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "format_internal.h"
+#include "quire/crypto.h"
 
 namespace quire::format {
 
@@ -75,6 +76,39 @@ struct page_view {
 
 enum class fetch_kind : uint8_t { data, index, directory, footer };
 
+/// How a sealed segment's pages are sealed (docs/format.md, "Sealing"): under the partition's data
+/// key, each page's nonce the segment's salt and the page's offset within the segment, its
+/// associated data the file id, the salt, the offset and the kind of object.
+struct sealing {
+  crypto::key key;
+  std::array<uint8_t, 16> file_id{};
+  std::array<uint8_t, 16> salt{};
+};
+
+/// One segment: a table of version-1 layout (header, pages, footer, tail) stored in a byte range of
+/// the file, whose page offsets count from the range's start. A version-1 file is one segment at 0;
+/// a version-2 file holds a segment per partition and commit (format_store.cpp).
+struct segment_info {
+  uint64_t base = 0, length = 0;  // absolute byte range
+  uint64_t footer_offset = 0;     // within the range
+  uint64_t rows = 0, first_row = 0;
+  uint64_t chunks = 0, first_chunk = 0;
+  uint32_t chunk_rows = 1;
+  int sorted_column = -1;
+  std::vector<column_info> columns;
+  std::vector<page_ref> index_roots;
+  std::vector<uint64_t> index_entries;
+  std::shared_ptr<const sealing> seal;  // null: the segment's pages are plain
+  /// One byte a row, 1 where the row is deleted (null: none is).
+  std::shared_ptr<const std::vector<uint8_t>> deleted;
+  uint64_t deleted_rows = 0;
+};
+
+/// Seals a stored page or footer of a sealed segment in place: `stored` gains the tag.
+result<void> seal_stored(std::string &stored, const sealing &s, uint64_t offset, uint8_t kind);
+/// The associated data and nonce of a segment's object at `offset` (kind 0 a page, 1 the footer).
+void segment_nonce(const sealing &s, uint64_t offset, uint8_t kind, crypto::nonce &n, std::string &associated);
+
 }  // namespace detail
 
 struct file::impl {
@@ -82,13 +116,22 @@ struct file::impl {
   const byte_source *source = nullptr;
   open_options options;
   uint64_t size = 0;
-  uint64_t footer_offset = 0;
+  uint64_t footer_offset = 0;  // of the last segment (version 1: the file's footer)
   format::schema sch;
-  std::vector<detail::column_info> columns;
-  uint64_t rows = 0;
-  uint32_t chunk_rows = 1;
+  /// The file's segments in row order; global chunk c is chunk c - first_chunk of segment
+  /// chunk_segment[c], global row r is row r - first_row of the segment holding it.
+  std::vector<detail::segment_info> segments;
+  std::vector<uint32_t> chunk_segment;
+  size_t columns_count = 0;
+  uint64_t rows = 0;          // rows stored, deleted ones included (row numbers stay put)
+  uint64_t deleted_rows = 0;  // of those, deleted
+  uint32_t chunk_rows = 1;    // of the first segment
   uint64_t chunks = 0;
-  int sorted_column = -1;
+  int sorted_column = -1;  // only when every row is in one segment sorted by it
+  uint64_t version = 1, commit = 0;
+  std::string partition_by;
+  bool sealed = false, partition_key = false;
+  uint64_t partitions = 0, partitions_read = 0;
   std::vector<index_def> index_defs;
   std::vector<detail::index_info> indexes;
   std::string created_by;
@@ -96,7 +139,7 @@ struct file::impl {
   std::vector<std::shared_ptr<const std::vector<detail::chunk_entry>>> column_dirs;
   std::unordered_map<uint64_t, std::shared_ptr<const detail::page_directory>> page_dirs;
   std::unordered_map<uint64_t, std::shared_ptr<const detail::dictionary>> dicts;
-  std::vector<std::shared_ptr<const detail::index_root>> roots;
+  std::vector<std::shared_ptr<const detail::index_root>> roots;  // index i of segment s: i * segments + s
 
   struct cached_page {
     uint64_t key;
@@ -117,38 +160,65 @@ struct file::impl {
 
   /// Reads, checks and decompresses a stored page. The buffer holds raw_length bytes plus
   /// DECODE_PADDING zeros. `what` names the page in errors (the error's path).
-  result<std::vector<uint8_t>> fetch(const detail::page_ref &ref, const std::string &what, detail::fetch_kind kind);
+  result<std::vector<uint8_t>> fetch(size_t segment, const detail::page_ref &ref, const std::string &what,
+                                     detail::fetch_kind kind);
 
   result<std::shared_ptr<const std::vector<detail::chunk_entry>>> column_directory(size_t column);
   result<std::shared_ptr<const detail::page_directory>> load_page_directory(size_t column, uint64_t chunk);
   result<std::shared_ptr<const detail::dictionary>> chunk_dictionary(size_t column, uint64_t chunk);
   result<detail::page_view> page(size_t column, uint64_t chunk, size_t page_index);
-  result<std::shared_ptr<const detail::index_root>> load_index_root(size_t index);
-  /// Fetches leaf `leaf` of index `index` and walks its entries, checked, calling
-  /// visit(key, row) -> bool (false stops the walk); returns the index's root. Defined in
-  /// format_reader.cpp, its only user.
+  /// Index `index`'s root in segment `segment` (each segment indexes its own rows).
+  result<std::shared_ptr<const detail::index_root>> load_index_root(size_t index, size_t segment);
+  /// Fetches leaf `leaf` of index `index` of a segment and walks its entries, checked, calling
+  /// visit(key, row) -> bool (false stops the walk; rows are the segment's own); returns the root.
+  /// Defined in format_reader.cpp, its only user.
   template <typename Visit>
-  result<std::shared_ptr<const detail::index_root>> walk_index_leaf(size_t index, size_t leaf, Visit visit);
-  /// Entries of leaf `leaf` of index `index` as (key, row) pairs.
-  result<std::vector<std::pair<std::string, uint64_t>>> load_leaf(size_t index, size_t leaf);
-  /// Appends the rows of leaf `leaf` whose key is in [lo, hi] (absent bounds are open) to `rows`,
-  /// decoding keys into one reused buffer.
-  result<void> scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo,
+  result<std::shared_ptr<const detail::index_root>> walk_index_leaf(size_t index, size_t segment, size_t leaf,
+                                                                    Visit visit);
+  /// Entries of leaf `leaf` of index `index` of a segment as (key, segment row) pairs.
+  result<std::vector<std::pair<std::string, uint64_t>>> load_leaf(size_t index, size_t segment, size_t leaf);
+  /// Appends the rows (global numbers) of leaf `leaf` of a segment's index whose key is in [lo, hi]
+  /// (absent bounds are open) to `rows`, decoding keys into one reused buffer.
+  result<void> scan_leaf(size_t index, size_t segment, size_t leaf, const std::optional<std::string> &lo,
                          const std::optional<std::string> &hi, std::vector<uint64_t> &rows);
   /// Whether chunk `chunk`'s Bloom filter (of hash index `index`) may hold `hash`.
   result<bool> bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes);
 
+  const detail::segment_info &segment_of(uint64_t chunk) const { return segments[chunk_segment[chunk]]; }
   uint32_t rows_in_chunk(uint64_t chunk) const {
-    uint64_t first = chunk * chunk_rows;
-    return static_cast<uint32_t>(std::min<uint64_t>(chunk_rows, rows - first));
+    const auto &s = segment_of(chunk);
+    const uint64_t first = (chunk - s.first_chunk) * s.chunk_rows;
+    return static_cast<uint32_t>(std::min<uint64_t>(s.chunk_rows, s.rows - first));
   }
+  uint64_t chunk_first_row(uint64_t chunk) const {
+    const auto &s = segment_of(chunk);
+    return s.first_row + (chunk - s.first_chunk) * s.chunk_rows;
+  }
+  uint64_t chunk_of_row(uint64_t row) const {
+    if (segments.size() == 1) return row / chunk_rows;
+    auto it = std::upper_bound(segments.begin(), segments.end(), row,
+                               [](uint64_t r, const detail::segment_info &s) { return r < s.first_row; });
+    const auto &s = *(it - 1);
+    return s.first_chunk + (row - s.first_row) / s.chunk_rows;
+  }
+  /// The deleted rows of a chunk, one byte a row (null: none is deleted).
+  const uint8_t *deleted_in_chunk(uint64_t chunk) const {
+    const auto &s = segment_of(chunk);
+    if (!s.deleted) return nullptr;
+    return s.deleted->data() + (chunk - s.first_chunk) * s.chunk_rows;
+  }
+  /// Sets up chunks, rows and the caches once `segments` is filled.
+  void index_segments();
   std::string column_path(size_t column) const { return "columns." + sch.columns[column].name; }
   std::string index_path(size_t index) const {
     return "indexes." + sch.columns[indexes[index].column].name + ":" +
            std::string(index_kind_name(indexes[index].kind));
   }
-  std::string leaf_path(size_t index, size_t leaf) const {
-    return index_path(index) + ".leaves[" + std::to_string(leaf) + "]";
+  std::string leaf_path(size_t index, size_t segment, size_t leaf) const {
+    return index_path(index) + segment_path(segment) + ".leaves[" + std::to_string(leaf) + "]";
+  }
+  std::string segment_path(size_t segment) const {
+    return segments.size() == 1 ? std::string() : ".segments[" + std::to_string(segment) + "]";
   }
   void touch_column(size_t column) {
     if (touched_columns.insert(column).second) counters.columns = touched_columns.size();
@@ -156,3 +226,14 @@ struct file::impl {
 };
 
 }  // namespace quire::format
+
+namespace quire::format::detail {
+
+/// Reads each segment's footer (opening it when sealed), checks that they share one schema and
+/// one set of indexes, and sets `f` up over them (format_reader.cpp).
+result<void> load_segments(file::impl &f, std::vector<segment_info> segments);
+/// Opens a version-2 file into `f`: its last whole commit, the partitions `f.options`' key reads
+/// (format_store.cpp).
+result<void> open_store(file::impl &f);
+
+}  // namespace quire::format::detail

@@ -66,23 +66,27 @@ result<tri> engine::on_chunk(const pred &p, uint64_t chunk, bool &by_bloom) {
 result<std::vector<uint64_t>> engine::index_range(size_t ix, const std::optional<std::string> &lo,
                                                   const std::optional<std::string> &hi, bool estimate_only,
                                                   uint64_t &estimate) {
-  auto root = f.load_index_root(ix);
-  if (!root) return std::move(root).error();
-  const auto &leaves = root.value()->leaves;
-  size_t start = 0;
-  if (lo) {
-    auto it = std::upper_bound(leaves.begin(), leaves.end(), *lo,
-                               [](const std::string &k, const index_leaf &l) { return k < l.first_key; });
-    start = it == leaves.begin() ? 0 : static_cast<size_t>(it - leaves.begin()) - 1;
-  }
   estimate = 0;
   std::vector<uint64_t> rows;
-  for (size_t li = start; li < leaves.size(); ++li) {
-    if (hi && leaves[li].first_key > *hi) break;
-    estimate += leaves[li].entries;
-    if (estimate_only) continue;
-    auto scanned = f.scan_leaf(ix, li, lo, hi, rows);
-    if (!scanned) return std::move(scanned).error();
+  // Each segment indexes its own rows: their ranges are walked in segment order, so the rows come
+  // out ascending by segment (and, within one, in the index's order).
+  for (size_t seg = 0; seg < f.segments.size(); ++seg) {
+    auto root = f.load_index_root(ix, seg);
+    if (!root) return std::move(root).error();
+    const auto &leaves = root.value()->leaves;
+    size_t start = 0;
+    if (lo) {
+      auto it = std::upper_bound(leaves.begin(), leaves.end(), *lo,
+                                 [](const std::string &k, const index_leaf &l) { return k < l.first_key; });
+      start = it == leaves.begin() ? 0 : static_cast<size_t>(it - leaves.begin()) - 1;
+    }
+    for (size_t li = start; li < leaves.size(); ++li) {
+      if (hi && leaves[li].first_key > *hi) break;
+      estimate += leaves[li].entries;
+      if (estimate_only) continue;
+      auto scanned = f.scan_leaf(ix, seg, li, lo, hi, rows);
+      if (!scanned) return std::move(scanned).error();
+    }
   }
   return rows;
 }

@@ -31,32 +31,35 @@ result<void> read_range(const byte_source &src, uint64_t offset, std::span<uint8
 
 }  // namespace
 
-result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::string &what, fetch_kind kind) {
-  if (ref.offset < HEADER_SIZE || ref.offset > footer_offset || ref.stored_length > footer_offset - ref.offset) {
+result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, const std::string &what,
+                                               fetch_kind kind) {
+  const segment_info &sg = segments[seg];
+  if (ref.offset < HEADER_SIZE || ref.offset > sg.footer_offset || ref.stored_length > sg.footer_offset - ref.offset) {
     return corrupt_file("points outside the file's data (offset " + std::to_string(ref.offset) + ", " +
                             std::to_string(ref.stored_length) + " bytes)",
-                        what, ref.offset);
+                        what, sg.base + ref.offset);
   }
+  const uint64_t at = sg.base + ref.offset;
   if (ref.raw_length > options.max_page_bytes) {
     return corrupt_block("declares " + std::to_string(ref.raw_length) +
                              " bytes once decompressed, more than max_page_bytes (" +
                              std::to_string(options.max_page_bytes) + ")",
-                         what, ref.offset);
+                         what, at);
   }
   if (ref.compression != COMPRESSION_NONE && ref.compression != COMPRESSION_ZSTD) {
-    return corrupt_block("unknown compression " + std::to_string(ref.compression), what, ref.offset);
+    return corrupt_block("unknown compression " + std::to_string(ref.compression), what, at);
   }
-  if (ref.compression == COMPRESSION_NONE && ref.stored_length != ref.raw_length) {
-    return corrupt_block("an uncompressed page whose stored and raw sizes differ", what, ref.offset);
+  if (ref.compression == COMPRESSION_NONE && ref.stored_length != ref.raw_length + (sg.seal ? crypto::TAG_BYTES : 0)) {
+    return corrupt_block("an uncompressed page whose stored and raw sizes differ", what, at);
   }
   std::vector<uint8_t> stored_copy;
   std::span<const uint8_t> stored;
   auto whole = source->contiguous();
   if (!whole.empty() && whole.size() == size) {
-    stored = whole.subspan(static_cast<size_t>(ref.offset), ref.stored_length);
+    stored = whole.subspan(static_cast<size_t>(at), ref.stored_length);
   } else {
     if (auto a = quire::detail::resize_or_oom(stored_copy, ref.stored_length, what); !a) return std::move(a).error();
-    auto r = read_range(*source, ref.offset, stored_copy);
+    auto r = read_range(*source, at, stored_copy);
     if (!r) return std::move(r).error();
     stored = stored_copy;
   }
@@ -68,8 +71,21 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
     case fetch_kind::directory: ++counters.directory_pages; break;
     case fetch_kind::footer: break;
   }
-  if (options.verify_checksums && crc32c(stored) != ref.crc)
-    return corrupt_block("checksum mismatch", what, ref.offset);
+  if (options.verify_checksums && crc32c(stored) != ref.crc) return corrupt_block("checksum mismatch", what, at);
+  // A sealed page is opened before it is decompressed: nothing of it is believed unauthenticated.
+  std::vector<uint8_t> opened;
+  if (sg.seal) {
+    if (stored.size() < crypto::TAG_BYTES) return corrupt_block("too short to be sealed", what, at);
+    if (auto a = quire::detail::resize_or_oom(opened, stored.size() - crypto::TAG_BYTES, what); !a)
+      return std::move(a).error();
+    crypto::nonce n;
+    std::string associated;
+    segment_nonce(*sg.seal, ref.offset, 0, n, associated);
+    auto o = crypto::open(opened, stored, {reinterpret_cast<const uint8_t *>(associated.data()), associated.size()}, n,
+                          sg.seal->key);
+    if (!o) return corrupt_block("does not authenticate (a changed, moved or foreign page)", what, at);
+    stored = opened;
+  }
   // Pages are bounded by max_page_bytes, but many large pages held open (or one large file) can
   // still exhaust the wasm heap: the decoded page is OUT_OF_MEMORY then, not an abort.
   std::vector<uint8_t> out;
@@ -81,52 +97,58 @@ result<std::vector<uint8_t>> file::impl::fetch(const page_ref &ref, const std::s
   }
   unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR || (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ref.raw_length)) {
-    return corrupt_block("the compressed frame does not match its declared size", what, ref.offset);
+    return corrupt_block("the compressed frame does not match its declared size", what, at);
   }
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
   size_t n = ZSTD_decompressDCtx(dctx, out.data(), ref.raw_length, stored.data(), stored.size());
   if (ZSTD_isError(n) || n != ref.raw_length)
-    return corrupt_block("does not decompress to its declared size", what, ref.offset);
+    return corrupt_block("does not decompress to its declared size", what, at);
   return out;
 }
 
 result<std::shared_ptr<const std::vector<chunk_entry>>> file::impl::column_directory(size_t column) {
   if (column_dirs[column]) return column_dirs[column];
   touch_column(column);
-  std::string path = column_path(column) + ".directory";
-  auto raw = fetch(columns[column].directory, path, fetch_kind::directory);
-  if (!raw) return std::move(raw).error();
-  byte_reader r({raw->data(), columns[column].directory.raw_length});
-  uint64_t count = r.varint();
-  // A chunk entry takes at least 12 bytes: bound the count by the bytes before allocating.
-  if (r.failed() || count != chunks || count > r.remaining() / 12 + 1) {
-    return corrupt_file("lists " + std::to_string(count) + " chunks; the footer says " + std::to_string(chunks), path);
-  }
   auto entries = std::make_shared<std::vector<chunk_entry>>();
-  entries->reserve(static_cast<size_t>(count));
+  entries->reserve(static_cast<size_t>(chunks));
   domain d = domain_of(sch.columns[column].type);
-  for (uint64_t i = 0; i < count; ++i) {
-    chunk_entry e;
-    e.page_directory = read_ref(r);
-    e.data_bytes = r.varint();
-    e.st = read_stats(r, d);
-    e.st.rows = rows_in_chunk(i);
-    if (r.failed() || e.st.nulls > e.st.rows) return corrupt_file("chunk " + std::to_string(i) + " is malformed", path);
-    entries->push_back(std::move(e));
+  for (size_t seg = 0; seg < segments.size(); ++seg) {
+    const segment_info &sg = segments[seg];
+    std::string path = column_path(column) + segment_path(seg) + ".directory";
+    const page_ref &ref = sg.columns[column].directory;
+    auto raw = fetch(seg, ref, path, fetch_kind::directory);
+    if (!raw) return std::move(raw).error();
+    byte_reader r({raw->data(), ref.raw_length});
+    uint64_t count = r.varint();
+    // A chunk entry takes at least 12 bytes: bound the count by the bytes before allocating.
+    if (r.failed() || count != sg.chunks || count > r.remaining() / 12 + 1) {
+      return corrupt_file("lists " + std::to_string(count) + " chunks; the footer says " + std::to_string(sg.chunks),
+                          path);
+    }
+    for (uint64_t i = 0; i < count; ++i) {
+      chunk_entry e;
+      e.page_directory = read_ref(r);
+      e.data_bytes = r.varint();
+      e.st = read_stats(r, d);
+      e.st.rows = rows_in_chunk(sg.first_chunk + i);
+      if (r.failed() || e.st.nulls > e.st.rows)
+        return corrupt_file("chunk " + std::to_string(i) + " is malformed", path);
+      entries->push_back(std::move(e));
+    }
   }
   column_dirs[column] = entries;
   return column_dirs[column];
 }
 
 result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(size_t column, uint64_t chunk) {
-  uint64_t key = chunk * columns.size() + column;
+  uint64_t key = chunk * sch.columns.size() + column;
   if (auto it = page_dirs.find(key); it != page_dirs.end()) return it->second;
   auto cd = column_directory(column);
   if (!cd) return std::move(cd).error();
   std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].directory";
   const auto &ref = (*cd.value())[chunk].page_directory;
-  auto raw = fetch(ref, path, fetch_kind::directory);
+  auto raw = fetch(chunk_segment[chunk], ref, path, fetch_kind::directory);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), ref.raw_length});
   auto dir = std::make_shared<detail::page_directory>();
@@ -167,19 +189,19 @@ result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(si
 }
 
 result<std::shared_ptr<const dictionary>> file::impl::chunk_dictionary(size_t column, uint64_t chunk) {
-  uint64_t key = chunk * columns.size() + column;
+  uint64_t key = chunk * sch.columns.size() + column;
   if (auto it = dicts.find(key); it != dicts.end()) return it->second;
   auto dir = load_page_directory(column, chunk);
   if (!dir) return std::move(dir).error();
   std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].dictionary";
   const auto &ref = dir.value()->dictionary_ref;
-  auto raw = fetch(ref, path, fetch_kind::data);
+  auto raw = fetch(chunk_segment[chunk], ref, path, fetch_kind::data);
   if (!raw) return std::move(raw).error();
   ++counters.data_pages;
   auto d = std::make_shared<dictionary>();
   if (!decode_dictionary({raw->data(), ref.raw_length}, dir.value()->dictionary_size, *d) ||
       d->size() != dir.value()->dictionary_size) {
-    return corrupt_block("the dictionary does not decode", path, ref.offset);
+    return corrupt_block("the dictionary does not decode", path, segment_of(chunk).base + ref.offset);
   }
   dicts.emplace(key, d);
   return std::shared_ptr<const dictionary>(d);
@@ -196,7 +218,7 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
     if (!d) return std::move(d).error();
     view.dict = *d;
   }
-  uint64_t key = (chunk * columns.size() + column) * (uint64_t{MAX_CHUNK_ROWS} + 1) + page_index;
+  uint64_t key = (chunk * sch.columns.size() + column) * (uint64_t{MAX_CHUNK_ROWS} + 1) + page_index;
   for (auto &c : cache) {
     if (c.key == key && c.values) {
       c.stamp = ++clock;
@@ -207,16 +229,16 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
   }
   std::string path =
       column_path(column) + ".chunks[" + std::to_string(chunk) + "].pages[" + std::to_string(page_index) + "]";
-  auto raw = fetch(entry.ref, path, fetch_kind::data);
+  auto raw = fetch(chunk_segment[chunk], entry.ref, path, fetch_kind::data);
   if (!raw) return std::move(raw).error();
   ++counters.data_pages;
   touch_column(column);
-  if (touched_blocks.insert(chunk * columns.size() + column).second) counters.blocks = touched_blocks.size();
+  if (touched_blocks.insert(chunk * sch.columns.size() + column).second) counters.blocks = touched_blocks.size();
   if (touched_chunks.insert(chunk).second) counters.chunks = touched_chunks.size();
   auto values = std::make_shared<column_values>();
   if (!decode_page({raw->data(), entry.ref.raw_length}, sch.columns[column].type, entry.rows,
                    dir.value()->dictionary_size, *values)) {
-    return corrupt_block("the page does not decode", path, entry.ref.offset);
+    return corrupt_block("the page does not decode", path, segment_of(chunk).base + entry.ref.offset);
   }
   view.values = values;
   if (options.cache_pages > 0) {
@@ -231,11 +253,13 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
   return view;
 }
 
-result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t index) {
-  if (roots[index]) return roots[index];
-  std::string path = index_path(index) + ".root";
-  const auto &ref = indexes[index].root;
-  auto raw = fetch(ref, path, fetch_kind::index);
+result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t index, size_t seg) {
+  const size_t slot = index * segments.size() + seg;
+  if (roots[slot]) return roots[slot];
+  std::string path = index_path(index) + segment_path(seg) + ".root";
+  const auto &ref = segments[seg].index_roots[index];
+  const uint64_t seg_chunks = segments[seg].chunks;
+  auto raw = fetch(seg, ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), ref.raw_length});
   auto root = std::make_shared<detail::index_root>();
@@ -252,7 +276,7 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
     root->leaves.push_back(std::move(l));
   }
   uint64_t blooms = r.varint();
-  if (r.failed() || (blooms != 0 && blooms != chunks) || blooms > r.remaining() / 8 + 1)
+  if (r.failed() || (blooms != 0 && blooms != seg_chunks) || blooms > r.remaining() / 8 + 1)
     return corrupt_file("holds an impossible Bloom filter count", path);
   for (uint64_t i = 0; i < blooms; ++i) {
     bloom_entry b;
@@ -264,8 +288,8 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
     }
     root->blooms.push_back(b);
   }
-  roots[index] = root;
-  return roots[index];
+  roots[slot] = root;
+  return roots[slot];
 }
 
 namespace {
@@ -297,36 +321,38 @@ result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const st
 }  // namespace
 
 template <typename Visit>
-result<std::shared_ptr<const index_root>> file::impl::walk_index_leaf(size_t index, size_t leaf, Visit visit) {
-  auto root = load_index_root(index);
+result<std::shared_ptr<const index_root>> file::impl::walk_index_leaf(size_t index, size_t seg, size_t leaf,
+                                                                      Visit visit) {
+  auto root = load_index_root(index, seg);
   if (!root) return std::move(root).error();
   const auto &l = root.value()->leaves[leaf];
-  const std::string path = leaf_path(index, leaf);
-  auto raw = fetch(l.ref, path, fetch_kind::index);
+  const std::string path = leaf_path(index, seg, leaf);
+  auto raw = fetch(seg, l.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), l.ref.raw_length});
-  auto walked = walk_leaf(r, l.entries, rows, path, visit);
+  auto walked = walk_leaf(r, l.entries, segments[seg].rows, path, visit);
   if (!walked) return std::move(walked).error();
   return root;
 }
 
-result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t leaf) {
+result<std::vector<std::pair<std::string, uint64_t>>> file::impl::load_leaf(size_t index, size_t seg, size_t leaf) {
   std::vector<std::pair<std::string, uint64_t>> out;
-  auto root = walk_index_leaf(index, leaf, [&](const std::string &key, uint64_t row) {
+  auto root = walk_index_leaf(index, seg, leaf, [&](const std::string &key, uint64_t row) {
     out.emplace_back(key, row);
     return true;
   });
   if (!root) return std::move(root).error();
   if (!out.empty() && out.front().first != root.value()->leaves[leaf].first_key)
-    return corrupt_file("the first key differs from the root's", leaf_path(index, leaf));
+    return corrupt_file("the first key differs from the root's", leaf_path(index, seg, leaf));
   return out;
 }
 
-result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optional<std::string> &lo,
+result<void> file::impl::scan_leaf(size_t index, size_t seg, size_t leaf, const std::optional<std::string> &lo,
                                    const std::optional<std::string> &hi, std::vector<uint64_t> &out) {
-  auto root = walk_index_leaf(index, leaf, [&](const std::string &key, uint64_t row) {
+  const uint64_t first = segments[seg].first_row;
+  auto root = walk_index_leaf(index, seg, leaf, [&](const std::string &key, uint64_t row) {
     if (hi && key > *hi) return false;
-    if (!(lo && key < *lo)) out.push_back(row);
+    if (!(lo && key < *lo)) out.push_back(first + row);
     return true;
   });
   if (!root) return std::move(root).error();
@@ -334,12 +360,14 @@ result<void> file::impl::scan_leaf(size_t index, size_t leaf, const std::optiona
 }
 
 result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes) {
-  auto root = load_index_root(index);
+  const size_t seg = chunk_segment[chunk];
+  const uint64_t local = chunk - segments[seg].first_chunk;
+  auto root = load_index_root(index, seg);
   if (!root) return std::move(root).error();
-  if (root.value()->blooms.size() != chunks) return true;
-  const auto &b = root.value()->blooms[chunk];
-  std::string path = index_path(index) + ".blooms[" + std::to_string(chunk) + "]";
-  auto raw = fetch(b.ref, path, fetch_kind::index);
+  if (root.value()->blooms.size() != segments[seg].chunks) return true;
+  const auto &b = root.value()->blooms[local];
+  std::string path = index_path(index) + segment_path(seg) + ".blooms[" + std::to_string(local) + "]";
+  auto raw = fetch(seg, b.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   for (uint64_t h : hashes) {
     bool all = true;
@@ -354,108 +382,234 @@ result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const s
 
 // --- open ------------------------------------------------------------------------------------------
 
+namespace detail {
+
+void segment_nonce(const sealing &s, uint64_t offset, uint8_t kind, crypto::nonce &n, std::string &associated) {
+  std::memcpy(n.data(), s.salt.data(), 16);
+  std::memcpy(n.data() + 16, &offset, 8);
+  associated.assign(reinterpret_cast<const char *>(s.file_id.data()), 16);
+  associated.append(reinterpret_cast<const char *>(s.salt.data()), 16);
+  put_u64(associated, offset);
+  put_u8(associated, kind);
+}
+
+result<void> seal_stored(std::string &stored, const sealing &s, uint64_t offset, uint8_t kind) {
+  crypto::nonce n;
+  std::string associated;
+  segment_nonce(s, offset, kind, n, associated);
+  std::string sealed(stored.size() + crypto::TAG_BYTES, '\0');
+  auto r = crypto::seal({reinterpret_cast<uint8_t *>(sealed.data()), sealed.size()},
+                        {reinterpret_cast<const uint8_t *>(stored.data()), stored.size()},
+                        {reinterpret_cast<const uint8_t *>(associated.data()), associated.size()}, n, s.key);
+  if (!r) return r;
+  stored = std::move(sealed);
+  return {};
+}
+
+/// The file-wide facts of one segment's footer, which every segment of a file must share.
+struct segment_shape {
+  format::schema sch;
+  std::vector<index_def> index_defs;
+  std::vector<index_kind> kinds;
+  std::vector<size_t> index_columns;
+  std::string created_by;
+};
+
+/// Reads the tail and footer of the segment `sg` (its base and length set) from `src`, opening the
+/// footer when the segment is sealed, and fills the segment's counts, column directories and index
+/// roots; the schema and index definitions go to `shape`.
+result<void> read_segment(const byte_source &src, const open_options &options, segment_info &sg, segment_shape &shape,
+                          read_counters &counters) {
+  const uint64_t size = sg.length;
+  if (size < HEADER_SIZE + TAIL_SIZE) {
+    return quire::error(error_code::NOT_A_QUIRE_FILE,
+                        "too short to be a .quire file (" + std::to_string(size) + " bytes)", sg.base);
+  }
+  uint8_t head[HEADER_SIZE];
+  auto r = src.read_at(sg.base, head);
+  if (!r) return std::move(r).error();
+  if (std::memcmp(head, MAGIC, sizeof MAGIC) != 0)
+    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", sg.base);
+  uint16_t version;
+  std::memcpy(&version, head + 6, 2);
+  if (version != 1) {
+    return quire::error(error_code::UNSUPPORTED_VERSION,
+                        "format version " + std::to_string(version) + "; this reader reads versions 1 and 2",
+                        sg.base + 6);
+  }
+  uint8_t tail[TAIL_SIZE];
+  r = src.read_at(sg.base + size - TAIL_SIZE, tail);
+  if (!r) return std::move(r).error();
+  if (std::memcmp(tail + 16, MAGIC, sizeof MAGIC) != 0) {
+    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not end with the .quire magic (truncated?)",
+                        sg.base + size - 8);
+  }
+  std::memcpy(&version, tail + 22, 2);
+  if (version != 1) {
+    return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + " in the tail",
+                        sg.base + size - 2);
+  }
+  const uint64_t footer_offset = load_u64(tail);
+  const uint32_t footer_length = load_u32(tail + 8);
+  const uint32_t footer_crc = load_u32(tail + 12);
+  const uint64_t at = sg.base + footer_offset;
+  if (footer_length > options.max_footer_bytes) {
+    return corrupt_file("the footer declares " + std::to_string(footer_length) + " bytes, more than max_footer_bytes",
+                        "footer", sg.base + size - TAIL_SIZE);
+  }
+  if (footer_offset < HEADER_SIZE || footer_offset > size - TAIL_SIZE ||
+      footer_length != size - TAIL_SIZE - footer_offset) {
+    return corrupt_file("the footer's offset and length do not fit the file", "footer", sg.base + size - TAIL_SIZE);
+  }
+  sg.footer_offset = footer_offset;
+  std::vector<uint8_t> footer;
+  if (auto a = quire::detail::resize_or_oom(footer, footer_length, "footer"); !a) return std::move(a).error();
+  r = src.read_at(at, footer);
+  if (!r) return std::move(r).error();
+  counters.bytes += HEADER_SIZE + TAIL_SIZE + footer_length;
+  counters.reads += 3;
+  if (options.verify_checksums && crc32c(footer) != footer_crc)
+    return corrupt_block("the footer's checksum does not match", "footer", at);
+  if (sg.seal) {
+    if (footer.size() < crypto::TAG_BYTES) return corrupt_block("the footer is too short to be sealed", "footer", at);
+    std::vector<uint8_t> opened(footer.size() - crypto::TAG_BYTES);
+    crypto::nonce n;
+    std::string associated;
+    segment_nonce(*sg.seal, footer_offset, 1, n, associated);
+    auto o = crypto::open(opened, footer, {reinterpret_cast<const uint8_t *>(associated.data()), associated.size()}, n,
+                          sg.seal->key);
+    if (!o) return corrupt_block("the footer does not authenticate", "footer", at);
+    footer = std::move(opened);
+  }
+
+  byte_reader br(footer);
+  sg.rows = br.varint();
+  uint64_t chunk_rows = br.varint();
+  if (br.failed() || chunk_rows < 1 || chunk_rows > MAX_CHUNK_ROWS)
+    return corrupt_file("chunk_rows out of range", "footer", at);
+  sg.chunk_rows = static_cast<uint32_t>(chunk_rows);
+  sg.chunks = (sg.rows + chunk_rows - 1) / chunk_rows;
+  // Every chunk stores at least one page per column: more chunks than bytes is a lie.
+  if (sg.chunks > size)
+    return corrupt_file("the row count (" + std::to_string(sg.rows) + ") is impossible for the file's size", "footer",
+                        at);
+  uint64_t ncols = br.varint();
+  if (br.failed() || ncols == 0 || ncols > MAX_COLUMNS || ncols > br.remaining())
+    return corrupt_file("an impossible column count", "footer", at);
+  sg.columns.resize(static_cast<size_t>(ncols));
+  shape = {};
+  for (uint64_t i = 0; i < ncols; ++i) {
+    std::string name(br.bytes());
+    uint8_t type = br.u8();
+    sg.columns[i].directory = read_ref(br);
+    if (br.failed() || name.empty() || !parse_type_name(type_name(static_cast<column_type>(type)))) {
+      return corrupt_file("column " + std::to_string(i) + " is malformed", "footer", at);
+    }
+    shape.sch.columns.push_back({std::move(name), static_cast<column_type>(type)});
+  }
+  uint64_t sorted = br.varint();
+  if (br.failed() || sorted > ncols) return corrupt_file("sorted_by names no column", "footer", at);
+  sg.sorted_column = static_cast<int>(sorted) - 1;
+  uint64_t nindexes = br.varint();
+  if (br.failed() || nindexes > ncols * 3) return corrupt_file("an impossible index count", "footer", at);
+  for (uint64_t i = 0; i < nindexes; ++i) {
+    const uint64_t column = br.varint();
+    uint8_t kind = br.u8();
+    sg.index_roots.push_back(read_ref(br));
+    sg.index_entries.push_back(br.varint());
+    if (br.failed() || column >= ncols || !parse_index_kind(index_kind_name(static_cast<index_kind>(kind)))) {
+      return corrupt_file("index " + std::to_string(i) + " is malformed", "footer", at);
+    }
+    shape.index_columns.push_back(static_cast<size_t>(column));
+    shape.kinds.push_back(static_cast<index_kind>(kind));
+    shape.index_defs.push_back({shape.sch.columns[static_cast<size_t>(column)].name, static_cast<index_kind>(kind)});
+  }
+  shape.created_by = std::string(br.bytes());
+  if (br.failed()) return corrupt_file("the footer ends early", "footer", at);
+  return {};
+}
+
+result<void> load_segments(file::impl &f, std::vector<segment_info> segments) {
+  f.segments.clear();
+  for (size_t i = 0; i < segments.size(); ++i) {
+    segment_shape shape;
+    auto r = read_segment(*f.source, f.options, segments[i], shape, f.counters);
+    if (!r) return r;
+    if (i == 0) {
+      f.sch = shape.sch;
+      f.index_defs = shape.index_defs;
+      f.created_by = shape.created_by;
+      f.indexes.clear();
+      for (size_t k = 0; k < shape.kinds.size(); ++k) f.indexes.push_back({shape.index_columns[k], shape.kinds[k], 0});
+    } else {
+      bool same = shape.sch.columns.size() == f.sch.columns.size() && shape.index_defs.size() == f.index_defs.size();
+      for (size_t c = 0; same && c < f.sch.columns.size(); ++c)
+        same = shape.sch.columns[c].name == f.sch.columns[c].name && shape.sch.columns[c].type == f.sch.columns[c].type;
+      for (size_t k = 0; same && k < f.index_defs.size(); ++k)
+        same = shape.index_defs[k].column == f.index_defs[k].column && shape.index_defs[k].kind == f.index_defs[k].kind;
+      if (!same) {
+        return corrupt_file("segment " + std::to_string(i) + "'s schema or indexes differ from the first segment's",
+                            "segments[" + std::to_string(i) + "]", segments[i].base);
+      }
+    }
+    for (size_t k = 0; k < f.indexes.size(); ++k) f.indexes[k].entries += segments[i].index_entries[k];
+    if (segments[i].deleted && segments[i].deleted->size() != segments[i].rows) {
+      return corrupt_file("a deletion vector of " + std::to_string(segments[i].deleted->size()) + " rows for " +
+                              std::to_string(segments[i].rows) + " rows",
+                          "segments[" + std::to_string(i) + "]", segments[i].base);
+    }
+  }
+  f.segments = std::move(segments);
+  f.index_segments();
+  return {};
+}
+
+}  // namespace detail
+
+void file::impl::index_segments() {
+  rows = deleted_rows = chunks = 0;
+  chunk_segment.clear();
+  for (size_t i = 0; i < segments.size(); ++i) {
+    auto &s = segments[i];
+    s.first_row = rows;
+    s.first_chunk = chunks;
+    rows += s.rows;
+    deleted_rows += s.deleted_rows;
+    chunks += s.chunks;
+    chunk_segment.insert(chunk_segment.end(), static_cast<size_t>(s.chunks), static_cast<uint32_t>(i));
+  }
+  chunk_rows = segments.empty() ? 1 : segments[0].chunk_rows;
+  footer_offset = segments.empty() ? 0 : segments.back().base + segments.back().footer_offset;
+  sorted_column = segments.size() == 1 ? segments[0].sorted_column : -1;
+  column_dirs.assign(sch.columns.size(), nullptr);
+  roots.assign(indexes.size() * segments.size(), nullptr);
+  page_dirs.clear();
+  dicts.clear();
+  cache.clear();
+}
+
 namespace {
 
 result<file> open_impl(std::unique_ptr<file::impl> f, file (*make)(std::unique_ptr<file::impl>)) {
   const byte_source &src = *f->source;
   f->size = src.size();
-  const uint64_t size = f->size;
-  if (size < HEADER_SIZE + TAIL_SIZE) {
-    return quire::error(error_code::NOT_A_QUIRE_FILE,
-                        "too short to be a .quire file (" + std::to_string(size) + " bytes)", 0);
-  }
-  uint8_t head[HEADER_SIZE];
-  auto r = src.read_at(0, head);
-  if (!r) return std::move(r).error();
-  if (std::memcmp(head, MAGIC, sizeof MAGIC) != 0)
-    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", 0);
-  uint16_t version;
-  std::memcpy(&version, head + 6, 2);
-  if (version != FORMAT_VERSION) {
-    return quire::error(
-        error_code::UNSUPPORTED_VERSION,
-        "format version " + std::to_string(version) + "; this reader reads version " + std::to_string(FORMAT_VERSION),
-        6);
-  }
-  uint8_t tail[TAIL_SIZE];
-  r = src.read_at(size - TAIL_SIZE, tail);
-  if (!r) return std::move(r).error();
-  if (std::memcmp(tail + 16, MAGIC, sizeof MAGIC) != 0) {
-    return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not end with the .quire magic (truncated?)",
-                        size - 8);
-  }
-  std::memcpy(&version, tail + 22, 2);
-  if (version != FORMAT_VERSION) {
-    return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + " in the tail",
-                        size - 2);
-  }
-  uint64_t footer_offset = load_u64(tail);
-  uint32_t footer_length = load_u32(tail + 8);
-  uint32_t footer_crc = load_u32(tail + 12);
-  if (footer_length > f->options.max_footer_bytes) {
-    return corrupt_file("the footer declares " + std::to_string(footer_length) + " bytes, more than max_footer_bytes",
-                        "footer", size - TAIL_SIZE);
-  }
-  if (footer_offset < HEADER_SIZE || footer_offset > size - TAIL_SIZE ||
-      footer_length != size - TAIL_SIZE - footer_offset) {
-    return corrupt_file("the footer's offset and length do not fit the file", "footer", size - TAIL_SIZE);
-  }
-  f->footer_offset = footer_offset;
-  std::vector<uint8_t> footer;
-  if (auto a = quire::detail::resize_or_oom(footer, footer_length, "footer"); !a) return std::move(a).error();
-  r = src.read_at(footer_offset, footer);
-  if (!r) return std::move(r).error();
-  f->counters.bytes += HEADER_SIZE + TAIL_SIZE + footer_length;
-  f->counters.reads += 3;
-  if (f->options.verify_checksums && crc32c(footer) != footer_crc)
-    return corrupt_block("the footer's checksum does not match", "footer", footer_offset);
-
-  byte_reader br(footer);
-  f->rows = br.varint();
-  uint64_t chunk_rows = br.varint();
-  if (br.failed() || chunk_rows < 1 || chunk_rows > MAX_CHUNK_ROWS)
-    return corrupt_file("chunk_rows out of range", "footer", footer_offset);
-  f->chunk_rows = static_cast<uint32_t>(chunk_rows);
-  f->chunks = (f->rows + chunk_rows - 1) / chunk_rows;
-  // Every chunk stores at least one page per column: more chunks than bytes is a lie.
-  if (f->chunks > size)
-    return corrupt_file("the row count (" + std::to_string(f->rows) + ") is impossible for the file's size", "footer",
-                        footer_offset);
-  uint64_t ncols = br.varint();
-  if (br.failed() || ncols == 0 || ncols > MAX_COLUMNS || ncols > br.remaining())
-    return corrupt_file("an impossible column count", "footer", footer_offset);
-  f->columns.resize(static_cast<size_t>(ncols));
-  for (uint64_t i = 0; i < ncols; ++i) {
-    std::string name(br.bytes());
-    uint8_t type = br.u8();
-    f->columns[i].directory = read_ref(br);
-    if (br.failed() || name.empty() || !parse_type_name(type_name(static_cast<column_type>(type)))) {
-      return corrupt_file("column " + std::to_string(i) + " is malformed", "footer", footer_offset);
+  if (f->size >= HEADER_SIZE) {
+    uint8_t head[HEADER_SIZE];
+    auto r = src.read_at(0, head);
+    if (!r) return std::move(r).error();
+    uint16_t version;
+    std::memcpy(&version, head + 6, 2);
+    if (std::memcmp(head, MAGIC, sizeof MAGIC) == 0 && version == 2) {
+      auto o = open_store(*f);
+      if (!o) return std::move(o).error();
+      return make(std::move(f));
     }
-    f->sch.columns.push_back({std::move(name), static_cast<column_type>(type)});
   }
-  uint64_t sorted = br.varint();
-  if (br.failed() || sorted > ncols) return corrupt_file("sorted_by names no column", "footer", footer_offset);
-  f->sorted_column = static_cast<int>(sorted) - 1;
-  uint64_t nindexes = br.varint();
-  if (br.failed() || nindexes > ncols * 3) return corrupt_file("an impossible index count", "footer", footer_offset);
-  for (uint64_t i = 0; i < nindexes; ++i) {
-    index_info ix;
-    ix.column = static_cast<size_t>(br.varint());
-    uint8_t kind = br.u8();
-    ix.root = read_ref(br);
-    ix.entries = br.varint();
-    if (br.failed() || ix.column >= ncols || !parse_index_kind(index_kind_name(static_cast<index_kind>(kind)))) {
-      return corrupt_file("index " + std::to_string(i) + " is malformed", "footer", footer_offset);
-    }
-    ix.kind = static_cast<index_kind>(kind);
-    f->indexes.push_back(ix);
-    f->index_defs.push_back({f->sch.columns[ix.column].name, ix.kind});
-  }
-  f->created_by = std::string(br.bytes());
-  if (br.failed()) return corrupt_file("the footer ends early", "footer", footer_offset);
-  f->column_dirs.resize(f->columns.size());
-  f->roots.resize(f->indexes.size());
+  std::vector<segment_info> one(1);
+  one[0].base = 0;
+  one[0].length = f->size;
+  auto r = load_segments(*f, std::move(one));
+  if (!r) return std::move(r).error();
   return make(std::move(f));
 }
 
@@ -482,7 +636,7 @@ result<file> file::open(const byte_source &source, const open_options &options) 
 }
 
 const format::schema &file::schema() const noexcept { return impl_->sch; }
-uint64_t file::row_count() const noexcept { return impl_->rows; }
+uint64_t file::row_count() const noexcept { return impl_->rows - impl_->deleted_rows; }
 uint32_t file::chunk_rows() const noexcept { return impl_->chunk_rows; }
 uint64_t file::chunk_count() const noexcept { return impl_->chunks; }
 std::string_view file::sorted_by() const noexcept {

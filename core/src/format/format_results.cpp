@@ -76,9 +76,10 @@ result<void> for_each_selected(engine &e, const query &q, const std::optional<pr
   std::sort(rows->begin(), rows->end());
   std::vector<uint8_t> mask;
   for (size_t k = 0; k < rows->size();) {
-    const uint64_t chunk = (*rows)[k] / e.f.chunk_rows, first = chunk * e.f.chunk_rows;
-    mask.assign(e.f.rows_in_chunk(chunk), 0);
-    for (; k < rows->size() && (*rows)[k] / e.f.chunk_rows == chunk; ++k) mask[(*rows)[k] - first] = 1;
+    const uint64_t chunk = e.f.chunk_of_row((*rows)[k]), first = e.f.chunk_first_row(chunk);
+    const uint32_t n = e.f.rows_in_chunk(chunk);
+    mask.assign(n, 0);
+    for (; k < rows->size() && (*rows)[k] >= first && (*rows)[k] - first < n; ++k) mask[(*rows)[k] - first] = 1;
     if (!fn(chunk, mask)) return {};
   }
   return {};
@@ -105,7 +106,7 @@ result<uint64_t> file::count(const format::query &q) {
   if (!p) return std::move(p).error();
   if (auto c = e.projection(q.columns); !c) return std::move(c).error();
   if (auto o = e.order_column(q); !o) return std::move(o).error();
-  uint64_t matched = impl_->rows;
+  uint64_t matched = impl_->rows - impl_->deleted_rows;
   if (*p) {
     auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
     if (!r) return std::move(r).error();
@@ -288,8 +289,8 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
     if (!rows) return std::move(rows).error();
     std::vector<std::optional<engine::cursor>> cursors(cols->size());
     for (uint64_t row : *rows) {
-      const uint64_t chunk = row / f.chunk_rows;
-      const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+      const uint64_t chunk = f.chunk_of_row(row);
+      const uint32_t in_chunk = static_cast<uint32_t>(row - f.chunk_first_row(chunk));
       for (size_t c = 0; c < cols->size(); ++c) {
         auto &cur = cursors[c];
         if (!cur || cur->chunk != chunk) cur.emplace(engine::cursor{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}});

@@ -180,8 +180,8 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
   std::vector<std::optional<cursor>> cursors(cols.size());
   for (size_t k = 0; k < rows.size(); ++k) {
     const uint64_t row = rows[k];
-    const uint64_t chunk = row / f.chunk_rows;
-    const uint32_t in_chunk = static_cast<uint32_t>(row - chunk * f.chunk_rows);
+    const uint64_t chunk = f.chunk_of_row(row);
+    const uint32_t in_chunk = static_cast<uint32_t>(row - f.chunk_first_row(chunk));
     // The rows' text is the one buffer here as large as the result: its growth is checked (a full
     // wasm heap is OUT_OF_MEMORY, not an abort), with room for a row of ROW_HEADROOM bytes.
     if (out.capacity() - out.size() < ROW_HEADROOM) {
@@ -262,7 +262,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
     const bool reverse = order_col && q.descending;
     uint64_t skipped = 0;
     auto r = for_each_chunk(where, reverse, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
-      const uint64_t first = chunk * f.chunk_rows;
+      const uint64_t first = f.chunk_first_row(chunk);
       const uint32_t rows = static_cast<uint32_t>(sel.size());
       // Whole chunks within the offset are skipped by their count; sparse selections (a find
       // selects one row in 65,536) jump from one selected row to the next.
@@ -339,7 +339,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
   };
   auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     if (cannot_beat(chunk)) return true;
-    const uint64_t first = chunk * f.chunk_rows;
+    const uint64_t first = f.chunk_first_row(chunk);
     cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}};
     return cur.each_selected(sel, failure, [&](uint32_t i) {
       std::string key;

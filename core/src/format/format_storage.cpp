@@ -45,12 +45,21 @@ file_info file::info() const {
   const auto &f = *impl_;
   file_info i;
   i.bytes = f.size;
-  i.rows = f.rows;
+  i.rows = f.rows - f.deleted_rows;
   i.chunk_rows = f.chunk_rows;
   i.chunks = f.chunks;
   if (f.sorted_column >= 0) i.sorted_by = f.sch.columns[static_cast<size_t>(f.sorted_column)].name;
   i.created_by = f.created_by;
   i.schema = f.sch;
+  i.version = static_cast<uint16_t>(f.version);
+  i.commit = f.commit;
+  i.sealed = f.sealed;
+  i.partition_by = f.partition_by;
+  i.partitions = f.partitions;
+  i.partitions_read = f.partitions_read;
+  i.segments = f.segments.size();
+  i.deleted_rows = f.deleted_rows;
+  i.partition_key = f.partition_key;
   i.indexes = indexes();
   return i;
 }
@@ -59,8 +68,8 @@ result<storage_report> file::storage() {
   auto &f = *impl_;
   storage_report out;
   out.info = info();
-  out.footer_bytes = f.size - f.footer_offset;
-  for (size_t c = 0; c < f.columns.size(); ++c) {
+  for (const auto &sg : f.segments) out.footer_bytes += sg.length - sg.footer_offset;
+  for (size_t c = 0; c < f.sch.columns.size(); ++c) {
     auto cd = f.column_directory(c);
     if (!cd) return std::move(cd).error();
     storage_report::column_storage cs;
@@ -81,22 +90,25 @@ result<storage_report> file::storage() {
       }
       if (pd.value()->has_dictionary) cs.encoded_bytes += pd.value()->dictionary_ref.raw_length;
     }
-    cs.directory_bytes += f.columns[c].directory.stored_length;
+    for (const auto &sg : f.segments) cs.directory_bytes += sg.columns[c].directory.stored_length;
     cs.encodings.assign(encodings.begin(), encodings.end());
     out.columns.push_back(std::move(cs));
   }
   for (size_t i = 0; i < f.indexes.size(); ++i) {
-    auto root = f.load_index_root(i);
-    if (!root) return std::move(root).error();
     storage_report::index_storage is;
-    uint64_t leaves = 0;
-    for (const auto &l : root.value()->leaves) leaves += l.ref.stored_length;
-    for (const auto &b : root.value()->blooms) is.bloom_bytes += b.ref.stored_length;
+    uint64_t leaves = 0, root_bytes = 0;
+    for (size_t seg = 0; seg < f.segments.size(); ++seg) {
+      auto root = f.load_index_root(i, seg);
+      if (!root) return std::move(root).error();
+      for (const auto &l : root.value()->leaves) leaves += l.ref.stored_length;
+      for (const auto &b : root.value()->blooms) is.bloom_bytes += b.ref.stored_length;
+      is.leaves += root.value()->leaves.size();
+      root_bytes += f.segments[seg].index_roots[i].stored_length;
+    }
     is.column = f.sch.columns[f.indexes[i].column].name;
     is.kind = f.indexes[i].kind;
     is.entries = f.indexes[i].entries;
-    is.leaves = root.value()->leaves.size();
-    is.bytes = leaves + is.bloom_bytes + f.indexes[i].root.stored_length;
+    is.bytes = leaves + is.bloom_bytes + root_bytes;
     out.indexes.push_back(std::move(is));
   }
   return out;

@@ -127,6 +127,12 @@ struct writer::impl {
     page_ref ref;
     std::string stored = seal_page(raw, opt.compression_level, cctx, ref);
     ref.offset = offset;
+    if (opt.sealer) {
+      auto s = opt.sealer->seal(stored, offset, 0);
+      if (!s) return std::move(s).error();
+      ref.stored_length = static_cast<uint32_t>(stored.size());
+      ref.crc = crc32c(stored);
+    }
     auto r = emit(stored);
     if (!r) return std::move(r).error();
     return ref;
@@ -746,6 +752,10 @@ struct writer::impl {
     }
     put_bytes(footer, "quire " + std::string(quire::version().version));
     uint64_t footer_offset = offset;
+    if (opt.sealer) {
+      auto s = opt.sealer->seal(footer, footer_offset, 1);
+      if (!s) return std::move(s).error();
+    }
     auto e = emit(footer);
     if (!e) return std::move(e).error();
     std::string tail;

@@ -1,0 +1,1450 @@
+// .quire version 2 (quire/store.h; docs/format.md, "Version 2"): a header, then commits, each a
+// run of segments (version-1 tables stored whole, sealed under their partition's data key when
+// the file is sealed), partition directories, the partition map, the meta page, a footer and a
+// 48-byte tail that points back at the previous commit's. A reader opens the last whole commit;
+// a writer appends one, never touching a byte before the file's end.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "../common/alloc.h"
+#include "format_engine.h"
+#include "quire/store.h"
+
+namespace quire::format {
+
+using namespace detail;
+
+namespace {
+
+constexpr size_t STORE_HEADER = 32;
+constexpr size_t STORE_TAIL = 48;
+constexpr size_t WRAP_BYTES = crypto::NONCE_BYTES + crypto::KEY_BYTES + crypto::TAG_BYTES;  // 72
+constexpr size_t TAG = 16;
+constexpr size_t LEAF_ENTRIES = 1024;
+constexpr size_t MAX_DIR_CHAIN = 16;
+constexpr uint64_t SCAN_BLOCK = 64 << 10;
+
+// Kinds of the objects a store writes outside its segments (their associated data names them).
+enum store_kind : uint8_t {
+  KIND_DIRECTORY = 2,
+  KIND_LEAF = 3,
+  KIND_ROOT = 4,
+  KIND_DELETIONS = 5,
+  KIND_META = 6,
+  KIND_WRAP = 7
+};
+enum owner_kind : uint8_t { OWNER_NONE = 0, OWNER_KEY = 1, OWNER_PASSPHRASE = 2 };
+
+using tag_t = std::array<uint8_t, TAG>;
+using file_id_t = std::array<uint8_t, 16>;
+
+quire::error corrupt(std::string message, uint64_t offset = quire::error::NO_OFFSET) {
+  quire::error e(error_code::CORRUPT_FILE, std::move(message), offset);
+  e.path = "store";
+  return e;
+}
+quire::error bad_block(std::string message, uint64_t offset) {
+  quire::error e(error_code::CORRUPT_BLOCK, std::move(message), offset);
+  e.path = "store";
+  return e;
+}
+quire::error invalid(std::string message) { return quire::error(error_code::INVALID_ARGUMENT, std::move(message)); }
+
+std::span<const uint8_t> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const uint8_t *>(s.data()), s.size()};
+}
+
+// --- sealing outside segments: a random nonce in front, the place and kind as associated data ------
+
+std::string place_data(const file_id_t &id, uint64_t offset, uint8_t kind) {
+  std::string a(reinterpret_cast<const char *>(id.data()), id.size());
+  put_u64(a, offset);
+  put_u8(a, kind);
+  return a;
+}
+
+result<std::string> seal_with_nonce(std::string_view plain, const crypto::key &k, std::string_view associated,
+                                    const random_source &random) {
+  crypto::nonce n;
+  if (auto r = random(n); !r) return std::move(r).error();
+  std::string out(crypto::NONCE_BYTES + plain.size() + crypto::TAG_BYTES, '\0');
+  std::memcpy(out.data(), n.data(), n.size());
+  auto s =
+      crypto::seal({reinterpret_cast<uint8_t *>(out.data()) + crypto::NONCE_BYTES, plain.size() + crypto::TAG_BYTES},
+                   bytes_of(plain), bytes_of(associated), n, k);
+  if (!s) return std::move(s).error();
+  return out;
+}
+
+result<std::vector<uint8_t>> open_with_nonce(std::span<const uint8_t> sealed, const crypto::key &k,
+                                             std::string_view associated) {
+  if (sealed.size() < crypto::NONCE_BYTES + crypto::TAG_BYTES)
+    return quire::error(error_code::CORRUPT_BLOCK, "too short to be sealed");
+  crypto::nonce n;
+  std::memcpy(n.data(), sealed.data(), n.size());
+  std::vector<uint8_t> out(sealed.size() - crypto::NONCE_BYTES - crypto::TAG_BYTES);
+  auto o = crypto::open(out, sealed.subspan(crypto::NONCE_BYTES), bytes_of(associated), n, k);
+  if (!o) return std::move(o).error();
+  return out;
+}
+
+/// A data key sealed under another key: nonce, ciphertext, tag (72 bytes).
+result<std::string> wrap_key(const crypto::key &data, const crypto::key &under, const file_id_t &id, const tag_t &tag,
+                             const random_source &random) {
+  std::string associated(reinterpret_cast<const char *>(id.data()), id.size());
+  associated.append(reinterpret_cast<const char *>(tag.data()), tag.size());
+  put_u8(associated, KIND_WRAP);
+  return seal_with_nonce({reinterpret_cast<const char *>(data.bytes().data()), crypto::KEY_BYTES}, under, associated,
+                         random);
+}
+
+std::optional<crypto::key> unwrap_key(std::string_view wrapped, const crypto::key &under, const file_id_t &id,
+                                      const tag_t &tag) {
+  if (wrapped.size() != WRAP_BYTES) return std::nullopt;
+  std::string associated(reinterpret_cast<const char *>(id.data()), id.size());
+  associated.append(reinterpret_cast<const char *>(tag.data()), tag.size());
+  put_u8(associated, KIND_WRAP);
+  auto o = open_with_nonce(bytes_of(wrapped), under, associated);
+  if (!o) return std::nullopt;
+  auto k = crypto::key_from_bytes(*o);
+  if (!k) return std::nullopt;
+  return *k;
+}
+
+// --- the state of a commit ----------------------------------------------------------------------------
+
+struct segment_entry {
+  uint64_t base = 0, length = 0, rows = 0;
+  std::array<uint8_t, 16> salt{};
+  page_ref deletions;  // offset 0: none
+  uint64_t deleted = 0;
+};
+
+struct partition {
+  tag_t tag{};
+  page_ref directory;
+  uint64_t rows = 0, deleted = 0, bytes = 0, segments = 0;
+  std::string wrap_partition, wrap_owner;  // sealed files
+  // Known once the directory is read (the owner, or the holder of this partition's key):
+  bool loaded = false;
+  std::optional<crypto::key> data_key;
+  std::string value;
+  bool null = false;
+  std::vector<segment_entry> segment_list;
+  size_t chain = 0;  // directory pages in its chain
+  uint64_t directory_bytes = 0;
+  size_t listed = 0;  // segments the chain lists (those after are new in this commit)
+  std::set<size_t> new_deletions;
+  bool changed = false;
+};
+
+struct meta {
+  format::schema sch;
+  std::string partition_by;
+  uint32_t chunk_rows = DEFAULT_CHUNK_ROWS, page_bytes = DEFAULT_PAGE_BYTES;
+  int level = DEFAULT_COMPRESSION_LEVEL;
+  std::string sorted_by;
+  std::vector<index_def> indexes;
+};
+
+struct state {
+  file_id_t file_id{};
+  uint64_t end = 0;  // the last whole commit's end (its tail's last byte + 1)
+  uint64_t tail_offset = 0;
+  uint64_t commit = 0;
+  bool sealed = false;
+  uint8_t owner = OWNER_NONE;
+  std::array<uint8_t, crypto::SALT_BYTES> kdf_salt{};
+  crypto::kdf_cost cost;
+  page_ref meta_ref, root_ref;
+  uint64_t partition_count = 0;
+  // What the key opened:
+  bool is_owner = false;
+  std::optional<crypto::key> owner_key;
+  meta m;
+  bool has_meta = false;
+  std::vector<partition> parts;  // the owner (or a plain file): all; a partition key: its own
+  uint64_t map_bytes = 0;
+};
+
+// --- stored objects outside segments --------------------------------------------------------------
+
+result<std::vector<uint8_t>> read_object(const byte_source &src, const state &st, const page_ref &ref, uint8_t kind,
+                                         const crypto::key *k, const std::string &what) {
+  if (ref.offset < STORE_HEADER || ref.offset > st.end || ref.stored_length > st.end - ref.offset)
+    return corrupt(what + " points outside the file", ref.offset);
+  if (ref.raw_length > DEFAULT_MAX_PAGE_BYTES) return bad_block(what + " declares too many bytes", ref.offset);
+  std::vector<uint8_t> stored;
+  if (auto a = quire::detail::resize_or_oom(stored, ref.stored_length, what); !a) return std::move(a).error();
+  if (auto r = src.read_at(ref.offset, stored); !r) return std::move(r).error();
+  if (crc32c(stored) != ref.crc) return bad_block(what + ": checksum mismatch", ref.offset);
+  std::span<const uint8_t> body = stored;
+  std::vector<uint8_t> opened;
+  if (k) {
+    auto o = open_with_nonce(stored, *k, place_data(st.file_id, ref.offset, kind));
+    if (!o) return bad_block(what + " does not authenticate", ref.offset);
+    opened = std::move(o).value();
+    body = opened;
+  }
+  std::vector<uint8_t> out(ref.raw_length + DECODE_PADDING);
+  if (ref.compression == COMPRESSION_NONE) {
+    if (body.size() != ref.raw_length) return bad_block(what + ": sizes differ", ref.offset);
+    std::memcpy(out.data(), body.data(), body.size());
+  } else {
+    size_t n = ZSTD_decompress(out.data(), ref.raw_length, body.data(), body.size());
+    if (ZSTD_isError(n) || n != ref.raw_length) return bad_block(what + " does not decompress", ref.offset);
+  }
+  out.resize(ref.raw_length);
+  return out;
+}
+
+/// Collects a commit's bytes before they are appended, at known offsets.
+struct commit_buffer {
+  uint64_t base = 0;  // where bytes[0] will land
+  std::string bytes;
+  uint64_t here() const { return base + bytes.size(); }
+  result<page_ref> object(std::string_view raw, uint8_t kind, const crypto::key *k, const file_id_t &id,
+                          const random_source &random) {
+    page_ref ref;
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    std::string stored = seal_page(raw, DEFAULT_COMPRESSION_LEVEL, cctx, ref);
+    ZSTD_freeCCtx(cctx);
+    ref.offset = here();
+    if (k) {
+      auto s = seal_with_nonce(stored, *k, place_data(id, ref.offset, kind), random);
+      if (!s) return std::move(s).error();
+      stored = std::move(s).value();
+    }
+    ref.stored_length = static_cast<uint32_t>(stored.size());
+    ref.crc = crc32c(stored);
+    bytes += stored;
+    return ref;
+  }
+};
+
+// --- encoding of the directory, map and meta pages -------------------------------------------------
+
+void put_tag(std::string &o, const tag_t &t) { o.append(reinterpret_cast<const char *>(t.data()), t.size()); }
+bool read_fixed(byte_reader &r, uint8_t *out, size_t n) {
+  auto s = r.take(n);
+  if (s.size() != n) return false;
+  std::memcpy(out, s.data(), n);
+  return true;
+}
+
+std::string encode_meta(const meta &m) {
+  std::string o;
+  put_varint(o, m.sch.columns.size());
+  for (const auto &c : m.sch.columns) {
+    put_bytes(o, c.name);
+    put_u8(o, static_cast<uint8_t>(c.type));
+  }
+  put_bytes(o, m.partition_by);
+  put_varint(o, m.chunk_rows);
+  put_varint(o, m.page_bytes);
+  put_varint(o, static_cast<uint64_t>(m.level));
+  put_bytes(o, m.sorted_by);
+  put_varint(o, m.indexes.size());
+  for (const auto &ix : m.indexes) {
+    put_bytes(o, ix.column);
+    put_u8(o, static_cast<uint8_t>(ix.kind));
+  }
+  return o;
+}
+
+result<meta> decode_meta(std::span<const uint8_t> raw) {
+  byte_reader r(raw);
+  meta m;
+  uint64_t n = r.varint();
+  if (r.failed() || n == 0 || n > MAX_COLUMNS) return corrupt("the meta page holds an impossible column count");
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string name(r.bytes());
+    auto type = static_cast<column_type>(r.u8());
+    if (r.failed() || name.empty() || !parse_type_name(type_name(type)))
+      return corrupt("the meta page's schema is malformed");
+    m.sch.columns.push_back({std::move(name), type});
+  }
+  m.partition_by = std::string(r.bytes());
+  m.chunk_rows = static_cast<uint32_t>(r.varint());
+  m.page_bytes = static_cast<uint32_t>(r.varint());
+  m.level = static_cast<int>(r.varint());
+  m.sorted_by = std::string(r.bytes());
+  uint64_t ni = r.varint();
+  if (r.failed() || ni > n * 3) return corrupt("the meta page's indexes are malformed");
+  for (uint64_t i = 0; i < ni; ++i) {
+    std::string col(r.bytes());
+    auto kind = static_cast<index_kind>(r.u8());
+    if (r.failed() || !parse_index_kind(index_kind_name(kind))) return corrupt("the meta page's indexes are malformed");
+    m.indexes.push_back({std::move(col), kind});
+  }
+  if (r.failed() || m.chunk_rows == 0 || m.chunk_rows > MAX_CHUNK_ROWS) return corrupt("the meta page is malformed");
+  return m;
+}
+
+/// A partition's directory page: its value, the previous page of its chain, the segments this page
+/// adds (ordinals from `first`), and deletion vectors that replace earlier ones.
+std::string encode_directory(const partition &p, const page_ref &prev, size_t first, size_t count,
+                             const std::vector<size_t> &dv_ordinals) {
+  std::string o;
+  put_u8(o, p.null ? 1 : 0);
+  put_bytes(o, p.value);
+  put_ref(o, prev);
+  put_varint(o, first);
+  put_varint(o, count);
+  for (size_t i = first; i < first + count; ++i) {
+    const auto &s = p.segment_list[i];
+    put_varint(o, s.base);
+    put_varint(o, s.length);
+    put_varint(o, s.rows);
+    o.append(reinterpret_cast<const char *>(s.salt.data()), s.salt.size());
+  }
+  put_varint(o, dv_ordinals.size());
+  for (size_t i : dv_ordinals) {
+    put_varint(o, i);
+    put_ref(o, p.segment_list[i].deletions);
+    put_varint(o, p.segment_list[i].deleted);
+  }
+  return o;
+}
+
+std::string encode_entry(const partition &p, bool sealed) {
+  std::string o;
+  put_tag(o, p.tag);
+  put_ref(o, p.directory);
+  put_varint(o, p.rows);
+  put_varint(o, p.deleted);
+  put_varint(o, p.bytes);
+  put_varint(o, p.segments);
+  if (sealed) {
+    put_u8(o, p.wrap_partition.empty() ? 0 : 1);
+    o += p.wrap_partition;
+    o += p.wrap_owner;
+  }
+  return o;
+}
+
+bool decode_entry(byte_reader &r, bool sealed, partition &p) {
+  if (!read_fixed(r, p.tag.data(), TAG)) return false;
+  p.directory = read_ref(r);
+  p.rows = r.varint();
+  p.deleted = r.varint();
+  p.bytes = r.varint();
+  p.segments = r.varint();
+  if (sealed) {
+    const bool has_partition = r.u8() != 0;
+    if (has_partition) {
+      auto w = r.take(WRAP_BYTES);
+      p.wrap_partition.assign(reinterpret_cast<const char *>(w.data()), w.size());
+    }
+    auto w = r.take(WRAP_BYTES);
+    p.wrap_owner.assign(reinterpret_cast<const char *>(w.data()), w.size());
+  }
+  return !r.failed() && p.deleted <= p.rows + p.deleted;
+}
+
+// --- reading a commit ----------------------------------------------------------------------------
+
+/// Whether the 48 bytes at `at` are a whole tail whose footer checks; fills `footer`.
+bool tail_is_whole(const byte_source &src, uint64_t at, const uint8_t *t, std::vector<uint8_t> &footer,
+                   uint64_t &footer_offset) {
+  if (std::memcmp(t + 40, MAGIC, sizeof MAGIC) != 0) return false;
+  uint16_t version;
+  std::memcpy(&version, t + 46, 2);
+  if (version != STORE_VERSION) return false;
+  if (crc32c({t, 36}) != load_u32(t + 36)) return false;
+  footer_offset = load_u64(t);
+  const uint32_t length = load_u32(t + 8);
+  if (footer_offset < STORE_HEADER || footer_offset > at || length != at - footer_offset || length > (64u << 20))
+    return false;
+  footer.resize(length);
+  if (!src.read_at(footer_offset, footer)) return false;
+  return crc32c(footer) == load_u32(t + 12);
+}
+
+/// Finds the last whole commit: the tail at the end, or (a file cut during a commit) the last whole
+/// tail before it, searched backwards 64 KiB at a time.
+result<void> find_last_commit(const byte_source &src, state &st, std::vector<uint8_t> &footer) {
+  const uint64_t size = src.size();
+  if (size < STORE_HEADER + STORE_TAIL)
+    return quire::error(error_code::NOT_A_QUIRE_FILE, "too short to be a .quire file", 0);
+  uint8_t head[STORE_HEADER];
+  if (auto r = src.read_at(0, head); !r) return std::move(r).error();
+  std::memcpy(st.file_id.data(), head + 8, 16);
+  uint8_t t[STORE_TAIL];
+  uint64_t footer_offset = 0;
+  if (auto r = src.read_at(size - STORE_TAIL, t); !r) return std::move(r).error();
+  if (tail_is_whole(src, size - STORE_TAIL, t, footer, footer_offset)) {
+    st.end = size;
+  } else {
+    // Search backwards for the tail's closing magic and version.
+    const uint8_t closing[8] = {'Q', 'U', 'I', 'R', 'E', 0, STORE_VERSION & 0xFF, STORE_VERSION >> 8};
+    uint64_t hi = size;
+    std::vector<uint8_t> block;
+    bool found = false;
+    while (!found && hi > STORE_HEADER + STORE_TAIL) {
+      const uint64_t lo = std::max<uint64_t>(STORE_HEADER, hi > SCAN_BLOCK ? hi - SCAN_BLOCK : 0);
+      block.resize(static_cast<size_t>(hi - lo));
+      if (auto r = src.read_at(lo, block); !r) return std::move(r).error();
+      for (uint64_t end = hi; end >= lo + 8 && !found; --end) {
+        if (std::memcmp(block.data() + (end - 8 - lo), closing, 8) != 0) continue;
+        if (end < STORE_HEADER + STORE_TAIL) break;
+        if (auto r = src.read_at(end - STORE_TAIL, t); !r) return std::move(r).error();
+        if (tail_is_whole(src, end - STORE_TAIL, t, footer, footer_offset)) {
+          st.end = end;
+          found = true;
+        }
+      }
+      // Overlap by a tail's length so one that straddles two blocks is seen whole.
+      hi = lo + 7 > lo ? lo + 7 : lo;
+      if (lo == STORE_HEADER) break;
+    }
+    if (!found) return corrupt("no whole commit: the file holds no tail that checks (cut before its first commit?)");
+  }
+  st.tail_offset = st.end - STORE_TAIL;
+  st.commit = load_u64(t + 24);
+  return {};
+}
+
+result<void> parse_footer(std::span<const uint8_t> footer, state &st, uint64_t at) {
+  byte_reader r(footer);
+  const uint64_t commit = r.u64();
+  const uint8_t cipher = r.u8();
+  st.owner = r.u8();
+  if (st.owner == OWNER_PASSPHRASE) {
+    read_fixed(r, st.kdf_salt.data(), st.kdf_salt.size());
+    st.cost.passes = r.u64();
+    st.cost.memory_bytes = r.u64();
+  }
+  st.meta_ref = read_ref(r);
+  st.root_ref = read_ref(r);
+  st.partition_count = r.varint();
+  if (r.failed() || commit != st.commit || cipher > 1 || st.owner > OWNER_PASSPHRASE ||
+      (cipher == 1) != (st.owner != OWNER_NONE))
+    return corrupt("the commit's footer is malformed", at);
+  st.sealed = cipher == 1;
+  return {};
+}
+
+/// Reads the partition map's entries (all of them: the owner, a plain file) or the one with `tag`.
+result<void> read_map(const byte_source &src, state &st, const std::optional<tag_t> &only) {
+  if (st.root_ref.offset == 0) return {};
+  auto root = read_object(src, st, st.root_ref, KIND_ROOT, nullptr, "the partition map's root");
+  if (!root) return std::move(root).error();
+  st.map_bytes = st.root_ref.stored_length;
+  byte_reader r(*root);
+  uint64_t leaves = r.varint();
+  if (r.failed() || leaves > r.remaining() / (TAG + 6) + 1) return corrupt("the partition map's root is malformed");
+  struct leaf_ref {
+    tag_t first{};
+    uint64_t entries = 0;
+    page_ref ref;
+  };
+  std::vector<leaf_ref> refs(static_cast<size_t>(leaves));
+  uint64_t total = 0;
+  for (auto &l : refs) {
+    read_fixed(r, l.first.data(), TAG);
+    l.entries = r.varint();
+    l.ref = read_ref(r);
+    total += l.entries;
+  }
+  if (r.failed() || total != st.partition_count) return corrupt("the partition map's root is malformed");
+  size_t from = 0, to = refs.size();
+  if (only) {
+    auto it = std::upper_bound(refs.begin(), refs.end(), *only,
+                               [](const tag_t &t, const leaf_ref &l) { return t < l.first; });
+    if (it == refs.begin()) return {};
+    to = static_cast<size_t>(it - refs.begin());
+    from = to - 1;
+  }
+  for (size_t i = from; i < to; ++i) {
+    auto leaf = read_object(src, st, refs[i].ref, KIND_LEAF, nullptr, "a partition map leaf");
+    if (!leaf) return std::move(leaf).error();
+    st.map_bytes += refs[i].ref.stored_length;
+    byte_reader lr(*leaf);
+    uint64_t n = lr.varint();
+    if (lr.failed() || n != refs[i].entries) return corrupt("a partition map leaf is malformed", refs[i].ref.offset);
+    for (uint64_t e = 0; e < n; ++e) {
+      partition p;
+      if (!decode_entry(lr, st.sealed, p)) return corrupt("a partition map entry is malformed", refs[i].ref.offset);
+      if (!only || p.tag == *only) st.parts.push_back(std::move(p));
+    }
+  }
+  return {};
+}
+
+/// Reads a partition's directory chain (under its data key when sealed).
+result<void> read_directory(const byte_source &src, const state &st, partition &p) {
+  std::vector<std::vector<uint8_t>> pages;
+  page_ref at = p.directory;
+  while (at.offset != 0) {
+    if (pages.size() > 4096) return corrupt("a partition's directory chain is too long", at.offset);
+    auto raw = read_object(src, st, at, KIND_DIRECTORY, p.data_key ? &*p.data_key : nullptr, "a partition directory");
+    if (!raw) return std::move(raw).error();
+    p.directory_bytes += at.stored_length;
+    byte_reader r(*raw);
+    r.u8();
+    r.bytes();
+    at = read_ref(r);
+    if (r.failed()) return corrupt("a partition directory is malformed");
+    pages.push_back(std::move(raw).value());
+  }
+  p.chain = pages.size();
+  std::vector<bool> dv_set;
+  for (size_t k = 0; k < pages.size(); ++k) {  // newest first
+    byte_reader r(pages[k]);
+    const bool null = r.u8() != 0;
+    std::string value(r.bytes());
+    read_ref(r);
+    const uint64_t first = r.varint(), count = r.varint();
+    if (r.failed() || first > (uint64_t{1} << 32) || count > r.remaining() / 20 + 1)
+      return corrupt("a partition directory is malformed");
+    if (k == 0) {
+      p.null = null;
+      p.value = std::move(value);
+      p.segment_list.resize(static_cast<size_t>(first + count));
+      dv_set.assign(p.segment_list.size(), false);
+    }
+    if (first + count > p.segment_list.size()) return corrupt("a partition directory lists segments out of order");
+    for (uint64_t i = first; i < first + count; ++i) {
+      auto &s = p.segment_list[static_cast<size_t>(i)];
+      s.base = r.varint();
+      s.length = r.varint();
+      s.rows = r.varint();
+      read_fixed(r, s.salt.data(), s.salt.size());
+    }
+    uint64_t dvs = r.varint();
+    if (r.failed() || dvs > p.segment_list.size()) return corrupt("a partition directory is malformed");
+    for (uint64_t d = 0; d < dvs; ++d) {
+      uint64_t ordinal = r.varint();
+      page_ref ref = read_ref(r);
+      uint64_t deleted = r.varint();
+      if (r.failed() || ordinal >= p.segment_list.size()) return corrupt("a deletion vector names no segment");
+      if (dv_set[ordinal]) continue;  // a newer page replaced it
+      dv_set[ordinal] = true;
+      p.segment_list[ordinal].deletions = ref;
+      p.segment_list[ordinal].deleted = deleted;
+    }
+    if (r.failed()) return corrupt("a partition directory is malformed");
+    if (first == 0 && k + 1 < pages.size()) {
+      // A consolidated page lists everything: older pages are not needed.
+      p.chain = k + 1;
+      break;
+    }
+  }
+  for (const auto &s : p.segment_list) {
+    if (s.base < STORE_HEADER || s.base > st.end || s.length > st.end - s.base)
+      return corrupt("a segment lies outside the file", s.base);
+  }
+  p.loaded = true;
+  p.listed = p.segment_list.size();
+  return {};
+}
+
+tag_t plain_tag(std::string_view value, bool null) {
+  crypto::key zero;
+  std::string data(null ? "\x01" : "\x00", 1);
+  data.append(value);
+  auto h = crypto::keyed_hash(zero, bytes_of(data));
+  tag_t t;
+  std::memcpy(t.data(), h.data(), TAG);
+  return t;
+}
+
+tag_t key_tag(const crypto::key &k, const file_id_t &id) {
+  auto h = crypto::keyed_hash(k, id);
+  tag_t t;
+  std::memcpy(t.data(), h.data(), TAG);
+  return t;
+}
+
+struct opening {
+  std::string key, passphrase;
+};
+
+/// Loads the last whole commit of `src` with the key in `with`: the owner sees every partition,
+/// a partition's key its own. Errors: KEY_REQUIRED, WRONG_KEY, CORRUPT_*.
+result<state> load_state(const byte_source &src, const opening &with) {
+  state st;
+  std::vector<uint8_t> footer;
+  if (auto r = find_last_commit(src, st, footer); !r) return std::move(r).error();
+  if (auto r = parse_footer(footer, st, st.end - STORE_TAIL - footer.size()); !r) return std::move(r).error();
+  if (!st.sealed) {
+    st.is_owner = true;
+    auto raw = read_object(src, st, st.meta_ref, KIND_META, nullptr, "the meta page");
+    if (!raw) return std::move(raw).error();
+    auto m = decode_meta(*raw);
+    if (!m) return std::move(m).error();
+    st.m = std::move(m).value();
+    st.has_meta = true;
+    if (auto r = read_map(src, st, std::nullopt); !r) return std::move(r).error();
+    for (auto &p : st.parts)
+      if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+    return st;
+  }
+  if (with.key.empty() && with.passphrase.empty()) {
+    return quire::error(error_code::KEY_REQUIRED,
+                        "the file is sealed: open it with the owner's key or passphrase, or a partition's key");
+  }
+  std::optional<crypto::key> k;
+  if (!with.passphrase.empty()) {
+    if (st.owner != OWNER_PASSPHRASE)
+      return quire::error(error_code::WRONG_KEY, "the file is sealed with a key file, not a passphrase");
+    auto d = crypto::key_from_passphrase(with.passphrase, st.kdf_salt, st.cost);
+    if (!d) return std::move(d).error();
+    k = *d;
+  } else {
+    auto kb = crypto::key_from_bytes(bytes_of(with.key));
+    if (!kb) {
+      return quire::error(error_code::INVALID_ARGUMENT, "a key is " + std::to_string(crypto::KEY_BYTES) +
+                                                            " bytes; this one is " + std::to_string(with.key.size()));
+    }
+    k = *kb;
+  }
+  // The owner's key opens the meta page.
+  auto raw = read_object(src, st, st.meta_ref, KIND_META, &*k, "the meta page");
+  if (raw) {
+    auto m = decode_meta(*raw);
+    if (!m) return std::move(m).error();
+    st.m = std::move(m).value();
+    st.has_meta = true;
+    st.is_owner = true;
+    st.owner_key = k;
+    if (auto r = read_map(src, st, std::nullopt); !r) return std::move(r).error();
+    for (auto &p : st.parts) {
+      p.data_key = unwrap_key(p.wrap_owner, *k, st.file_id, p.tag);
+      if (!p.data_key)
+        return bad_block("a partition's data key does not open under the owner's key", st.root_ref.offset);
+      if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+    }
+    return st;
+  }
+  if (raw.error().code != error_code::CORRUPT_BLOCK || !with.passphrase.empty())
+    return quire::error(error_code::WRONG_KEY, "the passphrase opens nothing in this file");
+  // Else a partition's key: its tag finds its entry.
+  const tag_t tag = key_tag(*k, st.file_id);
+  if (auto r = read_map(src, st, tag); !r) return std::move(r).error();
+  if (st.parts.empty() || st.parts[0].wrap_partition.empty())
+    return quire::error(error_code::WRONG_KEY, "the key is neither the owner's nor a partition's of this file");
+  auto &p = st.parts[0];
+  p.data_key = unwrap_key(p.wrap_partition, *k, st.file_id, p.tag);
+  if (!p.data_key) return quire::error(error_code::WRONG_KEY, "the key does not open its partition's data key");
+  if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+  return st;
+}
+
+bool partition_less(const partition &a, const partition &b) {
+  if (a.null != b.null) return b.null;
+  return a.value < b.value;
+}
+
+result<std::shared_ptr<std::vector<uint8_t>>> read_deletions(const byte_source &src, const state &st,
+                                                             const partition &p, const segment_entry &s) {
+  auto raw =
+      read_object(src, st, s.deletions, KIND_DELETIONS, p.data_key ? &*p.data_key : nullptr, "a deletion vector");
+  if (!raw) return std::move(raw).error();
+  if (raw->size() != (s.rows + 7) / 8) return corrupt("a deletion vector of the wrong size", s.deletions.offset);
+  auto out = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.rows));
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < s.rows; ++i) {
+    (*out)[static_cast<size_t>(i)] = ((*raw)[i >> 3] >> (i & 7)) & 1;
+    n += (*out)[static_cast<size_t>(i)];
+  }
+  if (n != s.deleted) return corrupt("a deletion vector disagrees with its count", s.deletions.offset);
+  return out;
+}
+
+/// The segments of the partitions `st` holds, in row order, set up for the reader.
+result<std::vector<segment_info>> segments_of(const byte_source &src, state &st) {
+  std::sort(st.parts.begin(), st.parts.end(), partition_less);
+  std::vector<segment_info> out;
+  for (const auto &p : st.parts) {
+    for (const auto &s : p.segment_list) {
+      segment_info sg;
+      sg.base = s.base;
+      sg.length = s.length;
+      if (p.data_key) {
+        auto seal = std::make_shared<sealing>();
+        seal->key = *p.data_key;
+        seal->file_id = st.file_id;
+        seal->salt = s.salt;
+        sg.seal = seal;
+      }
+      if (s.deletions.offset != 0) {
+        auto d = read_deletions(src, st, p, s);
+        if (!d) return std::move(d).error();
+        sg.deleted = *d;
+        sg.deleted_rows = s.deleted;
+      }
+      out.push_back(std::move(sg));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+result<void> open_store(file::impl &f) {
+  auto st = load_state(*f.source, {f.options.key, f.options.passphrase});
+  if (!st) return std::move(st).error();
+  auto segs = segments_of(*f.source, *st);
+  if (!segs) return std::move(segs).error();
+  f.version = STORE_VERSION;
+  f.commit = st->commit;
+  f.sealed = st->sealed;
+  f.partition_key = !st->is_owner;
+  f.partitions = st->partition_count;
+  f.partitions_read = st->parts.size();
+  f.partition_by = st->has_meta ? st->m.partition_by : std::string();
+  if (segs->empty()) {
+    // A file with no rows (or a partition with none): the schema from the meta page.
+    if (!st->has_meta) return corrupt("a partition with no segments");
+    f.sch = st->m.sch;
+    f.index_defs = st->m.indexes;
+    f.indexes.clear();
+    for (const auto &d : st->m.indexes) f.indexes.push_back({*f.sch.find(d.column), d.kind, 0});
+    f.segments.clear();
+    f.index_segments();
+    return {};
+  }
+  return load_segments(f, std::move(segs).value());
+}
+
+}  // namespace detail
+
+// --- writing -------------------------------------------------------------------------------------------
+
+namespace {
+
+class segment_sealer final : public page_sealer {
+ public:
+  explicit segment_sealer(sealing s) : s_(std::move(s)) {}
+  result<void> seal(std::string &stored, uint64_t offset, uint8_t kind) const override {
+    return seal_stored(stored, s_, offset, kind);
+  }
+
+ private:
+  sealing s_;
+};
+
+result<void> need_random(const store_options &o) {
+  if (!o.random) return invalid("a sealed or new file needs a random source");
+  return {};
+}
+
+/// The rows of `f` that `sel` marks in chunk `chunk` as cells, given to fn(cells, partition text, null).
+struct row_reader {
+  engine e;
+  std::vector<std::string> texts;
+  std::vector<cell> cells;
+  explicit row_reader(file::impl &fi) : e(fi), texts(fi.sch.columns.size()), cells(fi.sch.columns.size()) {}
+
+  template <typename Fn>
+  result<void> each(const std::optional<pred> &where, Fn fn) {
+    quire::error failure;
+    const size_t ncols = e.f.sch.columns.size();
+    auto r = e.for_each_chunk(where, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+      std::vector<engine::cursor> cursors;
+      for (size_t c = 0; c < ncols; ++c) cursors.push_back(engine::cursor{e, c, chunk, nullptr, SIZE_MAX, {}});
+      const uint64_t first = e.f.chunk_first_row(chunk);
+      for (uint32_t i = 0; i < sel.size(); ++i) {
+        if (!sel[i]) continue;
+        for (size_t c = 0; c < ncols; ++c) {
+          auto &cur = cursors[c];
+          if (auto s = cur.seek(i); !s) {
+            failure = std::move(s).error();
+            return false;
+          }
+          const uint32_t at = cur.local(i);
+          const auto &v = *cur.view.values;
+          if (!v.is_valid(at)) {
+            cells[c] = cell::null();
+            continue;
+          }
+          switch (e.f.sch.columns[c].type) {
+            case column_type::boolean: cells[c] = cell::of(v.ints[at] != 0); break;
+            case column_type::integer:
+            case column_type::date:
+            case column_type::timestamp: cells[c] = cell::of(v.ints[at]); break;
+            case column_type::float64: cells[c] = cell::of(v.reals[at]); break;
+            default:
+              texts[c].assign(cur.view.text(at));
+              cells[c] = cell::text(texts[c]);
+              break;
+          }
+        }
+        auto r = fn(first + i, cells);
+        if (!r) {
+          failure = std::move(r).error();
+          return false;
+        }
+      }
+      return true;
+    });
+    if (!r) return r;
+    if (failure.code != error_code::OK) return failure;
+    return {};
+  }
+};
+
+/// Text of a cell as the partition value (and a key file's name): what `quire query --csv` prints.
+std::string partition_text(const cell &c, column_type type) {
+  std::string out;
+  switch (c.k) {
+    case cell::kind::null_value: return out;
+    case cell::kind::boolean: return c.b ? "true" : "false";
+    case cell::kind::integer:
+      if (type == column_type::date) append_date(out, c.i);
+      else if (type == column_type::timestamp) append_timestamp(out, c.i);
+      else out = std::to_string(c.i);
+      return out;
+    case cell::kind::real: append_double(out, c.d); return out;
+    case cell::kind::text: return std::string(c.s);
+  }
+  return out;
+}
+
+/// One commit in the making over the state of the last one.
+struct committer {
+  append_target &target;
+  const store_options &o;
+  state st;
+  commit_buffer buf;
+  uint64_t rows_added = 0, segments_written = 0;
+
+  committer(append_target &t, const store_options &opt) : target(t), o(opt) {}
+
+  const crypto::key *owner() const { return st.sealed ? &*st.owner_key : nullptr; }
+
+  /// Opens the target as its owner; cuts off an unfinished commit.
+  result<void> begin() {
+    auto s = load_state(target, {o.owner_key, o.owner_passphrase});
+    if (!s) return std::move(s).error();
+    st = std::move(s).value();
+    if (!st.is_owner) return quire::error(error_code::KEY_REQUIRED, "changing a sealed file needs the owner's key");
+    if (target.size() > st.end) {
+      if (auto r = target.truncate(st.end); !r) return r;
+    }
+    buf.base = st.end;
+    return {};
+  }
+
+  partition &partition_for(std::string_view value, bool null) {
+    for (auto &p : st.parts)
+      if (p.null == null && p.value == value) return p;
+    partition p;
+    p.value = std::string(value);
+    p.null = null;
+    p.loaded = true;
+    p.changed = true;
+    st.parts.push_back(std::move(p));
+    return st.parts.back();
+  }
+
+  /// Gives a new partition its data key, tag and wraps.
+  result<void> provide_keys(partition &p) {
+    if (!st.sealed || p.data_key) {
+      if (!st.sealed) p.tag = plain_tag(p.value, p.null);
+      return {};
+    }
+    crypto::key data;
+    if (auto r = o.random(data.bytes()); !r) return r;
+    p.data_key = data;
+    if (!st.m.partition_by.empty()) {
+      if (!o.keys) return invalid("a sealed, partitioned file needs the partitions' keys (a keys folder)");
+      auto found = o.keys->find(p.value, p.null);
+      if (!found) return std::move(found).error();
+      crypto::key pk;
+      if (*found) {
+        pk = **found;
+      } else {
+        if (auto r = o.random(pk.bytes()); !r) return r;
+        if (auto r = o.keys->keep(p.value, p.null, pk); !r) return r;
+      }
+      p.tag = key_tag(pk, st.file_id);
+      auto w = wrap_key(data, pk, st.file_id, p.tag, o.random);
+      if (!w) return std::move(w).error();
+      p.wrap_partition = std::move(w).value();
+    } else {
+      p.tag = plain_tag("", false);
+    }
+    auto w = wrap_key(data, *st.owner_key, st.file_id, p.tag, o.random);
+    if (!w) return std::move(w).error();
+    p.wrap_owner = std::move(w).value();
+    return {};
+  }
+
+  /// Writes the rows `rows(writer)` gives as a new segment of partition `p`.
+  template <typename Rows>
+  result<void> write_segment(partition &p, Rows rows) {
+    if (auto r = provide_keys(p); !r) return r;
+    write_options wo;
+    wo.chunk_rows = st.m.chunk_rows;
+    wo.page_bytes = st.m.page_bytes;
+    wo.compression_level = st.m.level;
+    wo.sorted_by = st.m.sorted_by;
+    wo.indexes = st.m.indexes;
+    wo.spill = o.write.spill;
+    wo.sort_memory_bytes = o.write.sort_memory_bytes;
+    segment_entry s;
+    if (st.sealed) {
+      if (auto r = o.random(s.salt); !r) return r;
+      sealing seal;
+      seal.key = *p.data_key;
+      seal.file_id = st.file_id;
+      seal.salt = s.salt;
+      wo.sealer = std::make_shared<segment_sealer>(seal);
+    }
+    vector_sink sink;
+    auto w = writer::create(st.m.sch, wo, sink);
+    if (!w) return std::move(w).error();
+    if (auto r = rows(*w.value()); !r) return r;
+    auto n = w.value()->finish();
+    if (!n) return std::move(n).error();
+    s.base = buf.here();
+    s.length = sink.bytes.size();
+    s.rows = w.value()->rows();
+    buf.bytes.append(reinterpret_cast<const char *>(sink.bytes.data()), sink.bytes.size());
+    p.segment_list.push_back(s);
+    p.rows += s.rows;
+    p.bytes += s.length;
+    p.segments = p.segment_list.size();
+    p.changed = true;
+    rows_added += s.rows;
+    ++segments_written;
+    return {};
+  }
+
+  /// Writes the changed partitions' directories, the map, the meta page, the footer and the tail;
+  /// syncs before and after the tail.
+  result<store_result> finish() {
+    for (auto &p : st.parts) {
+      if (!p.changed) continue;
+      const crypto::key *k = st.sealed ? &*p.data_key : nullptr;
+      const bool consolidate = p.directory.offset == 0 || p.chain + 1 > MAX_DIR_CHAIN;
+      const size_t first = consolidate ? 0 : p.listed;
+      std::vector<size_t> dv;
+      for (size_t i = 0; i < p.segment_list.size(); ++i) {
+        if (consolidate ? p.segment_list[i].deletions.offset != 0 : p.new_deletions.count(i) > 0) dv.push_back(i);
+      }
+      page_ref prev = consolidate ? page_ref{} : p.directory;
+      auto ref = buf.object(encode_directory(p, prev, first, p.segment_list.size() - first, dv), KIND_DIRECTORY, k,
+                            st.file_id, o.random);
+      if (!ref) return std::move(ref).error();
+      p.directory = *ref;
+      p.chain = consolidate ? 1 : p.chain + 1;
+      p.listed = p.segment_list.size();
+      p.new_deletions.clear();
+    }
+    // Partitions with no rows left keep their entry (their key still opens them, to nothing).
+    std::sort(st.parts.begin(), st.parts.end(), [](const partition &a, const partition &b) { return a.tag < b.tag; });
+    for (size_t i = 1; i < st.parts.size(); ++i) {
+      if (st.parts[i].tag == st.parts[i - 1].tag) return invalid("two partitions share a key: give each its own");
+    }
+    std::string root;
+    const size_t leaves = (st.parts.size() + LEAF_ENTRIES - 1) / LEAF_ENTRIES;
+    put_varint(root, leaves);
+    for (size_t l = 0; l < leaves; ++l) {
+      const size_t from = l * LEAF_ENTRIES, to = std::min(st.parts.size(), from + LEAF_ENTRIES);
+      std::string leaf;
+      put_varint(leaf, to - from);
+      for (size_t i = from; i < to; ++i) leaf += encode_entry(st.parts[i], st.sealed);
+      auto ref = buf.object(leaf, KIND_LEAF, nullptr, st.file_id, o.random);
+      if (!ref) return std::move(ref).error();
+      put_tag(root, st.parts[from].tag);
+      put_varint(root, to - from);
+      put_ref(root, *ref);
+    }
+    page_ref root_ref;
+    if (leaves) {
+      auto ref = buf.object(root, KIND_ROOT, nullptr, st.file_id, o.random);
+      if (!ref) return std::move(ref).error();
+      root_ref = *ref;
+    }
+    auto meta_ref = buf.object(encode_meta(st.m), KIND_META, owner(), st.file_id, o.random);
+    if (!meta_ref) return std::move(meta_ref).error();
+    const uint64_t commit = st.commit + 1;
+    std::string footer;
+    put_u64(footer, commit);
+    put_u8(footer, st.sealed ? 1 : 0);
+    put_u8(footer, st.owner);
+    if (st.owner == OWNER_PASSPHRASE) {
+      footer.append(reinterpret_cast<const char *>(st.kdf_salt.data()), st.kdf_salt.size());
+      put_u64(footer, st.cost.passes);
+      put_u64(footer, st.cost.memory_bytes);
+    }
+    put_ref(footer, *meta_ref);
+    put_ref(footer, root_ref);
+    put_varint(footer, st.parts.size());
+    const uint64_t footer_offset = buf.here();
+    buf.bytes += footer;
+    std::string tail;
+    put_u64(tail, footer_offset);
+    put_u32(tail, static_cast<uint32_t>(footer.size()));
+    put_u32(tail, crc32c(footer));
+    put_u64(tail, st.commit == 0 ? 0 : st.tail_offset);
+    put_u64(tail, commit);
+    put_u32(tail, (st.sealed ? 1u : 0u) | (st.m.partition_by.empty() ? 0u : 2u));
+    put_u32(tail, crc32c(tail));
+    tail.append(MAGIC, sizeof MAGIC);
+    put_u16(tail, STORE_VERSION);
+    // Everything but the tail, made durable; then the tail: a tail on disk points at whole bytes.
+    if (auto r = target.append(bytes_of(buf.bytes)); !r) return std::move(r).error();
+    if (auto r = target.sync(); !r) return std::move(r).error();
+    if (auto r = target.append(bytes_of(tail)); !r) return std::move(r).error();
+    if (auto r = target.sync(); !r) return std::move(r).error();
+    store_result out;
+    out.commit = commit;
+    out.rows = rows_added;
+    out.segments_written = segments_written;
+    out.bytes_before = st.end;
+    out.bytes_after = buf.here() + STORE_TAIL;
+    return out;
+  }
+};
+
+/// Writes the rows of `table` into the committer's partitions (one segment per partition value).
+result<void> write_rows(committer &c, file &table) {
+  auto &fi = table.internals();
+  const auto &m = c.st.m;
+  // The rows' columns must be the file's, by name and type (in the file's order).
+  std::vector<size_t> from(m.sch.columns.size());
+  if (fi.sch.columns.size() != m.sch.columns.size())
+    return quire::error(error_code::SCHEMA_MISMATCH, "the rows have " + std::to_string(fi.sch.columns.size()) +
+                                                         " columns; the file has " +
+                                                         std::to_string(m.sch.columns.size()));
+  for (size_t i = 0; i < m.sch.columns.size(); ++i) {
+    auto at = fi.sch.find(m.sch.columns[i].name);
+    if (!at || fi.sch.columns[*at].type != m.sch.columns[i].type) {
+      quire::error e(error_code::SCHEMA_MISMATCH, "column '" + m.sch.columns[i].name + "' (" +
+                                                      std::string(type_name(m.sch.columns[i].type)) +
+                                                      ") is not among the rows' columns with that type");
+      e.path = m.sch.columns[i].name;
+      return e;
+    }
+    from[i] = *at;
+  }
+  std::optional<size_t> part_col;
+  if (!m.partition_by.empty()) part_col = fi.sch.find(m.partition_by);
+  // Rows grouped by partition: first the distinct values (in file order), then one pass per value.
+  // A single partition (or none) is one pass.
+  std::vector<std::pair<std::string, bool>> values;
+  if (part_col) {
+    std::map<std::pair<bool, std::string>, bool> seen;
+    row_reader rr(fi);
+    auto r = rr.each(std::nullopt, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
+      const cell &v = cells[*part_col];
+      const bool null = v.k == cell::kind::null_value;
+      std::string text = partition_text(v, fi.sch.columns[*part_col].type);
+      if (seen.emplace(std::make_pair(null, text), true).second) {
+        if (seen.size() > c.o.max_partitions)
+          return invalid("more than " + std::to_string(c.o.max_partitions) + " partitions");
+        values.emplace_back(std::move(text), null);
+      }
+      return {};
+    });
+    if (!r) return r;
+  } else {
+    values.emplace_back(std::string(), false);
+  }
+  std::vector<cell> ordered(m.sch.columns.size());
+  for (const auto &[value, null] : values) {
+    std::optional<pred> where;
+    if (part_col) {
+      filter f;
+      f.column = m.partition_by;
+      if (null) {
+        f.o = filter::op::is_null;
+      } else {
+        f.o = filter::op::eq;
+        auto key = parse_key_text(fi.sch, m.partition_by, value);
+        if (!key) return std::move(key).error();
+        f.values.push_back(*key);
+      }
+      auto p = compile_where(std::optional<filter>(f), fi.sch);
+      if (!p) return std::move(p).error();
+      where = std::move(p).value();
+    }
+    partition &p = c.partition_for(value, null);
+    auto r = c.write_segment(p, [&](writer &w) -> result<void> {
+      row_reader rr(fi);
+      return rr.each(where, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
+        for (size_t i = 0; i < from.size(); ++i) ordered[i] = cells[from[i]];
+        return w.append_row(ordered);
+      });
+    });
+    if (!r) return r;
+  }
+  return {};
+}
+
+result<void> check_owner_key(const store_options &o) {
+  if (!o.owner_key.empty() && o.owner_key.size() != crypto::KEY_BYTES) {
+    return invalid("a key is " + std::to_string(crypto::KEY_BYTES) + " bytes; the owner's key is " +
+                   std::to_string(o.owner_key.size()));
+  }
+  if (!o.owner_key.empty() && !o.owner_passphrase.empty())
+    return invalid("give the owner's key or a passphrase, not both");
+  return {};
+}
+
+}  // namespace
+
+result<void> memory_target::read_at(uint64_t offset, std::span<uint8_t> out) const {
+  if (offset > bytes.size() || out.size() > bytes.size() - offset)
+    return quire::error(error_code::OUT_OF_RANGE, "a read past the end of the bytes", offset);
+  if (!out.empty()) std::memcpy(out.data(), bytes.data() + offset, out.size());
+  return {};
+}
+
+result<void> memory_target::append(std::span<const uint8_t> b) {
+  if (b.size() > fail_after) {
+    bytes.insert(bytes.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(fail_after));
+    fail_after = 0;
+    return quire::error(error_code::IO_ERROR, "the write failed (simulated)");
+  }
+  if (fail_after != UINT64_MAX) fail_after -= b.size();
+  bytes.insert(bytes.end(), b.begin(), b.end());
+  return {};
+}
+
+result<void> memory_target::truncate(uint64_t size) {
+  if (size > bytes.size()) return quire::error(error_code::INVALID_ARGUMENT, "truncate cannot grow the bytes");
+  bytes.resize(static_cast<size_t>(size));
+  return {};
+}
+
+result<store_result> create_store(file &table, const store_options &o, append_target &target) {
+  if (target.size() != 0) return invalid("a new store needs an empty file");
+  if (auto r = check_owner_key(o); !r) return std::move(r).error();
+  const bool sealed = !o.owner_key.empty() || !o.owner_passphrase.empty();
+  if (sealed) {
+    if (auto r = need_random(o); !r) return std::move(r).error();
+  }
+  auto &fi = table.internals();
+  if (!o.partition_by.empty() && !fi.sch.find(o.partition_by))
+    return quire::error(error_code::NO_SUCH_COLUMN, "partition_by names no column: '" + o.partition_by + "'");
+  committer c(target, o);
+  state &st = c.st;
+  if (o.random) {
+    if (auto r = o.random(st.file_id); !r) return std::move(r).error();
+  }
+  st.sealed = sealed;
+  st.is_owner = true;
+  st.m.sch = fi.sch;
+  st.m.partition_by = o.partition_by;
+  st.m.chunk_rows = o.write.chunk_rows;
+  st.m.page_bytes = o.write.page_bytes;
+  st.m.level = o.write.compression_level;
+  st.m.sorted_by = o.write.sorted_by;
+  st.m.indexes = o.write.indexes;
+  if (auto r = check_write_options(o.write); !r) return std::move(r).error();
+  if (sealed) {
+    st.owner = o.owner_passphrase.empty() ? OWNER_KEY : OWNER_PASSPHRASE;
+    if (st.owner == OWNER_KEY) {
+      auto k = crypto::key_from_bytes(bytes_of(o.owner_key));
+      if (!k) return std::move(k).error();
+      st.owner_key = *k;
+    } else {
+      if (auto r = o.random(st.kdf_salt); !r) return std::move(r).error();
+      st.cost = o.cost;
+      auto k = crypto::key_from_passphrase(o.owner_passphrase, st.kdf_salt, o.cost);
+      if (!k) return std::move(k).error();
+      st.owner_key = *k;
+    }
+  }
+  std::string header(MAGIC, sizeof MAGIC);
+  put_u16(header, STORE_VERSION);
+  header.append(reinterpret_cast<const char *>(st.file_id.data()), st.file_id.size());
+  put_u64(header, 0);
+  c.buf.base = 0;
+  c.buf.bytes = header;
+  if (auto r = write_rows(c, table); !r) return std::move(r).error();
+  return c.finish();
+}
+
+result<store_result> append_store(append_target &target, file &rows, const store_options &o) {
+  committer c(target, o);
+  if (auto r = c.begin(); !r) return std::move(r).error();
+  if (auto r = write_rows(c, rows); !r) return std::move(r).error();
+  return c.finish();
+}
+
+namespace {
+
+/// The segment `s` of partition `p` as a reader's segment (its key, salt and deletions).
+result<segment_info> segment_for(const byte_source &src, const state &st, const partition &p, const segment_entry &s) {
+  segment_info sg;
+  sg.base = s.base;
+  sg.length = s.length;
+  if (p.data_key) {
+    auto seal = std::make_shared<sealing>();
+    seal->key = *p.data_key;
+    seal->file_id = st.file_id;
+    seal->salt = s.salt;
+    sg.seal = seal;
+  }
+  if (s.deletions.offset != 0) {
+    auto d = read_deletions(src, st, p, s);
+    if (!d) return std::move(d).error();
+    sg.deleted = *d;
+    sg.deleted_rows = s.deleted;
+  }
+  return sg;
+}
+
+/// Marks the rows `where` selects as deleted (a new deletion vector for each segment it touches),
+/// handing each one's cells to `collect` first when there is one. Returns the rows marked.
+result<uint64_t> mark_rows(committer &c, const filter &where,
+                           const std::function<result<void>(const std::vector<cell> &)> &collect) {
+  uint64_t deleted = 0;
+  for (auto &p : c.st.parts) {
+    for (size_t i = 0; i < p.segment_list.size(); ++i) {
+      auto &s = p.segment_list[i];
+      file::impl one;
+      one.source = &c.target;
+      one.size = c.st.end;
+      auto sg = segment_for(c.target, c.st, p, s);
+      if (!sg) return std::move(sg).error();
+      std::shared_ptr<std::vector<uint8_t>> marks;
+      if (sg->deleted) marks = std::make_shared<std::vector<uint8_t>>(*sg->deleted);
+      if (auto r = load_segments(one, {std::move(sg).value()}); !r) return std::move(r).error();
+      auto compiled = compile_where(std::optional<filter>(where), one.sch);
+      if (!compiled) return std::move(compiled).error();
+      std::vector<uint64_t> hit;
+      row_reader rr(one);
+      auto r = rr.each(*compiled, [&](uint64_t row, const std::vector<cell> &cells) -> result<void> {
+        hit.push_back(row);
+        if (collect) return collect(cells);
+        return {};
+      });
+      if (!r) return std::move(r).error();
+      if (hit.empty()) continue;
+      if (!marks) marks = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.rows), 0);
+      for (uint64_t row : hit) (*marks)[static_cast<size_t>(row)] = 1;
+      std::string bits(static_cast<size_t>((s.rows + 7) / 8), '\0');
+      uint64_t n = 0;
+      for (uint64_t k = 0; k < s.rows; ++k) {
+        if (!(*marks)[static_cast<size_t>(k)]) continue;
+        bits[static_cast<size_t>(k >> 3)] = static_cast<char>(bits[static_cast<size_t>(k >> 3)] | (1 << (k & 7)));
+        ++n;
+      }
+      auto ref = c.buf.object(bits, KIND_DELETIONS, p.data_key ? &*p.data_key : nullptr, c.st.file_id, c.o.random);
+      if (!ref) return std::move(ref).error();
+      deleted += n - s.deleted;
+      p.deleted += n - s.deleted;
+      s.deletions = *ref;
+      s.deleted = n;
+      p.new_deletions.insert(i);
+      p.changed = true;
+    }
+  }
+  return deleted;
+}
+
+}  // namespace
+
+result<store_result> delete_rows(append_target &target, const filter &where, const store_options &o) {
+  committer c(target, o);
+  if (auto r = c.begin(); !r) return std::move(r).error();
+  auto n = mark_rows(c, where, nullptr);
+  if (!n) return std::move(n).error();
+  auto out = c.finish();
+  if (!out) return out;
+  out->rows = *n;
+  return out;
+}
+
+result<store_result> update_rows(append_target &target, const filter &where, std::string_view column,
+                                 std::string_view value_text, const store_options &o) {
+  committer c(target, o);
+  if (auto r = c.begin(); !r) return std::move(r).error();
+  const auto &sch = c.st.m.sch;
+  auto col = sch.find(column);
+  if (!col) return quire::error(error_code::NO_SUCH_COLUMN, "no column named '" + std::string(column) + "'");
+  // The new value, as a cell the writer reads as the column's type.
+  cell set = cell::null();
+  std::string set_text;
+  if (value_text != "null") {
+    auto v = parse_key_text(sch, column, value_text);
+    if (!v) return std::move(v).error();
+    switch (v->k) {
+      case value::kind::integer: set = cell::of(v->i); break;
+      case value::kind::real: set = cell::of(v->d); break;
+      case value::kind::boolean: set = cell::of(v->b); break;
+      default:
+        set_text = v->s;
+        set = cell::text(set_text);
+        break;
+    }
+  }
+  vector_sink sink;
+  write_options wo;
+  auto w = writer::create(sch, wo, sink);
+  if (!w) return std::move(w).error();
+  std::vector<cell> changed;
+  auto n = mark_rows(c, where, [&](const std::vector<cell> &cells) -> result<void> {
+    changed = cells;
+    changed[*col] = set;
+    return w.value()->append_row(changed);
+  });
+  if (!n) return std::move(n).error();
+  if (auto f = w.value()->finish(); !f) return std::move(f).error();
+  if (*n > 0) {
+    auto table = file::open(borrow_bytes(sink.bytes));
+    if (!table) return std::move(table).error();
+    if (auto r = write_rows(c, *table); !r) return std::move(r).error();
+  }
+  auto out = c.finish();
+  if (!out) return out;
+  out->rows = *n;
+  return out;
+}
+
+result<store_result> compact_store(append_target &source, append_target &fresh, const store_options &o) {
+  if (fresh.size() != 0) return invalid("compaction writes into an empty file");
+  auto old = load_state(source, {o.owner_key, o.owner_passphrase});
+  if (!old) return std::move(old).error();
+  if (!old->is_owner) return quire::error(error_code::KEY_REQUIRED, "compaction needs the owner's key");
+  if (old->sealed && !o.random) return invalid("a sealed file needs a random source");
+  // The same file id, data keys and wraps (so every partition's key still opens it), new salts:
+  // no nonce repeats under a data key.
+  committer c(fresh, o);
+  c.st = *old;
+  c.st.commit = 0;
+  c.st.end = 0;
+  std::string header(MAGIC, sizeof MAGIC);
+  put_u16(header, STORE_VERSION);
+  header.append(reinterpret_cast<const char *>(c.st.file_id.data()), c.st.file_id.size());
+  put_u64(header, 0);
+  c.buf.base = 0;
+  c.buf.bytes = header;
+  std::vector<partition> parts = std::move(c.st.parts);
+  c.st.parts.clear();
+  for (auto &p : parts) {
+    std::vector<segment_info> segs;
+    for (const auto &s : p.segment_list) {
+      auto sg = segment_for(source, *old, p, s);
+      if (!sg) return std::move(sg).error();
+      segs.push_back(std::move(sg).value());
+    }
+    partition q;
+    q.tag = p.tag;
+    q.value = p.value;
+    q.null = p.null;
+    q.data_key = p.data_key;
+    q.wrap_partition = p.wrap_partition;
+    q.wrap_owner = p.wrap_owner;
+    q.loaded = true;
+    q.changed = true;
+    c.st.parts.push_back(std::move(q));
+    if (segs.empty()) continue;
+    file::impl all;
+    all.source = &source;
+    all.size = old->end;
+    if (auto r = load_segments(all, std::move(segs)); !r) return std::move(r).error();
+    if (all.rows == all.deleted_rows) continue;
+    row_reader rr(all);
+    auto r = c.write_segment(c.st.parts.back(), [&](writer &w) -> result<void> {
+      return rr.each(std::nullopt, [&](uint64_t, const std::vector<cell> &cells) { return w.append_row(cells); });
+    });
+    if (!r) return std::move(r).error();
+  }
+  return c.finish();
+}
+
+result<store_result> rotate_owner_key(append_target &target, const store_options &o, std::string_view new_key,
+                                      std::string_view new_passphrase) {
+  committer c(target, o);
+  if (auto r = c.begin(); !r) return std::move(r).error();
+  if (!c.st.sealed) return invalid("the file is not sealed: there is no key to rotate");
+  if (new_key.empty() == new_passphrase.empty()) return invalid("give the new key or the new passphrase");
+  if (!o.random) return invalid("key rotation needs a random source");
+  if (!new_key.empty()) {
+    auto k = crypto::key_from_bytes(bytes_of(new_key));
+    if (!k) return std::move(k).error();
+    c.st.owner = OWNER_KEY;
+    c.st.owner_key = *k;
+  } else {
+    if (auto r = o.random(c.st.kdf_salt); !r) return std::move(r).error();
+    c.st.cost = o.cost;
+    auto k = crypto::key_from_passphrase(new_passphrase, c.st.kdf_salt, o.cost);
+    if (!k) return std::move(k).error();
+    c.st.owner = OWNER_PASSPHRASE;
+    c.st.owner_key = *k;
+  }
+  for (auto &p : c.st.parts) {
+    auto w = wrap_key(*p.data_key, *c.st.owner_key, c.st.file_id, p.tag, o.random);
+    if (!w) return std::move(w).error();
+    p.wrap_owner = std::move(w).value();
+  }
+  return c.finish();
+}
+
+result<store_report> storage_of_store(const byte_source &source, const open_options &options) {
+  auto st = load_state(source, {options.key, options.passphrase});
+  if (!st) return std::move(st).error();
+  store_report out;
+  out.bytes = source.size();
+  out.commits = st->commit;
+  out.partitions = st->partition_count;
+  out.map_bytes = st->map_bytes;
+  uint64_t live = STORE_HEADER + st->map_bytes + st->meta_ref.stored_length + STORE_TAIL;
+  live += st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;  // the footer
+  out.footer_bytes = st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;
+  std::sort(st->parts.begin(), st->parts.end(), partition_less);
+  for (const auto &p : st->parts) {
+    store_report::partition_storage ps;
+    ps.value = p.value;
+    ps.null = p.null;
+    ps.segments = p.segment_list.size();
+    for (const auto &s : p.segment_list) {
+      ps.rows += s.rows - s.deleted;
+      ps.deleted_rows += s.deleted;
+      ps.bytes += s.length + s.deletions.stored_length;
+    }
+    ps.bytes += p.directory_bytes;
+    out.directory_bytes += p.directory_bytes;
+    live += ps.bytes;
+    out.segments += ps.segments;
+    out.rows += ps.rows;
+    out.deleted_rows += ps.deleted_rows;
+    out.by_partition.push_back(std::move(ps));
+  }
+  out.live_bytes = std::min(live, out.bytes);
+  out.garbage_bytes = out.bytes - out.live_bytes;
+  out.segments_per_partition = st->parts.empty() ? 0 : static_cast<double>(out.segments) / st->parts.size();
+  out.compaction_pays = out.segments_per_partition > 4 || out.garbage_bytes * 4 > out.bytes ||
+                        out.deleted_rows * 10 > out.rows + out.deleted_rows;
+  return out;
+}
+
+std::string to_json(const store_report &r) {
+  std::string o =
+      "{\"bytes\":" + std::to_string(r.bytes) + ",\"commits\":" + std::to_string(r.commits) +
+      ",\"liveBytes\":" + std::to_string(r.live_bytes) + ",\"garbageBytes\":" + std::to_string(r.garbage_bytes) +
+      ",\"partitions\":" + std::to_string(r.partitions) + ",\"segments\":" + std::to_string(r.segments) +
+      ",\"rows\":" + std::to_string(r.rows) + ",\"deletedRows\":" + std::to_string(r.deleted_rows) +
+      ",\"mapBytes\":" + std::to_string(r.map_bytes) + ",\"directoryBytes\":" + std::to_string(r.directory_bytes) +
+      ",\"footerBytes\":" + std::to_string(r.footer_bytes) + ",\"segmentsPerPartition\":";
+  append_double(o, r.segments_per_partition);
+  o += ",\"compactionPays\":";
+  o += r.compaction_pays ? "true" : "false";
+  o += ",\"byPartition\":[";
+  for (size_t i = 0; i < r.by_partition.size(); ++i) {
+    const auto &p = r.by_partition[i];
+    if (i) o.push_back(',');
+    o += "{\"value\":";
+    if (p.null) o += "null";
+    else json::append_quoted(o, p.value);
+    o += ",\"rows\":" + std::to_string(p.rows) + ",\"deletedRows\":" + std::to_string(p.deleted_rows) +
+         ",\"segments\":" + std::to_string(p.segments) + ",\"bytes\":" + std::to_string(p.bytes) + "}";
+  }
+  o += "]}";
+  return o;
+}
+
+}  // namespace quire::format

@@ -1,0 +1,485 @@
+// .quire version 2 (quire/store.h): commits that append, delete, update, compact and rotate keys;
+// sealed files read by the owner (everything) and by a partition's key (its partition only);
+// wrong, missing and malformed keys; tampered, moved and foreign bytes; and a crash at every byte
+// of a commit, which leaves the file at its old version, never at a half-written one.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "quire/store.h"
+
+using namespace quire;
+using namespace quire::format;
+
+namespace {
+
+// A deterministic random source (tests only): SplitMix64 from a seed.
+random_source test_random(uint64_t seed) {
+  auto state = std::make_shared<uint64_t>(seed);
+  return [state](std::span<uint8_t> out) -> result<void> {
+    for (auto &b : out) {
+      uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      b = static_cast<uint8_t>(z ^ (z >> 31));
+    }
+    return {};
+  };
+}
+
+std::string key_bytes(char fill) { return std::string(crypto::KEY_BYTES, fill); }
+
+// Patients of three clinics, `n` rows from `first`.
+std::string rows_text(int first, int n) {
+  std::string s;
+  const char *clinics[] = {"north", "south", "east"};
+  for (int i = first; i < first + n; ++i) {
+    const int day = 1 + i % 28;
+    s += "{\"id\":" + std::to_string(i) + ",\"clinic\":\"" + clinics[i % 3] + "\",\"name\":\"Patient-Okafor-" +
+         std::to_string(i) + "\",\"balance\":\"" + std::to_string(i) + ".50\",\"seen\":\"2024-03-" +
+         (day < 10 ? "0" : "") + std::to_string(day) + "\"}\n";
+  }
+  return s;
+}
+
+const format::schema &the_schema() {
+  static const format::schema s = [] {
+    format::schema x;
+    x.columns = {{"id", column_type::integer},
+                 {"clinic", column_type::string},
+                 {"name", column_type::string},
+                 {"balance", column_type::decimal},
+                 {"seen", column_type::date}};
+    return x;
+  }();
+  return s;
+}
+
+struct table {
+  vector_sink sink;
+  std::optional<file> f;
+};
+
+std::unique_ptr<table> make_table(const std::string &ndjson) {
+  auto t = std::make_unique<table>();
+  input_options in;
+  in.schema = the_schema();
+  write_options wo;
+  wo.chunk_rows = 16;
+  auto n = write_ndjson(ndjson, wo, t->sink, in);
+  REQUIRE(n);
+  auto f = file::open(borrow_bytes(t->sink.bytes));
+  REQUIRE(f);
+  t->f.emplace(std::move(f).value());
+  return t;
+}
+
+// Keys of partitions in memory, made on demand.
+struct memory_keys final : partition_keys {
+  std::map<std::string, crypto::key> keys;
+  random_source random = test_random(77);
+  result<std::optional<crypto::key>> find(std::string_view value, bool) override {
+    auto it = keys.find(std::string(value));
+    if (it == keys.end()) return std::optional<crypto::key>();
+    return std::optional<crypto::key>(it->second);
+  }
+  result<void> keep(std::string_view value, bool, const crypto::key &k) override {
+    keys[std::string(value)] = k;
+    return {};
+  }
+  std::string bytes_of(const std::string &value) const {
+    auto b = keys.at(value).bytes();
+    return std::string(reinterpret_cast<const char *>(b.data()), b.size());
+  }
+};
+
+store_options options(memory_keys *keys, bool sealed, bool partitioned, uint64_t seed = 1) {
+  store_options o;
+  o.write.chunk_rows = 16;
+  if (partitioned) o.partition_by = "clinic";
+  if (sealed) o.owner_key = key_bytes('O');
+  o.keys = keys;
+  o.random = test_random(seed);
+  return o;
+}
+
+result<file> open_with(const memory_target &t, const std::string &key = {}, const std::string &passphrase = {}) {
+  open_options oo;
+  oo.key = key;
+  oo.passphrase = passphrase;
+  return file::open(borrow_bytes(t.bytes), oo);
+}
+
+std::string all_rows(file &f, const std::string &order = "id") {
+  query q;
+  q.order_by = order;
+  auto r = f.query(q);
+  REQUIRE(r);
+  return r->json;
+}
+
+std::string rows_of(const std::string &ndjson, const std::string &where = {}) {
+  auto t = make_table(ndjson);
+  query q;
+  q.order_by = "id";
+  if (!where.empty()) {
+    auto w = parse_expression(where);
+    REQUIRE(w);
+    q.where = *w;
+  }
+  auto r = t->f->query(q);
+  REQUIRE(r);
+  return r->json;
+}
+
+bool contains(const std::vector<uint8_t> &hay, std::string_view needle) {
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
+}
+
+}  // namespace
+
+TEST_CASE("store: a plain file created, appended to and read as one table", "[store]") {
+  memory_target t;
+  auto first = make_table(rows_text(0, 40));
+  auto o = options(nullptr, false, false);
+  auto made = create_store(*first->f, o, t);
+  REQUIRE(made);
+  CHECK(made->commit == 1);
+  CHECK(made->rows == 40);
+  auto f = open_with(t);
+  REQUIRE(f);
+  CHECK(f->info().version == 2);
+  CHECK(f->info().commit == 1);
+  CHECK(f->row_count() == 40);
+  CHECK(all_rows(*f) == rows_of(rows_text(0, 40)));
+
+  auto more = make_table(rows_text(40, 25));
+  const auto before = t.bytes;
+  auto appended = append_store(t, *more->f, o);
+  REQUIRE(appended);
+  CHECK(appended->commit == 2);
+  CHECK(appended->bytes_before == before.size());
+  // Append never changes a byte already written.
+  REQUIRE(t.bytes.size() > before.size());
+  CHECK(std::equal(before.begin(), before.end(), t.bytes.begin()));
+  auto g = open_with(t);
+  REQUIRE(g);
+  CHECK(g->row_count() == 65);
+  CHECK(g->info().segments == 2);
+  CHECK(all_rows(*g) == rows_of(rows_text(0, 65)));
+  // Queries span segments: filters, counts, sums, order and limits.
+  auto where = parse_expression("id >= 30 and id < 50");
+  REQUIRE(where);
+  CHECK(g->count(rows_where(*where)).value() == 20);
+  auto sum = g->aggregate("balance", rows_where(*where));
+  REQUIRE(sum);
+  CHECK(to_json(*sum).find("800.00") != std::string::npos);
+  query q;
+  q.order_by = "id";
+  q.descending = true;
+  q.limit = 2;
+  CHECK(g->query(q)->json ==
+        "{\"id\":64,\"clinic\":\"south\",\"name\":\"Patient-Okafor-64\",\"balance\":64.50,"
+        "\"seen\":\"2024-03-09\"}\n{\"id\":63,\"clinic\":\"north\",\"name\":\"Patient-Okafor-63\","
+        "\"balance\":63.50,\"seen\":\"2024-03-08\"}\n");
+  // The old version still opens from the bytes a reader had.
+  auto old = file::open(borrow_bytes(before));
+  REQUIRE(old);
+  CHECK(old->row_count() == 40);
+}
+
+TEST_CASE("store: indexes and sort order hold in every segment", "[store]") {
+  memory_target t;
+  auto o = options(nullptr, false, true);
+  o.write.indexes = {{"id", index_kind::hash}, {"name", index_kind::text}};
+  o.write.sorted_by = "id";
+  auto first = make_table(rows_text(0, 50));
+  REQUIRE(create_store(*first->f, o, t));
+  auto more = make_table(rows_text(50, 50));
+  REQUIRE(append_store(t, *more->f, o));
+  auto f = open_with(t);
+  REQUIRE(f);
+  CHECK(f->info().segments == 6);
+  auto row = f->find("id", value::of(int64_t{77}), {"id", "clinic"});
+  REQUIRE(row);
+  REQUIRE(row->has_value());
+  CHECK(**row == "{\"id\":77,\"clinic\":\"east\"}");
+  auto e = f->explain(rows_where(parse_expression("id = 77").value()), true);
+  REQUIRE(e);
+  REQUIRE(e->index);
+  CHECK(e->index->kind == "hash");
+  auto contains_q = parse_expression("name contains 'Okafor-9'");
+  REQUIRE(contains_q);
+  CHECK(f->count(rows_where(*contains_q)).value() == 11);  // 9, 90..99
+  CHECK(f->verify());
+}
+
+TEST_CASE("store: sealed and partitioned, each key reads what it may", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, true, true);
+  auto first = make_table(rows_text(0, 60));
+  REQUIRE(create_store(*first->f, o, t));
+  REQUIRE(keys.keys.size() == 3);
+
+  SECTION("the owner reads every row") {
+    auto f = open_with(t, key_bytes('O'));
+    REQUIRE(f);
+    CHECK(f->row_count() == 60);
+    CHECK(f->info().sealed);
+    CHECK(f->info().partitions == 3);
+    CHECK(!f->info().partition_key);
+    CHECK(all_rows(*f) == rows_of(rows_text(0, 60)));
+  }
+  SECTION("a partition's key reads its partition and only it") {
+    for (const char *clinic : {"north", "south", "east"}) {
+      auto f = open_with(t, keys.bytes_of(clinic));
+      REQUIRE(f);
+      CHECK(f->info().partition_key);
+      CHECK(f->info().partitions == 3);
+      CHECK(f->info().partitions_read == 1);
+      CHECK(f->row_count() == 20);
+      CHECK(all_rows(*f) == rows_of(rows_text(0, 60), std::string("clinic = '") + clinic + "'"));
+    }
+  }
+  SECTION("no key, a wrong key, a key of the wrong size") {
+    auto none = open_with(t);
+    REQUIRE(!none);
+    CHECK(none.error().code == error_code::KEY_REQUIRED);
+    auto wrong = open_with(t, key_bytes('X'));
+    REQUIRE(!wrong);
+    CHECK(wrong.error().code == error_code::WRONG_KEY);
+    CHECK(wrong.error().message.find("Okafor") == std::string::npos);
+    auto short_key = open_with(t, "too short");
+    REQUIRE(!short_key);
+    CHECK(short_key.error().code == error_code::INVALID_ARGUMENT);
+    auto phrase = open_with(t, {}, "a passphrase");
+    REQUIRE(!phrase);
+    CHECK(phrase.error().code == error_code::WRONG_KEY);
+  }
+  SECTION("no plaintext of a sealed column appears in the file") {
+    for (std::string_view s : {"Okafor", "north", "south", "clinic", "balance", "2024-03"})
+      CHECK_FALSE(contains(t.bytes, s));
+  }
+  SECTION("a partition's key cannot append; the owner's can") {
+    auto more = make_table(rows_text(60, 6));
+    auto as_partition = o;
+    as_partition.owner_key = keys.bytes_of("north");
+    auto r = append_store(t, *more->f, as_partition);
+    REQUIRE(!r);
+    CHECK(r.error().code == error_code::KEY_REQUIRED);
+    REQUIRE(append_store(t, *more->f, o));
+    auto f = open_with(t, keys.bytes_of("east"));
+    REQUIRE(f);
+    CHECK(f->row_count() == 22);
+  }
+}
+
+TEST_CASE("store: a new partition gets a new key; a passphrase seals as a key does", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, false, true);
+  o.owner_passphrase = "correct horse battery staple";
+  o.cost = {1, 64 << 10};
+  auto first = make_table(rows_text(0, 2));  // north and south only
+  REQUIRE(create_store(*first->f, o, t));
+  CHECK(keys.keys.size() == 2);
+  auto more = make_table(rows_text(2, 4));  // east, and more north and south
+  REQUIRE(append_store(t, *more->f, o));
+  CHECK(keys.keys.size() == 3);
+  auto f = open_with(t, {}, "correct horse battery staple");
+  REQUIRE(f);
+  CHECK(f->row_count() == 6);
+  auto e = open_with(t, keys.bytes_of("east"));
+  REQUIRE(e);
+  CHECK(e->row_count() == 2);
+  auto wrong = open_with(t, {}, "incorrect horse");
+  REQUIRE(!wrong);
+  CHECK(wrong.error().code == error_code::WRONG_KEY);
+}
+
+TEST_CASE("store: delete and update by filter, then compaction", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, true, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 30))->f, o, t));
+  for (int i = 0; i < 5; ++i) REQUIRE(append_store(t, *make_table(rows_text(30 + 6 * i, 6))->f, o));
+  auto del = delete_rows(t, parse_expression("id < 10 or id = 55").value(), o);
+  REQUIRE(del);
+  CHECK(del->rows == 11);
+  auto upd = update_rows(t, parse_expression("id = 20").value(), "name", "Renamed", o);
+  REQUIRE(upd);
+  CHECK(upd->rows == 1);
+  auto f = open_with(t, key_bytes('O'));
+  REQUIRE(f);
+  CHECK(f->row_count() == 60 - 11);
+  CHECK(f->count(rows_where(parse_expression("id < 10").value())).value() == 0);
+  CHECK(f->find("id", value::of(int64_t{20}), {"name"}).value().value() == "{\"name\":\"Renamed\"}");
+  auto north = open_with(t, keys.bytes_of("north"));
+  REQUIRE(north);
+  CHECK(north->count(rows_where(parse_expression("id < 10").value())).value() == 0);
+
+  auto report = storage_of_store(t, [] {
+    open_options oo;
+    oo.key = key_bytes('O');
+    return oo;
+  }());
+  REQUIRE(report);
+  CHECK(report->partitions == 3);
+  CHECK(report->segments > 3 * 5);
+  CHECK(report->deleted_rows == 12);  // 11 deleted, 1 replaced by its update
+  CHECK(report->compaction_pays);
+
+  memory_target fresh;
+  auto c = compact_store(t, fresh, o);
+  REQUIRE(c);
+  auto g = open_with(fresh, key_bytes('O'));
+  REQUIRE(g);
+  CHECK(g->info().segments == 3);
+  CHECK(g->row_count() == 49);
+  CHECK(all_rows(*g) == all_rows(*f));
+  CHECK(fresh.bytes.size() < t.bytes.size());
+  // Every partition's key still opens the compacted file.
+  auto n2 = open_with(fresh, keys.bytes_of("north"));
+  REQUIRE(n2);
+  CHECK(all_rows(*n2) == all_rows(*north));
+}
+
+TEST_CASE("store: owner key rotation re-wraps data keys only", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, true, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 30))->f, o, t));
+  const auto before = t.bytes.size();
+  auto r = rotate_owner_key(t, o, key_bytes('N'), {});
+  REQUIRE(r);
+  CHECK(t.bytes.size() - before < 4096);  // no segment rewritten
+  auto old = open_with(t, key_bytes('O'));
+  REQUIRE(!old);
+  CHECK(old.error().code == error_code::WRONG_KEY);
+  auto fresh = open_with(t, key_bytes('N'));
+  REQUIRE(fresh);
+  CHECK(all_rows(*fresh) == rows_of(rows_text(0, 30)));
+  auto south = open_with(t, keys.bytes_of("south"));
+  REQUIRE(south);
+  CHECK(south->row_count() == 10);
+}
+
+TEST_CASE("store: a changed, moved or foreign byte is never a wrong answer", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, true, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 12))->f, o, t));
+  const std::string expected = rows_of(rows_text(0, 12));
+  size_t opened = 0, refused = 0;
+  for (size_t at = 0; at < t.bytes.size(); at += 7) {
+    memory_target bad(t.bytes);
+    bad.bytes[at] ^= 0x20;
+    auto f = open_with(bad, key_bytes('O'));
+    if (!f) {
+      ++refused;
+      continue;
+    }
+    query q;
+    q.order_by = "id";
+    auto rows = f->query(q);
+    if (!rows) {
+      const auto c = rows.error().code;
+      CHECK((c == error_code::CORRUPT_BLOCK || c == error_code::CORRUPT_FILE));
+      ++refused;
+      continue;
+    }
+    ++opened;
+    CHECK(rows->json == expected);  // a byte no reader needs (reserved, unused)
+  }
+  CHECK(refused > opened * 10);
+  // The segment of one file copied into another file sealed with the same keys fails to open.
+  memory_target other;
+  auto o2 = options(&keys, true, true, 99);
+  REQUIRE(create_store(*make_table(rows_text(0, 12))->f, o2, other));
+  REQUIRE(other.bytes.size() == t.bytes.size());
+  memory_target mixed(other.bytes);
+  std::copy(t.bytes.begin() + 32, t.bytes.begin() + 400, mixed.bytes.begin() + 32);
+  auto m = open_with(mixed, key_bytes('O'));
+  if (m) {
+    query q;
+    auto rows = m->query(q);
+    REQUIRE(!rows);
+    CHECK(rows.error().code == error_code::CORRUPT_BLOCK);
+  } else {
+    CHECK((m.error().code == error_code::CORRUPT_BLOCK || m.error().code == error_code::CORRUPT_FILE));
+  }
+}
+
+TEST_CASE("store: a crash at any byte of a commit leaves the old version", "[store]") {
+  memory_keys keys;
+  for (bool sealed : {false, true}) {
+    CAPTURE(sealed);
+    memory_target t;
+    auto o = options(&keys, sealed, true);
+    REQUIRE(create_store(*make_table(rows_text(0, 20))->f, o, t));
+    const auto v1 = t.bytes;
+    const std::string key = sealed ? key_bytes('O') : std::string();
+    auto more = make_table(rows_text(20, 10));
+    memory_target full(v1);
+    REQUIRE(append_store(full, *more->f, o));
+    const size_t grown = full.bytes.size() - v1.size();
+    const std::string old_rows = rows_of(rows_text(0, 20)), new_rows = rows_of(rows_text(0, 30));
+    // The file cut at every byte between the old end and the new: the old version, or (whole) the new.
+    for (size_t cut = v1.size(); cut <= full.bytes.size(); ++cut) {
+      memory_target part(
+          std::vector<uint8_t>(full.bytes.begin(), full.bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
+      auto f = open_with(part, key);
+      REQUIRE(f);
+      CHECK(all_rows(*f) == (cut == full.bytes.size() ? new_rows : old_rows));
+    }
+    // A write that fails part-way (the process killed at that byte), then the append again.
+    for (size_t k = 0; k < grown; k += std::max<size_t>(1, grown / 40)) {
+      memory_target crashed(v1);
+      crashed.fail_after = k;
+      auto failed = append_store(crashed, *more->f, o);
+      REQUIRE(!failed);
+      auto f = open_with(crashed, key);
+      REQUIRE(f);
+      CHECK(f->row_count() == 20);
+      crashed.fail_after = UINT64_MAX;
+      auto again = append_store(crashed, *more->f, o);
+      REQUIRE(again);
+      auto g = open_with(crashed, key);
+      REQUIRE(g);
+      CHECK(all_rows(*g) == new_rows);
+    }
+  }
+}
+
+TEST_CASE("store: bad arguments are typed errors", "[store]") {
+  memory_target t;
+  auto table = make_table(rows_text(0, 3));
+  auto o = options(nullptr, false, false);
+  o.owner_key = "short";
+  auto r = create_store(*table->f, o, t);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+  o = options(nullptr, false, false);
+  o.partition_by = "nope";
+  r = create_store(*table->f, o, t);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::NO_SUCH_COLUMN);
+  o = options(nullptr, true, false);
+  o.random = nullptr;
+  r = create_store(*table->f, o, t);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+  o = options(nullptr, true, true);  // sealed and partitioned without the partitions' keys
+  r = create_store(*table->f, o, t);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+  // An empty or cut file is not a store.
+  memory_target cut(std::vector<uint8_t>{'Q', 'U', 'I', 'R', 'E', 0, 2, 0});
+  auto f = open_with(cut);
+  REQUIRE(!f);
+  CHECK(f.error().code == error_code::NOT_A_QUIRE_FILE);
+}
