@@ -33,7 +33,7 @@ constexpr int EXIT_USAGE = 2;
 
 /// The exit code of a command that failed with `code`: EXIT_USAGE for what the user typed wrong
 /// (INVALID_ARGUMENT, INVALID_QUERY, NO_SUCH_COLUMN, WRONG_KEY (a key given on the command line that
-/// its column cannot hold; from format v2 a wrong decryption key), INVALID_FHIRPATH, UNKNOWN_FUNCTION,
+/// its column cannot hold, or a decryption key that opens nothing), KEY_REQUIRED, INVALID_FHIRPATH, UNKNOWN_FUNCTION,
 /// FHIRPATH_TYPE_ERROR, INVALID_VIEW), EXIT_BAD_INPUT for every other code, EXIT_OK for OK. The one
 /// place that decides, so a bad expression and an unknown column exit alike in every command.
 int exit_code_for(quire::error_code code) noexcept;

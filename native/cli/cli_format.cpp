@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_dataset.h"
+#include "cli_store.h"
 #include "quire/detect.h"
 #include "quire/file_source.h"
 #include "quire/format.h"
@@ -69,6 +70,7 @@ result<input_detection> detect_file(const byte_source &in, const std::string &na
 int run_convert(arguments &args) {
   auto from = args.option("--from");
   table_options table(args, {"--sort", "--index", "--chunk-rows", "--page-bytes", "--level"});
+  store_flags store(args);
   auto files = args.finish("convert", 2, 2, "needs INPUT and OUTPUT.quire");
   if (!files) return args.exit_status();
   const std::string &input_path = (*files)[0], &output_path = (*files)[1];
@@ -94,8 +96,15 @@ int run_convert(arguments &args) {
     if (d->kind == input_kind::csv) table.input.csv.delimiter = d->delimiter;
   }
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
-  temp_file_sink sink(output_path);
-  if (!sink.opened()) return fail(output_path, sink.open_error());
+  // A version-2 file (cli_store.h) is written from the table in memory; a version-1 file straight
+  // to its temporary name.
+  std::optional<temp_file_sink> file_sink;
+  format::vector_sink memory;
+  if (!store.wanted()) {
+    file_sink.emplace(output_path);
+    if (!file_sink->opened()) return fail(output_path, file_sink->open_error());
+  }
+  format::byte_sink &sink = store.wanted() ? static_cast<format::byte_sink &>(memory) : *file_sink;
   // Two passes over the file, in pieces: the schema from every row (as write_ndjson / write_csv
   // infer it), then the rows; memory holds one piece and one line, never the whole input.
   const auto text_kind = kind == "csv" ? format::text_format::csv : format::text_format::ndjson;
@@ -117,7 +126,12 @@ int run_convert(arguments &args) {
   if (!input_bytes) { return fail(input_path, input_bytes.error()); }
   auto rows = writer.value()->finish();
   if (!rows) { return fail(input_path, rows.error()); }
-  auto committed = sink.commit();
+  if (store.wanted()) {
+    auto table_file = format::file::open(quire::borrow_bytes(memory.bytes));
+    if (!table_file) return fail(output_path, table_file.error());
+    return write_store(*table_file, table.write, store, output_path, table.quiet);
+  }
+  auto committed = file_sink->commit();
   if (!committed) { return fail(output_path, committed.error()); }
   if (!table.quiet) {
     struct stat st {};
@@ -149,6 +163,7 @@ int run_query(arguments &args) {
   bool explain = args.flag("--explain");
   bool analyze = args.flag("--analyze");
   bool csv = args.flag("--csv");
+  key_options keys(args);
   uint64_t limit = args.number("--limit").value_or(UINT64_MAX), offset = args.number("--offset").value_or(0);
   auto files = args.finish("query", 1, 1, "needs one FILE.quire");
   if (!files) return args.exit_status();
@@ -169,7 +184,9 @@ int run_query(arguments &args) {
   } else {
     auto source = native::open_file(path, {.mode = load});
     if (!source) { return fail(path, source.error()); }
-    auto f = format::file::open(std::move(source).value());
+    format::open_options oo;
+    if (int r = keys.load(oo); r != EXIT_OK) return r;
+    auto f = format::file::open(std::move(source).value(), oo);
     if (!f) { return fail(path, f.error()); }
     file.emplace(std::move(f).value());
   }
@@ -250,13 +267,24 @@ int run_inspect(arguments &args) {
   auto chunks_of = args.option("--chunks");
   bool as_json = args.flag("--json");
   bool verify = args.flag("--verify");
+  bool storage = args.flag("--storage");
+  key_options keys(args);
   auto files = args.finish("inspect", 1, 1, "needs one FILE.quire");
   if (!files) return args.exit_status();
   const std::string &path = (*files)[0];
   auto source = native::open_file(path, {.mode = load});
   if (!source) { return fail(path, source.error()); }
   std::string kind(source.value()->kind());
-  auto f = format::file::open(std::move(source).value());
+  format::open_options oo;
+  if (int r = keys.load(oo); r != EXIT_OK) return r;
+  if (storage) {
+    // A version-2 file's commits, partitions, segments and garbage (quire/store.h).
+    auto report = format::storage_of_store(*source.value(), oo);
+    if (!report) { return fail(path, report.error()); }
+    std::printf("%s\n", format::to_json(*report).c_str());
+    return EXIT_OK;
+  }
+  auto f = format::file::open(std::move(source).value(), oo);
   if (!f) { return fail(path, f.error()); }
   auto st = f->storage();
   if (!st) { return fail(path, st.error()); }
@@ -279,22 +307,28 @@ int run_inspect(arguments &args) {
 registration format_convert{
     {"convert", "",
      "INPUT OUTPUT.quire [--from csv|ndjson] [--sort COL] [--index COL:sorted|hash|text]... [--chunk-rows N] "
-     "[--page-bytes N] [--level N] [--spill-dir DIR] [--quiet]",
+     "[--page-bytes N] [--level N] [--spill-dir DIR] [--quiet] [--store] [--partition-by COL] [--owner-key FILE | "
+     "--passphrase-file FILE] [--keys-dir DIR]",
      "Write CSV or NDJSON as a .quire file (schema inferred; the input read in pieces, twice; sort runs beyond the "
-     "budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed).",
+     "budget go to an unnamed file in DIR, default $TMPDIR or /tmp; written to a temporary name, then renamed). "
+     "--store writes version 2 (it can grow: append, update, delete, compact); --owner-key or --passphrase-file "
+     "seal it; --partition-by COL with --keys-dir DIR seals each partition under DIR/VALUE.key (made when absent).",
      run_convert}};
 registration format_query{
     {"query", "",
      "FILE.quire|DIR [--find COL=V | --where EXPR] [--columns A,B] [--count | --sum COL | --explain [--analyze] | "
-     "--csv] [--order COL [--desc]] [--limit N] [--offset M] [--load ranges|mmap|read|prewarm]",
+     "--csv] [--order COL [--desc]] [--limit N] [--offset M] [--load ranges|mmap|read|prewarm] [--key FILE | "
+     "--passphrase-file FILE]",
      "Query a .quire file (read a page at a time unless --load says otherwise); rows print as NDJSON, or with --csv "
      "as CSV (a header row; null an empty field, \"\" quoted). EXPR: country = 'NA' and age > 80, name contains "
      "'Okafor' (docs/format.md). A folder is a dataset: its manifest says which files can match, the others are "
      "skipped (--explain lists them); it answers rows, --count and --explain.",
      run_query}};
-registration format_inspect{{"inspect", "",
-                             "FILE.quire [--json] [--verify] [--chunks COL] [--load ranges|mmap|read|prewarm]",
-                             "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
+registration format_inspect{
+    {"inspect", "",
+     "FILE.quire [--json] [--verify] [--chunks COL] [--storage] [--key FILE | --passphrase-file FILE] "
+     "[--load ranges|mmap|read|prewarm]",
+     "Schema, chunks, indexes and storage by column and index of a .quire file.", run_inspect}};
 
 }  // namespace
 }  // namespace quire::cli

@@ -140,6 +140,7 @@ int exit_code_for(quire::error_code code) noexcept {
     case error_code::INVALID_QUERY:
     case error_code::NO_SUCH_COLUMN:
     case error_code::WRONG_KEY:
+    case error_code::KEY_REQUIRED:
     case error_code::INVALID_FHIRPATH:
     case error_code::UNKNOWN_FUNCTION:
     case error_code::FHIRPATH_TYPE_ERROR:

@@ -41,8 +41,7 @@ struct page_directory {
 struct index_info {
   size_t column = 0;
   index_kind kind = index_kind::sorted;
-  page_ref root;
-  uint64_t entries = 0;
+  uint64_t entries = 0;  // in every segment
 };
 
 struct index_leaf {
