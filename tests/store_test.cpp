@@ -483,3 +483,30 @@ TEST_CASE("store: bad arguments are typed errors", "[store]") {
   REQUIRE(!f);
   CHECK(f.error().code == error_code::NOT_A_QUIRE_FILE);
 }
+
+TEST_CASE("store: an append to one of 3,000 partitions rewrites its map leaf, not the others", "[store]") {
+  auto text = [](int first, int n, int partitions) {
+    std::string s;
+    for (int i = first; i < first + n; ++i)
+      s += "{\"id\":" + std::to_string(i) + ",\"clinic\":\"c" + std::to_string(i % partitions) +
+           "\",\"name\":\"n\",\"balance\":\"1.00\",\"seen\":\"2024-01-01\"}\n";
+    return s;
+  };
+  memory_target t;
+  auto o = options(nullptr, false, true);
+  REQUIRE(create_store(*make_table(text(0, 6000, 3000))->f, o, t));
+  const size_t before = t.bytes.size();
+  auto one = make_table(text(6000, 1, 3000));  // one row of partition c0
+  auto r = append_store(t, *one->f, o);
+  REQUIRE(r);
+  // The new segment, its directory page, one of three leaves, the root, meta and footer.
+  CHECK(t.bytes.size() - before < 40000);
+  auto f = open_with(t);
+  REQUIRE(f);
+  CHECK(f->row_count() == 6001);
+  CHECK(f->info().partitions == 3000);
+  CHECK(f->count(rows_where(parse_expression("clinic = 'c0'").value())).value() == 3);
+  auto report = storage_of_store(t);
+  REQUIRE(report);
+  CHECK(report->segments == 3001);
+}

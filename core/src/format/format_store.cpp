@@ -23,7 +23,7 @@ constexpr size_t STORE_TAIL = 48;
 constexpr size_t WRAP_BYTES = crypto::NONCE_BYTES + crypto::KEY_BYTES + crypto::TAG_BYTES;  // 72
 constexpr size_t TAG = 16;
 constexpr size_t LEAF_ENTRIES = 1024;
-constexpr size_t MAX_DIR_CHAIN = 16;
+constexpr size_t MAX_DIR_CHAIN = 64;
 constexpr uint64_t SCAN_BLOCK = 64 << 10;
 
 // Kinds of the objects a store writes outside its segments (their associated data names them).
@@ -135,7 +135,11 @@ struct partition {
   std::vector<segment_entry> segment_list;
   size_t chain = 0;  // directory pages in its chain
   uint64_t directory_bytes = 0;
-  size_t listed = 0;  // segments the chain lists (those after are new in this commit)
+  size_t listed = 0;                 // segments the chain lists (those after are new in this commit)
+  size_t leaf = SIZE_MAX, slot = 0;  // where its entry was in the map read
+  bool rewrapped = false;            // its wraps changed (key rotation)
+  bool read_whole = false;           // its directory chain was read (not only its map entry)
+  bool value_known = false;          // value and null are known (read, or given by this commit)
   std::set<size_t> new_deletions;
   bool changed = false;
 };
@@ -167,6 +171,12 @@ struct state {
   bool has_meta = false;
   std::vector<partition> parts;  // the owner (or a plain file): all; a partition key: its own
   uint64_t map_bytes = 0;
+  struct leaf_ref {
+    tag_t first{};
+    uint64_t entries = 0;
+    page_ref ref;
+  };
+  std::vector<leaf_ref> leaves;  // the map's leaves as read (a writer keeps those it does not change)
 };
 
 // --- stored objects outside segments --------------------------------------------------------------
@@ -317,6 +327,7 @@ std::string encode_entry(const partition &p, bool sealed) {
   put_varint(o, p.deleted);
   put_varint(o, p.bytes);
   put_varint(o, p.segments);
+  put_varint(o, p.chain);
   if (sealed) {
     put_u8(o, p.wrap_partition.empty() ? 0 : 1);
     o += p.wrap_partition;
@@ -332,6 +343,7 @@ bool decode_entry(byte_reader &r, bool sealed, partition &p) {
   p.deleted = r.varint();
   p.bytes = r.varint();
   p.segments = r.varint();
+  p.chain = static_cast<size_t>(r.varint());
   if (sealed) {
     const bool has_partition = r.u8() != 0;
     if (has_partition) {
@@ -436,11 +448,7 @@ result<void> read_map(const byte_source &src, state &st, const std::optional<tag
   byte_reader r(*root);
   uint64_t leaves = r.varint();
   if (r.failed() || leaves > r.remaining() / (TAG + 6) + 1) return corrupt("the partition map's root is malformed");
-  struct leaf_ref {
-    tag_t first{};
-    uint64_t entries = 0;
-    page_ref ref;
-  };
+  using leaf_ref = state::leaf_ref;
   std::vector<leaf_ref> refs(static_cast<size_t>(leaves));
   uint64_t total = 0;
   for (auto &l : refs) {
@@ -468,76 +476,76 @@ result<void> read_map(const byte_source &src, state &st, const std::optional<tag
     for (uint64_t e = 0; e < n; ++e) {
       partition p;
       if (!decode_entry(lr, st.sealed, p)) return corrupt("a partition map entry is malformed", refs[i].ref.offset);
+      p.leaf = i;
+      p.slot = static_cast<size_t>(e);
       if (!only || p.tag == *only) st.parts.push_back(std::move(p));
     }
   }
+  if (!only) st.leaves = std::move(refs);
   return {};
 }
 
-/// Reads a partition's directory chain (under its data key when sealed).
+/// Reads a partition's directory chain (under its data key when sealed), newest page first, until
+/// a page that lists from the first segment. Each page's previous one lies before it, so the walk
+/// ends.
 result<void> read_directory(const byte_source &src, const state &st, partition &p) {
-  std::vector<std::vector<uint8_t>> pages;
   page_ref at = p.directory;
+  p.chain = 0;
+  p.directory_bytes = 0;
+  std::vector<bool> dv_set;
   while (at.offset != 0) {
-    if (pages.size() > 4096) return corrupt("a partition's directory chain is too long", at.offset);
     auto raw = read_object(src, st, at, KIND_DIRECTORY, p.data_key ? &*p.data_key : nullptr, "a partition directory");
     if (!raw) return std::move(raw).error();
     p.directory_bytes += at.stored_length;
     byte_reader r(*raw);
-    r.u8();
-    r.bytes();
-    at = read_ref(r);
-    if (r.failed()) return corrupt("a partition directory is malformed");
-    pages.push_back(std::move(raw).value());
-  }
-  p.chain = pages.size();
-  std::vector<bool> dv_set;
-  for (size_t k = 0; k < pages.size(); ++k) {  // newest first
-    byte_reader r(pages[k]);
     const bool null = r.u8() != 0;
     std::string value(r.bytes());
-    read_ref(r);
+    const page_ref prev = read_ref(r);
     const uint64_t first = r.varint(), count = r.varint();
-    if (r.failed() || first > (uint64_t{1} << 32) || count > r.remaining() / 20 + 1)
-      return corrupt("a partition directory is malformed");
-    if (k == 0) {
+    if (r.failed() || first > (uint64_t{1} << 32) || count > r.remaining() / 20 + 1 ||
+        (prev.offset != 0 && prev.offset >= at.offset))
+      return corrupt("a partition directory is malformed", at.offset);
+    if (p.chain == 0) {
       p.null = null;
       p.value = std::move(value);
-      p.segment_list.resize(static_cast<size_t>(first + count));
+      p.segment_list.assign(static_cast<size_t>(first + count), segment_entry{});
       dv_set.assign(p.segment_list.size(), false);
     }
-    if (first + count > p.segment_list.size()) return corrupt("a partition directory lists segments out of order");
+    if (first + count > p.segment_list.size())
+      return corrupt("a partition directory lists segments out of order", at.offset);
     for (uint64_t i = first; i < first + count; ++i) {
-      auto &s = p.segment_list[static_cast<size_t>(i)];
-      s.base = r.varint();
-      s.length = r.varint();
-      s.rows = r.varint();
-      read_fixed(r, s.salt.data(), s.salt.size());
+      auto &sg = p.segment_list[static_cast<size_t>(i)];
+      sg.base = r.varint();
+      sg.length = r.varint();
+      sg.rows = r.varint();
+      read_fixed(r, sg.salt.data(), sg.salt.size());
     }
     uint64_t dvs = r.varint();
-    if (r.failed() || dvs > p.segment_list.size()) return corrupt("a partition directory is malformed");
+    if (r.failed() || dvs > p.segment_list.size()) return corrupt("a partition directory is malformed", at.offset);
     for (uint64_t d = 0; d < dvs; ++d) {
       uint64_t ordinal = r.varint();
       page_ref ref = read_ref(r);
       uint64_t deleted = r.varint();
-      if (r.failed() || ordinal >= p.segment_list.size()) return corrupt("a deletion vector names no segment");
+      if (r.failed() || ordinal >= p.segment_list.size())
+        return corrupt("a deletion vector names no segment", at.offset);
       if (dv_set[ordinal]) continue;  // a newer page replaced it
       dv_set[ordinal] = true;
       p.segment_list[ordinal].deletions = ref;
       p.segment_list[ordinal].deleted = deleted;
     }
-    if (r.failed()) return corrupt("a partition directory is malformed");
-    if (first == 0 && k + 1 < pages.size()) {
-      // A consolidated page lists everything: older pages are not needed.
-      p.chain = k + 1;
-      break;
-    }
+    if (r.failed()) return corrupt("a partition directory is malformed", at.offset);
+    ++p.chain;
+    if (first == 0) break;  // it lists everything before it: older pages are not needed
+    at = prev;
   }
-  for (const auto &s : p.segment_list) {
-    if (s.base < STORE_HEADER || s.base > st.end || s.length > st.end - s.base)
-      return corrupt("a segment lies outside the file", s.base);
+  if (p.segment_list.size() != p.segments) return corrupt("a partition's directory and its map entry disagree");
+  for (const auto &sg : p.segment_list) {
+    if (sg.base < STORE_HEADER || sg.base > st.end || sg.length > st.end - sg.base)
+      return corrupt("a segment lies outside the file", sg.base);
   }
   p.loaded = true;
+  p.read_whole = true;
+  p.value_known = true;
   p.listed = p.segment_list.size();
   return {};
 }
@@ -565,7 +573,7 @@ struct opening {
 
 /// Loads the last whole commit of `src` with the key in `with`: the owner sees every partition,
 /// a partition's key its own. Errors: KEY_REQUIRED, WRONG_KEY, CORRUPT_*.
-result<state> load_state(const byte_source &src, const opening &with) {
+result<state> load_state(const byte_source &src, const opening &with, bool directories = true) {
   state st;
   std::vector<uint8_t> footer;
   if (auto r = find_last_commit(src, st, footer); !r) return std::move(r).error();
@@ -579,8 +587,9 @@ result<state> load_state(const byte_source &src, const opening &with) {
     st.m = std::move(m).value();
     st.has_meta = true;
     if (auto r = read_map(src, st, std::nullopt); !r) return std::move(r).error();
-    for (auto &p : st.parts)
-      if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+    if (directories)
+      for (auto &p : st.parts)
+        if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
     return st;
   }
   if (with.key.empty() && with.passphrase.empty()) {
@@ -616,7 +625,8 @@ result<state> load_state(const byte_source &src, const opening &with) {
       p.data_key = unwrap_key(p.wrap_owner, *k, st.file_id, p.tag);
       if (!p.data_key)
         return bad_block("a partition's data key does not open under the owner's key", st.root_ref.offset);
-      if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+      if (directories)
+        if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
     }
     return st;
   }
@@ -821,7 +831,7 @@ struct committer {
 
   /// Opens the target as its owner; cuts off an unfinished commit.
   result<void> begin() {
-    auto s = load_state(target, {o.owner_key, o.owner_passphrase});
+    auto s = load_state(target, {o.owner_key, o.owner_passphrase}, false);
     if (!s) return std::move(s).error();
     st = std::move(s).value();
     if (!st.is_owner) return quire::error(error_code::KEY_REQUIRED, "changing a sealed file needs the owner's key");
@@ -832,55 +842,94 @@ struct committer {
     return {};
   }
 
-  partition &partition_for(std::string_view value, bool null) {
+  /// Reads a partition's directory when this commit needs its segments (delete, update).
+  result<void> ensure_loaded(partition &p) {
+    if (p.loaded || p.directory.offset == 0) return {};
+    return read_directory(target, st, p);
+  }
+
+  /// The partition of a value, found by its tag (which the value, or its key, gives without
+  /// reading any directory) or made: a new one gets a data key, its partition's key (found in or
+  /// made into the keys folder) and the wraps.
+  result<partition *> partition_for(std::string_view value, bool null) {
+    // A partition whose value this commit knows (its directory read, or made here).
     for (auto &p : st.parts)
-      if (p.null == null && p.value == value) return p;
+      if (p.value_known && p.null == null && p.value == value) return &p;
+    tag_t tag{};
+    std::optional<crypto::key> pk;
+    const bool partitioned = !st.m.partition_by.empty();
+    if (!st.sealed) {
+      tag = plain_tag(value, null);
+    } else if (!partitioned) {
+      tag = plain_tag("", false);
+    } else {
+      if (!o.keys) return invalid("a sealed, partitioned file needs the partitions' keys (a keys folder)");
+      auto found = o.keys->find(value, null);
+      if (!found) return std::move(found).error();
+      if (*found) {
+        pk = **found;
+        tag = key_tag(*pk, st.file_id);
+      } else {
+        // No key for the value: a new partition, unless the file has the value under a key that is
+        // not in the folder (which would split one partition in two).
+        for (auto &p : st.parts) {
+          if (auto r = ensure_loaded(p); !r) return std::move(r).error();
+          if (p.null == null && p.value == value) {
+            return quire::error(error_code::INVALID_ARGUMENT,
+                                "the keys folder has no key for a partition the file holds");
+          }
+        }
+      }
+    }
+    if (!st.sealed || !partitioned || pk) {
+      for (auto &p : st.parts) {
+        if (p.tag != tag) continue;
+        p.value = std::string(value);
+        p.null = null;
+        p.value_known = true;
+        return &p;
+      }
+    }
     partition p;
     p.value = std::string(value);
     p.null = null;
+    p.value_known = true;
     p.loaded = true;
     p.changed = true;
-    st.parts.push_back(std::move(p));
-    return st.parts.back();
-  }
-
-  /// Gives a new partition its data key, tag and wraps.
-  result<void> provide_keys(partition &p) {
-    if (!st.sealed || p.data_key) {
-      if (!st.sealed) p.tag = plain_tag(p.value, p.null);
-      return {};
-    }
-    crypto::key data;
-    if (auto r = o.random(data.bytes()); !r) return r;
-    p.data_key = data;
-    if (!st.m.partition_by.empty()) {
-      if (!o.keys) return invalid("a sealed, partitioned file needs the partitions' keys (a keys folder)");
-      auto found = o.keys->find(p.value, p.null);
-      if (!found) return std::move(found).error();
-      crypto::key pk;
-      if (*found) {
-        pk = **found;
-      } else {
-        if (auto r = o.random(pk.bytes()); !r) return r;
-        if (auto r = o.keys->keep(p.value, p.null, pk); !r) return r;
+    p.tag = tag;
+    if (st.sealed) {
+      crypto::key data;
+      if (auto r = o.random(data.bytes()); !r) return std::move(r).error();
+      p.data_key = data;
+      if (partitioned) {
+        if (!pk) {
+          crypto::key made;
+          if (auto r = o.random(made.bytes()); !r) return std::move(r).error();
+          if (auto r = o.keys->keep(value, null, made); !r) return std::move(r).error();
+          pk = made;
+        }
+        p.tag = key_tag(*pk, st.file_id);
+        auto w = wrap_key(data, *pk, st.file_id, p.tag, o.random);
+        if (!w) return std::move(w).error();
+        p.wrap_partition = std::move(w).value();
       }
-      p.tag = key_tag(pk, st.file_id);
-      auto w = wrap_key(data, pk, st.file_id, p.tag, o.random);
+      auto w = wrap_key(data, *st.owner_key, st.file_id, p.tag, o.random);
       if (!w) return std::move(w).error();
-      p.wrap_partition = std::move(w).value();
-    } else {
-      p.tag = plain_tag("", false);
+      p.wrap_owner = std::move(w).value();
     }
-    auto w = wrap_key(data, *st.owner_key, st.file_id, p.tag, o.random);
-    if (!w) return std::move(w).error();
-    p.wrap_owner = std::move(w).value();
-    return {};
+    st.parts.push_back(std::move(p));
+    return &st.parts.back();
   }
 
   /// Writes the rows `rows(writer)` gives as a new segment of partition `p`.
   template <typename Rows>
   result<void> write_segment(partition &p, Rows rows) {
-    if (auto r = provide_keys(p); !r) return r;
+    if (!p.loaded) {
+      // Its directory is not read: the new segments follow the ones it lists.
+      p.segment_list.resize(p.segments);
+      p.listed = p.segments;
+      p.loaded = true;
+    }
     write_options wo;
     wo.chunk_rows = st.m.chunk_rows;
     wo.page_bytes = st.m.page_bytes;
@@ -924,7 +973,9 @@ struct committer {
     for (auto &p : st.parts) {
       if (!p.changed) continue;
       const crypto::key *k = st.sealed ? &*p.data_key : nullptr;
-      const bool consolidate = p.directory.offset == 0 || p.chain + 1 > MAX_DIR_CHAIN;
+      // A new partition's first page lists everything; so does a page after a long chain whose
+      // segments were read anyway (a delete); an append adds a page of its own segments only.
+      const bool consolidate = p.directory.offset == 0 || (p.read_whole && p.chain + 1 > MAX_DIR_CHAIN);
       const size_t first = consolidate ? 0 : p.listed;
       std::vector<size_t> dv;
       for (size_t i = 0; i < p.segment_list.size(); ++i) {
@@ -949,6 +1000,18 @@ struct committer {
     put_varint(root, leaves);
     for (size_t l = 0; l < leaves; ++l) {
       const size_t from = l * LEAF_ENTRIES, to = std::min(st.parts.size(), from + LEAF_ENTRIES);
+      // A leaf whose entries are the ones it held, unchanged, is kept where it is.
+      bool same = l < st.leaves.size() && st.leaves[l].entries == to - from;
+      for (size_t i = from; same && i < to; ++i) {
+        const auto &p = st.parts[i];
+        same = !p.changed && !p.rewrapped && p.leaf == l && p.slot == i - from;
+      }
+      if (same) {
+        put_tag(root, st.parts[from].tag);
+        put_varint(root, to - from);
+        put_ref(root, st.leaves[l].ref);
+        continue;
+      }
       std::string leaf;
       put_varint(leaf, to - from);
       for (size_t i = from; i < to; ++i) leaf += encode_entry(st.parts[i], st.sealed);
@@ -1068,8 +1131,9 @@ result<void> write_rows(committer &c, file &table) {
       if (!p) return std::move(p).error();
       where = std::move(p).value();
     }
-    partition &p = c.partition_for(value, null);
-    auto r = c.write_segment(p, [&](writer &w) -> result<void> {
+    auto p = c.partition_for(value, null);
+    if (!p) return std::move(p).error();
+    auto r = c.write_segment(**p, [&](writer &w) -> result<void> {
       row_reader rr(fi);
       return rr.each(where, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
         for (size_t i = 0; i < from.size(); ++i) ordered[i] = cells[from[i]];
@@ -1202,6 +1266,7 @@ result<uint64_t> mark_rows(committer &c, const filter &where,
                            const std::function<result<void>(const std::vector<cell> &)> &collect) {
   uint64_t deleted = 0;
   for (auto &p : c.st.parts) {
+    if (auto r = c.ensure_loaded(p); !r) return std::move(r).error();
     for (size_t i = 0; i < p.segment_list.size(); ++i) {
       auto &s = p.segment_list[i];
       file::impl one;
@@ -1380,6 +1445,7 @@ result<store_result> rotate_owner_key(append_target &target, const store_options
     auto w = wrap_key(*p.data_key, *c.st.owner_key, c.st.file_id, p.tag, o.random);
     if (!w) return std::move(w).error();
     p.wrap_owner = std::move(w).value();
+    p.rewrapped = true;
   }
   return c.finish();
 }
