@@ -429,6 +429,12 @@ result<void> parse_footer(std::span<const uint8_t> footer, state &st, uint64_t a
     st.cost.passes = r.u64();
     st.cost.memory_bytes = r.u64();
   }
+  // A passphrase's work factor is the file's say-so: a reader spends no more than four times quire's
+  // default on it (a hostile file cannot make an open take minutes).
+  if (st.owner == OWNER_PASSPHRASE &&
+      (st.cost.passes > 4 * crypto::DEFAULT_KDF_COST.passes ||
+       st.cost.memory_bytes > 4 * crypto::DEFAULT_KDF_COST.memory_bytes))
+    return corrupt("the passphrase's work factor is beyond what this reader spends", at);
   st.meta_ref = read_ref(r);
   st.root_ref = read_ref(r);
   st.partition_count = r.varint();
