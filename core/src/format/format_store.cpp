@@ -22,7 +22,7 @@ constexpr size_t STORE_HEADER = 32;
 constexpr size_t STORE_TAIL = 48;
 constexpr size_t WRAP_BYTES = crypto::NONCE_BYTES + crypto::KEY_BYTES + crypto::TAG_BYTES;  // 72
 constexpr size_t TAG = 16;
-constexpr size_t LEAF_ENTRIES = 1024;
+constexpr size_t LEAF_ENTRIES = 128;
 constexpr size_t MAX_DIR_CHAIN = 64;
 constexpr uint64_t SCAN_BLOCK = 64 << 10;
 
@@ -431,9 +431,8 @@ result<void> parse_footer(std::span<const uint8_t> footer, state &st, uint64_t a
   }
   // A passphrase's work factor is the file's say-so: a reader spends no more than four times quire's
   // default on it (a hostile file cannot make an open take minutes).
-  if (st.owner == OWNER_PASSPHRASE &&
-      (st.cost.passes > 4 * crypto::DEFAULT_KDF_COST.passes ||
-       st.cost.memory_bytes > 4 * crypto::DEFAULT_KDF_COST.memory_bytes))
+  if (st.owner == OWNER_PASSPHRASE && (st.cost.passes > 4 * crypto::DEFAULT_KDF_COST.passes ||
+                                       st.cost.memory_bytes > 4 * crypto::DEFAULT_KDF_COST.memory_bytes))
     return corrupt("the passphrase's work factor is beyond what this reader spends", at);
   st.meta_ref = read_ref(r);
   st.root_ref = read_ref(r);
@@ -627,12 +626,14 @@ result<state> load_state(const byte_source &src, const opening &with, bool direc
     st.is_owner = true;
     st.owner_key = k;
     if (auto r = read_map(src, st, std::nullopt); !r) return std::move(r).error();
-    for (auto &p : st.parts) {
-      p.data_key = unwrap_key(p.wrap_owner, *k, st.file_id, p.tag);
-      if (!p.data_key)
-        return bad_block("a partition's data key does not open under the owner's key", st.root_ref.offset);
-      if (directories)
+    // A writer unwraps the data keys of the partitions it touches only (committer::ensure_key).
+    if (directories) {
+      for (auto &p : st.parts) {
+        p.data_key = unwrap_key(p.wrap_owner, *k, st.file_id, p.tag);
+        if (!p.data_key)
+          return bad_block("a partition's data key does not open under the owner's key", st.root_ref.offset);
         if (auto r = read_directory(src, st, p); !r) return std::move(r).error();
+      }
     }
     return st;
   }
@@ -848,8 +849,17 @@ struct committer {
     return {};
   }
 
+  /// Unwraps a partition's data key when this commit needs it.
+  result<void> ensure_key(partition &p) {
+    if (!st.sealed || p.data_key) return {};
+    p.data_key = unwrap_key(p.wrap_owner, *st.owner_key, st.file_id, p.tag);
+    if (!p.data_key) return bad_block("a partition's data key does not open under the owner's key", st.root_ref.offset);
+    return {};
+  }
+
   /// Reads a partition's directory when this commit needs its segments (delete, update).
   result<void> ensure_loaded(partition &p) {
+    if (auto r = ensure_key(p); !r) return r;
     if (p.loaded || p.directory.offset == 0) return {};
     return read_directory(target, st, p);
   }
@@ -890,6 +900,7 @@ struct committer {
     if (!st.sealed || !partitioned || pk) {
       for (auto &p : st.parts) {
         if (p.tag != tag) continue;
+        if (auto r = ensure_key(p); !r) return std::move(r).error();
         p.value = std::string(value);
         p.null = null;
         p.value_known = true;
@@ -1096,55 +1107,89 @@ result<void> write_rows(committer &c, file &table) {
     }
     from[i] = *at;
   }
+  std::vector<cell> ordered(m.sch.columns.size());
   std::optional<size_t> part_col;
   if (!m.partition_by.empty()) part_col = fi.sch.find(m.partition_by);
-  // Rows grouped by partition: first the distinct values (in file order), then one pass per value.
-  // A single partition (or none) is one pass.
-  std::vector<std::pair<std::string, bool>> values;
-  if (part_col) {
-    std::map<std::pair<bool, std::string>, bool> seen;
-    row_reader rr(fi);
-    auto r = rr.each(std::nullopt, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
-      const cell &v = cells[*part_col];
-      const bool null = v.k == cell::kind::null_value;
-      std::string text = partition_text(v, fi.sch.columns[*part_col].type);
-      if (seen.emplace(std::make_pair(null, text), true).second) {
-        if (seen.size() > c.o.max_partitions)
-          return invalid("more than " + std::to_string(c.o.max_partitions) + " partitions");
-        values.emplace_back(std::move(text), null);
-      }
-      return {};
-    });
-    if (!r) return r;
-  } else {
-    values.emplace_back(std::string(), false);
-  }
-  std::vector<cell> ordered(m.sch.columns.size());
-  for (const auto &[value, null] : values) {
-    std::optional<pred> where;
-    if (part_col) {
-      filter f;
-      f.column = m.partition_by;
-      if (null) {
-        f.o = filter::op::is_null;
-      } else {
-        f.o = filter::op::eq;
-        auto key = parse_key_text(fi.sch, m.partition_by, value);
-        if (!key) return std::move(key).error();
-        f.values.push_back(*key);
-      }
-      auto p = compile_where(std::optional<filter>(f), fi.sch);
-      if (!p) return std::move(p).error();
-      where = std::move(p).value();
-    }
-    auto p = c.partition_for(value, null);
+  if (!part_col) {
+    auto p = c.partition_for("", false);
     if (!p) return std::move(p).error();
-    auto r = c.write_segment(**p, [&](writer &w) -> result<void> {
+    return c.write_segment(**p, [&](writer &w) -> result<void> {
       row_reader rr(fi);
-      return rr.each(where, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
+      return rr.each(std::nullopt, [&](uint64_t, const std::vector<cell> &cells) -> result<void> {
         for (size_t i = 0; i < from.size(); ++i) ordered[i] = cells[from[i]];
         return w.append_row(ordered);
       });
+    });
+  }
+  // One pass over the rows into the bounded sorter, keyed by (partition value, row): then each
+  // partition's rows come out together, in their order, and are written as its segment.
+  run_sorter sorter(std::max<size_t>(c.o.write.sort_memory_bytes, size_t{1} << 20), c.o.write.spill);
+  {
+    row_reader rr(fi);
+    std::string key, payload;
+    auto r = rr.each(std::nullopt, [&](uint64_t row, const std::vector<cell> &cells) -> result<void> {
+      const cell &v = cells[*part_col];
+      const bool null = v.k == cell::kind::null_value;
+      const std::string text = partition_text(v, fi.sch.columns[*part_col].type);
+      key.clear();
+      put_u8(key, null ? 1 : 0);
+      append_text_key(key, text);
+      put_be64(key, row);
+      payload.clear();
+      put_u8(payload, null ? 1 : 0);
+      put_bytes(payload, text);
+      for (size_t i = 0; i < from.size(); ++i) {
+        const cell &x = cells[from[i]];
+        put_u8(payload, static_cast<uint8_t>(x.k));
+        switch (x.k) {
+          case cell::kind::null_value: break;
+          case cell::kind::integer: put_svarint(payload, x.i); break;
+          case cell::kind::real: payload.append(reinterpret_cast<const char *>(&x.d), 8); break;
+          case cell::kind::boolean: put_u8(payload, x.b ? 1 : 0); break;
+          case cell::kind::text: put_bytes(payload, x.s); break;
+        }
+      }
+      sorter.add(key, payload);
+      return {};
+    });
+    if (!r) return r;
+  }
+  if (auto r = sorter.finish(); !r) return r;
+  std::string_view key, payload;
+  auto next = sorter.next(key, payload);
+  if (!next) return std::move(next).error();
+  bool have = *next;
+  size_t partitions = 0;
+  while (have) {
+    byte_reader head({reinterpret_cast<const uint8_t *>(payload.data()), payload.size()});
+    const bool null = head.u8() != 0;
+    const std::string value(head.bytes());
+    if (++partitions > c.o.max_partitions)
+      return invalid("more than " + std::to_string(c.o.max_partitions) + " partitions");
+    auto p = c.partition_for(value, null);
+    if (!p) return std::move(p).error();
+    auto r = c.write_segment(**p, [&](writer &w) -> result<void> {
+      while (have) {
+        byte_reader br({reinterpret_cast<const uint8_t *>(payload.data()), payload.size()});
+        const bool n = br.u8() != 0;
+        if (n != null || br.bytes() != value) return {};
+        for (auto &x : ordered) {
+          x = cell::null();
+          switch (static_cast<cell::kind>(br.u8())) {
+            case cell::kind::null_value: break;
+            case cell::kind::integer: x = cell::of(br.svarint()); break;
+            case cell::kind::real: x = cell::of(br.f64()); break;
+            case cell::kind::boolean: x = cell::of(br.u8() != 0); break;
+            case cell::kind::text: x = cell::text(br.bytes()); break;
+          }
+        }
+        if (br.failed()) return corrupt("a sorted row did not decode (the sort runs are damaged)");
+        if (auto a = w.append_row(ordered); !a) return a;
+        auto more = sorter.next(key, payload);
+        if (!more) return std::move(more).error();
+        have = *more;
+      }
+      return {};
     });
     if (!r) return r;
   }
@@ -1434,6 +1479,8 @@ result<store_result> rotate_owner_key(append_target &target, const store_options
   if (!c.st.sealed) return invalid("the file is not sealed: there is no key to rotate");
   if (new_key.empty() == new_passphrase.empty()) return invalid("give the new key or the new passphrase");
   if (!o.random) return invalid("key rotation needs a random source");
+  for (auto &p : c.st.parts)  // under the old key
+    if (auto r = c.ensure_key(p); !r) return std::move(r).error();
   if (!new_key.empty()) {
     auto k = crypto::key_from_bytes(bytes_of(new_key));
     if (!k) return std::move(k).error();
