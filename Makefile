@@ -152,8 +152,8 @@ format: bootstrap
 # module's own tests (bench/bench.test.mjs) run with them.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
-	$(QUIRE_BENCH_BIN) --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k,crypto.open --out build/readings-smoke/native.json
-	node bench/run.mjs --quick --no-peers --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k,crypto.open --out build/readings-smoke/wasm-node.json
+	$(QUIRE_BENCH_BIN) --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k,crypto.open,store.partition-open,store.append-row/partitions-100 --out build/readings-smoke/native.json
+	node bench/run.mjs --quick --no-peers --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k,crypto.open,store.partition-open,store.append-row/partitions-100 --out build/readings-smoke/wasm-node.json
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(QUIRE_BENCH_BIN) compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	QUIRE_DIST=$(abspath $(JS_DIST)) node --test bench/bench.test.mjs

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -510,3 +511,43 @@ TEST_CASE("store: an append to one of 3,000 partitions rewrites its map leaf, no
   REQUIRE(report);
   CHECK(report->segments == 3001);
 }
+
+#ifndef __EMSCRIPTEN__
+#include <unistd.h>
+
+#include "quire/file_source.h"
+#include "quire/store_file.h"
+
+TEST_CASE("store: on disk, a reader keeps its version while a writer appends; writers lock", "[store]") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("quire-store-" + std::to_string(::getpid()) + ".quire")).string();
+  std::filesystem::remove(path);
+  auto o = options(nullptr, false, true);
+  {
+    auto target = native::append_file::open(path, true);
+    REQUIRE(target);
+    REQUIRE(create_store(*make_table(rows_text(0, 30))->f, o, *target.value()));
+    auto second = native::append_file::open(path, false);
+    REQUIRE(!second);
+    CHECK(second.error().code == error_code::IO_ERROR);
+  }
+  for (auto mode : {native::load_mode::ranges, native::load_mode::mmap, native::load_mode::read}) {
+    auto source = native::open_file(path, {.mode = mode});
+    REQUIRE(source);
+    auto reader = file::open(std::move(source).value());
+    REQUIRE(reader);
+    const std::string before = all_rows(*reader);
+    {
+      auto target = native::append_file::open(path, false);
+      REQUIRE(target);
+      REQUIRE(append_store(*target.value(), *make_table(rows_text(1000, 5))->f, o));
+    }
+    CHECK(all_rows(*reader) == before);  // the version it opened
+    CHECK(reader->row_count() == reader->count().value());
+    auto fresh = file::open(native::open_file(path, {.mode = mode}).value());
+    REQUIRE(fresh);
+    CHECK(fresh->row_count() == reader->row_count() + 5);
+  }
+  std::filesystem::remove(path);
+}
+#endif
