@@ -79,6 +79,13 @@ says 530 "count with the new key"
 run 0 "a partition key after rotation" -- query s.quire --key keys/north.key --count
 says 166 "north after rotation"
 
+cp keys/east.key east.old
+run 0 "rotate one partition's key" -- keys rotate s.quire --key new.key --partition east --keys-dir keys
+cmp -s keys/east.key east.old && fail "the partition's key file did not change"
+run 2 "the partition's old key" -- query s.quire --key east.old --count
+run 0 "the partition's new key" -- query s.quire --key keys/east.key --count
+says 167 "east after its key's rotation"
+
 run 0 "a passphrase-sealed file" -- convert a.ndjson p.quire --passphrase-file <(printf 'open sesame\n')
 run 0 "opened by its passphrase" -- query p.quire --passphrase-file <(printf 'open sesame') --count
 says 600 "passphrase count"

@@ -369,6 +369,31 @@ TEST_CASE("store: owner key rotation re-wraps data keys only", "[store]") {
   CHECK(south->row_count() == 10);
 }
 
+TEST_CASE("store: a partition's key rotated: the new key opens it, the old one nothing", "[store]") {
+  memory_keys keys;
+  memory_target t;
+  auto o = options(&keys, true, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 30))->f, o, t));
+  const std::string old_key = keys.bytes_of("south");
+  crypto::key fresh = crypto::key_from_bytes(std::vector<uint8_t>(crypto::KEY_BYTES, 0x33)).value();
+  const auto before = t.bytes.size();
+  REQUIRE(rotate_partition_key(t, o, "south", false, fresh));
+  CHECK(t.bytes.size() - before < 4096);
+  auto gone = open_with(t, old_key);
+  REQUIRE(!gone);
+  CHECK(gone.error().code == error_code::WRONG_KEY);
+  auto now = open_with(t, std::string(crypto::KEY_BYTES, '\x33'));
+  REQUIRE(now);
+  CHECK(now->row_count() == 10);
+  CHECK(all_rows(*now) == rows_of(rows_text(0, 30), "clinic = 'south'"));
+  auto owner = open_with(t, key_bytes('O'));
+  REQUIRE(owner);
+  CHECK(owner->row_count() == 30);
+  auto north = open_with(t, keys.bytes_of("north"));
+  REQUIRE(north);
+  CHECK(north->row_count() == 10);
+}
+
 TEST_CASE("store: a changed, moved or foreign byte is never a wrong answer", "[store]") {
   memory_keys keys;
   memory_target t;

@@ -279,13 +279,53 @@ int run_compact(arguments &args) {
   return EXIT_OK;
 }
 
+/// `keys rotate FILE --key OWNER --partition VALUE --keys-dir DIR`: a new random key for one
+/// partition, kept as DIR/VALUE.key once the commit is made (written beside it first as .new).
+int rotate_partition(const std::string &path, const key_options &keys, const std::string &value, const std::string &dir,
+                     bool quiet) {
+  format::store_options o;
+  if (int r = keys.load(o); r != EXIT_OK) return r;
+  o.random = platform_random();
+  native::key_folder folder(dir);
+  o.keys = &folder;
+  auto key_path = folder.path_of(value, false);
+  if (!key_path) return fail(dir, key_path.error());
+  std::array<uint8_t, crypto::KEY_BYTES> raw{};
+  if (auto r = native::system_random(raw); !r) return fail(path, r.error());
+  auto fresh = crypto::key_from_bytes(raw);
+  if (!fresh) return fail(path, fresh.error());
+  const std::string staged = *key_path + ".new";
+  std::remove(staged.c_str());
+  if (auto w = native::write_new_key_file(staged, raw); !w) return fail(staged, w.error());
+  auto target = open_for_change(path);
+  if (!target) return fail(path, target.error());
+  auto r = format::rotate_partition_key(*target.value(), o, value, false, *fresh);
+  if (!r) {
+    std::remove(staged.c_str());
+    return fail(path, r.error());
+  }
+  if (std::rename(staged.c_str(), key_path->c_str()) != 0) {
+    return fail(*key_path, quire::error(error_code::IO_ERROR,
+                                        "the new key is in " + staged + ": move it over the old one by hand"));
+  }
+  print_commit(path, "re-keyed", *r, quiet);
+  return EXIT_OK;
+}
+
 int run_rotate(arguments &args) {
   key_options keys(args);
   auto new_key = args.option("--new-key");
   auto new_phrase = args.option("--new-passphrase-file");
+  auto partition = args.option("--partition");
+  auto keys_dir = args.option("--keys-dir");
   bool quiet = args.flag("--quiet");
   auto files = args.finish("keys rotate", 1, 1, "needs FILE.quire");
   if (!files) return args.exit_status();
+  if (partition) {
+    if (!keys_dir || new_key || new_phrase)
+      return usage_error("keys rotate", "--partition VALUE takes --keys-dir DIR (the new key is made there)");
+    return rotate_partition((*files)[0], keys, *partition, *keys_dir, quiet);
+  }
   if (!new_key == !new_phrase) return usage_error("keys rotate", "needs --new-key FILE or --new-passphrase-file FILE");
   const std::string &path = (*files)[0];
   format::store_options o;

@@ -117,6 +117,13 @@ result<store_result> compact_store(append_target &source, append_target &fresh, 
 result<store_result> rotate_owner_key(append_target &target, const store_options &options, std::string_view new_key,
                                       std::string_view new_passphrase);
 
+/// Gives partition `value` the key `new_key`: its data key re-wrapped under it (one commit; no
+/// page is rewritten), so the old key opens nothing. `options.keys` must hold the present key
+/// (the caller then keeps the new one in its place). Errors: INVALID_ARGUMENT (not a sealed,
+/// partitioned file; no present key), WRONG_KEY (the present key opens no partition).
+result<store_result> rotate_partition_key(append_target &target, const store_options &options, std::string_view value,
+                                          bool null, const crypto::key &new_key);
+
 /// Where a version-2 file's bytes go (file::store_report).
 struct store_report {
   uint64_t bytes = 0, commits = 0, live_bytes = 0, garbage_bytes = 0;

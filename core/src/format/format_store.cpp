@@ -1503,6 +1503,36 @@ result<store_result> rotate_owner_key(append_target &target, const store_options
   return c.finish();
 }
 
+result<store_result> rotate_partition_key(append_target &target, const store_options &o, std::string_view value,
+                                          bool null, const crypto::key &new_key) {
+  committer c(target, o);
+  if (auto r = c.begin(); !r) return std::move(r).error();
+  if (!c.st.sealed || c.st.m.partition_by.empty())
+    return invalid("only a sealed, partitioned file has partition keys to rotate");
+  if (!o.random) return invalid("key rotation needs a random source");
+  if (!o.keys) return invalid("rotating a partition's key needs the keys folder (its present key)");
+  auto old = o.keys->find(value, null);
+  if (!old) return std::move(old).error();
+  if (!*old) return invalid("the keys folder has no key for that partition");
+  const tag_t tag = key_tag(**old, c.st.file_id);
+  partition *p = nullptr;
+  for (auto &q : c.st.parts)
+    if (q.tag == tag) p = &q;
+  if (!p)
+    return quire::error(error_code::WRONG_KEY, "the folder's key for that partition opens no partition of this file");
+  if (auto r = c.ensure_key(*p); !r) return std::move(r).error();
+  p->tag = key_tag(new_key, c.st.file_id);
+  auto w = wrap_key(*p->data_key, new_key, c.st.file_id, p->tag, o.random);
+  if (!w) return std::move(w).error();
+  p->wrap_partition = std::move(w).value();
+  // The owner's wrap binds the tag too.
+  auto wo = wrap_key(*p->data_key, *c.st.owner_key, c.st.file_id, p->tag, o.random);
+  if (!wo) return std::move(wo).error();
+  p->wrap_owner = std::move(wo).value();
+  p->rewrapped = true;
+  return c.finish();
+}
+
 result<store_report> storage_of_store(const byte_source &source, const open_options &options) {
   auto st = load_state(source, {options.key, options.passphrase});
   if (!st) return std::move(st).error();
