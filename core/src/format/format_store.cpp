@@ -672,29 +672,36 @@ result<std::shared_ptr<std::vector<uint8_t>>> read_deletions(const byte_source &
   return out;
 }
 
+/// The segment `s` of partition `p` as a reader's segment (its key, salt and deletions).
+result<segment_info> segment_for(const byte_source &src, const state &st, const partition &p, const segment_entry &s) {
+  segment_info sg;
+  sg.base = s.base;
+  sg.length = s.length;
+  if (p.data_key) {
+    auto seal = std::make_shared<sealing>();
+    seal->key = *p.data_key;
+    seal->file_id = st.file_id;
+    seal->salt = s.salt;
+    sg.seal = seal;
+  }
+  if (s.deletions.offset != 0) {
+    auto d = read_deletions(src, st, p, s);
+    if (!d) return std::move(d).error();
+    sg.deleted = *d;
+    sg.deleted_rows = s.deleted;
+  }
+  return sg;
+}
+
 /// The segments of the partitions `st` holds, in row order, set up for the reader.
 result<std::vector<segment_info>> segments_of(const byte_source &src, state &st) {
   std::sort(st.parts.begin(), st.parts.end(), partition_less);
   std::vector<segment_info> out;
   for (const auto &p : st.parts) {
     for (const auto &s : p.segment_list) {
-      segment_info sg;
-      sg.base = s.base;
-      sg.length = s.length;
-      if (p.data_key) {
-        auto seal = std::make_shared<sealing>();
-        seal->key = *p.data_key;
-        seal->file_id = st.file_id;
-        seal->salt = s.salt;
-        sg.seal = seal;
-      }
-      if (s.deletions.offset != 0) {
-        auto d = read_deletions(src, st, p, s);
-        if (!d) return std::move(d).error();
-        sg.deleted = *d;
-        sg.deleted_rows = s.deleted;
-      }
-      out.push_back(std::move(sg));
+      auto sg = segment_for(src, st, p, s);
+      if (!sg) return std::move(sg).error();
+      out.push_back(std::move(sg).value());
     }
   }
   return out;
@@ -1289,27 +1296,6 @@ result<store_result> append_store(append_target &target, file &rows, const store
 }
 
 namespace {
-
-/// The segment `s` of partition `p` as a reader's segment (its key, salt and deletions).
-result<segment_info> segment_for(const byte_source &src, const state &st, const partition &p, const segment_entry &s) {
-  segment_info sg;
-  sg.base = s.base;
-  sg.length = s.length;
-  if (p.data_key) {
-    auto seal = std::make_shared<sealing>();
-    seal->key = *p.data_key;
-    seal->file_id = st.file_id;
-    seal->salt = s.salt;
-    sg.seal = seal;
-  }
-  if (s.deletions.offset != 0) {
-    auto d = read_deletions(src, st, p, s);
-    if (!d) return std::move(d).error();
-    sg.deleted = *d;
-    sg.deleted_rows = s.deleted;
-  }
-  return sg;
-}
 
 /// Marks the rows `where` selects as deleted (a new deletion vector for each segment it touches),
 /// handing each one's cells to `collect` first when there is one. Returns the rows marked.
