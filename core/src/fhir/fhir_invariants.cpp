@@ -53,8 +53,35 @@ constexpr defect DEFECTS[] = {
      "(the official example Questionnaire-bb)"},
 };
 
-std::vector<compiled_invariant> compile_all() {
-  std::vector<compiled_invariant> out(CONSTRAINT_COUNT);
+// Every (invariant, context type) pair the walk can meet: a key's list with the key's type, a
+// type's own list with the type. Each gets its direct check where some of it lowers.
+void lower_all(invariant_set &set) {
+  std::vector<std::pair<uint16_t, uint16_t>> pairs;  // (constraint, type)
+  auto add = [&](constraint_range r, uint16_t type) {
+    for (uint32_t i = r.first; i < r.first + r.count; ++i) pairs.emplace_back(CONSTRAINT_LISTS[i], type);
+  };
+  for (size_t k = 0; k < KEY_COUNT; ++k) add(KEY_CONSTRAINTS[k], KEYS[k].type);
+  for (size_t t = 0; t < TYPE_COUNT; ++t) add(TYPE_CONSTRAINTS[t], static_cast<uint16_t>(t));
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // %resource is the context itself for a resource type's own invariants, unless some key has
+  // that type (then the context may be a value inside another resource: none in R4).
+  std::vector<bool> key_typed(TYPE_COUNT);
+  for (size_t k = 0; k < KEY_COUNT; ++k)
+    if (KEYS[k].type < TYPE_COUNT) key_typed[KEYS[k].type] = true;
+  for (auto [index, type] : pairs) {
+    compiled_invariant &c = set.all[index];
+    if (!c.expr || type >= TYPE_COUNT) continue;
+    bool context_is_resource = TYPES[type].kind == type_kind::resource && !key_typed[type];
+    uint32_t root = lower_direct_check(*c.expr, type, context_is_resource, set.direct_nodes);
+    if (root != 0xFFFFFFFF) c.direct.emplace_back(type, root);
+  }
+}
+
+invariant_set compile_all() {
+  invariant_set set;
+  std::vector<compiled_invariant> &out = set.all;
+  out.resize(CONSTRAINT_COUNT);
   fhirpath::limits lim = invariant_limits();
   for (size_t i = 0; i < CONSTRAINT_COUNT; ++i) {
     compiled_invariant &c = out[i];
@@ -98,7 +125,8 @@ std::vector<compiled_invariant> compile_all() {
       c.shortcut = invariant_shortcut::about_contained;
     c.expr = std::move(e).value();
   }
-  return out;
+  lower_all(set);
+  return set;
 }
 
 }  // namespace
@@ -112,10 +140,10 @@ fhirpath::limits invariant_limits() {
   return lim;
 }
 
-const std::vector<compiled_invariant> &compiled_invariants() {
+const invariant_set &compiled_invariant_set() {
   // Immutable after its first initialisation (thread-safe): not hidden mutable state.
-  static const std::vector<compiled_invariant> all = compile_all();
-  return all;
+  static const invariant_set set = compile_all();
+  return set;
 }
 
 bool ele_1_holds(const json::value *value, const json::value *companion) noexcept {
@@ -182,6 +210,7 @@ std::vector<invariant_info> invariants() {
     i.expression = c.def->expression.view();
     i.checked = c.expr.has_value();
     i.reason = c.unchecked;
+    i.direct = !c.direct.empty();
     out.push_back(i);
   }
   // CONSTRAINTS is sorted by its generator's signature, which starts with the key.
