@@ -49,10 +49,10 @@ bool is_valid_id(std::string_view s) noexcept;
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
-/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, for those that
-/// hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which also does
-/// not apply to contained resources).
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6 };
+/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, bdl-7, for
+/// those that hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which
+/// also does not apply to contained resources).
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6, bdl_7 };
 
 /// One node of a direct check (fhir_invariant_checks.cpp): an invariant's expression lowered,
 /// for one context type, to code over the tape. Nodes live in one pool; operands are indices.
@@ -90,6 +90,7 @@ struct direct_node {
   };
   kind k = kind::opaque;
   bool choice = false;           ///< member: a choice element (`value[x]`), its keys `valueQuantity`...
+  bool constant = false;         ///< does not depend on $this (literals, %resource): computed once per check
   uint16_t type = NO_TYPE;       ///< member: the type of the objects it reads
   uint16_t item_type = NO_TYPE;  ///< member, where, path_value: the items' type (NO_TYPE: varies)
   uint32_t a = 0xFFFFFFFF, b = 0xFFFFFFFF;
@@ -133,6 +134,7 @@ struct compiled_invariant {
 struct invariant_set {
   std::vector<compiled_invariant> all;
   std::vector<direct_node> direct_nodes;
+  uint16_t ele_1 = 0xFFFF;  ///< the row of ele-1 when it takes its shortcut
 };
 
 /// Compiled on the first call (thread-safe; immutable afterwards).
@@ -152,6 +154,12 @@ bool ele_1_holds(const json::value *value, const json::value *companion) noexcep
 /// element below the resource's root; false when the engine must decide. The engine builds
 /// `%resource.descendants()` four times per contained resource and unions them pairwise.
 bool dom_3_holds(const json::value &resource);
+
+/// bdl-7 (`fullUrl & resource.meta.versionId` distinct over the entries that have a fullUrl,
+/// unless the Bundle is a history) on a Bundle, where the answer is certain without the engine:
+/// true when it holds; false when the engine must decide (a repeat, or data of an unusual form).
+/// The engine builds each entry's string and its select() collection; this sorts views.
+bool bdl_7_holds(const json::value &bundle);
 
 }  // namespace detail
 }  // namespace quire::fhir

@@ -9,6 +9,7 @@
 // a repeated key, a value of the wrong JSON form, several items where one is expected): then the
 // engine decides, so the answers are always the engine's.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 
@@ -64,9 +65,31 @@ class lowering {
   uint16_t resource_type_ = NO_TYPE;  // %resource's type when it is the context (the root's $this)
 
   uint32_t push(direct_node n) {
+    using K = direct_node::kind;
+    auto constant = [&](uint32_t i) { return i != NIL && pool_[i].constant; };
+    switch (n.k) {
+      case K::opaque: n.constant = false; break;
+      case K::resource_var:
+      case K::lit_string:
+      case K::lit_boolean:
+      case K::lit_integer: n.constant = true; break;
+      case K::and_op:
+      case K::or_op:
+      case K::xor_op:
+      case K::implies:
+      case K::eq:
+      case K::ne:
+      case K::lt:
+      case K::gt:
+      case K::le:
+      case K::ge:
+      case K::add: n.constant = constant(n.a) && constant(n.b); break;
+      default: n.constant = constant(n.a); break;  // a path's input, a function's input
+    }
     pool_.push_back(n);
     return static_cast<uint32_t>(pool_.size() - 1);
   }
+  bool is_opaque(uint32_t i) const { return pool_[i].k == direct_node::kind::opaque; }
   uint32_t opaque() {
     direct_node n;
     n.k = direct_node::kind::opaque;
@@ -127,6 +150,9 @@ class lowering {
       out_type = n.item_type;
       return push(n);
     }
+    // trace() gives its input (its arguments are only logged, and quire logs nothing).
+    if (nd.kind == fp::op::call && nd.function == fp::fn::trace && nd.a != NONE_INPUT)
+      return lower_path(nd.a, self, out_type);
     if (nd.kind == fp::op::call && nd.function == fp::fn::where && nd.a != NONE_INPUT && nd.arg_count == 1) {
       uint16_t in_type = NO_TYPE;
       uint32_t input = lower_path(nd.a, self, in_type);
@@ -167,7 +193,8 @@ class lowering {
     const fp::node &nd = at(i);
     if (nd.kind == fp::op::literal) return lower_literal(nd);
     uint16_t t = NO_TYPE;
-    if (nd.kind == fp::op::member || (nd.kind == fp::op::call && nd.function == fp::fn::where)) {
+    if (nd.kind == fp::op::member ||
+        (nd.kind == fp::op::call && (nd.function == fp::fn::where || nd.function == fp::fn::trace))) {
       uint32_t p = lower_path(i, self, t);
       if (p == NIL) return NIL;
       direct_node n;
@@ -207,6 +234,7 @@ class lowering {
                                           : direct_node::kind::implies;
         n.a = lower_test(nd.a, self);
         n.b = lower_test(nd.b, self);
+        if (is_opaque(n.a) && is_opaque(n.b)) return opaque();  // it would only ever say "unknown"
         return push(n);
       case fp::op::eq:
       case fp::op::ne:
@@ -271,6 +299,7 @@ class lowering {
         if (nd.arg_count != 0) return opaque();
         n.k = direct_node::kind::not_op;
         n.a = lower_test(nd.a, self);
+        if (is_opaque(n.a)) return opaque();
         return push(n);
       }
       case fp::fn::contains:
@@ -307,7 +336,19 @@ class evaluation {
  public:
   evaluation(const std::vector<direct_node> &pool, const json::value &resource) : pool_(pool), resource_(resource) {}
 
+  // A test's answer; one that does not depend on $this (`%resource.type = 'batch'` inside
+  // `entry.all(...)`) is computed once per check.
   answer test(uint32_t i, const json::value &self) const {
+    if (!pool_[i].constant) return compute(i, self);
+    for (uint8_t j = 0; j < memo_count_; ++j)
+      if (memo_[j].first == i) return memo_[j].second;
+    answer a = compute(i, self);
+    if (memo_count_ < memo_.size()) memo_[memo_count_++] = {i, a};
+    return a;
+  }
+
+ private:
+  answer compute(uint32_t i, const json::value &self) const {
     const direct_node &n = pool_[i];
     using K = direct_node::kind;
     switch (n.k) {
@@ -398,7 +439,7 @@ class evaluation {
       case K::lt:
       case K::gt:
       case K::le:
-      case K::ge:
+      case K::ge: return comparison(n, self);
       case K::add: {
         answer a = operand_integer(n.a, self), b = operand_integer(n.b, self);
         if (a.k == answer::kind::unknown || b.k == answer::kind::unknown) return answer::unknown();
@@ -415,9 +456,10 @@ class evaluation {
     }
   }
 
- private:
   const std::vector<direct_node> &pool_;
   const json::value &resource_;  // the context of the whole check: %resource where resource_var is lowered
+  mutable std::array<std::pair<uint32_t, answer>, 8> memo_{};
+  mutable uint8_t memo_count_ = 0;
   static constexpr int UNKNOWN = 2;
 
   // The singleton evaluation of a boolean operand: -1 empty, 0, 1; UNKNOWN.
@@ -450,6 +492,80 @@ class evaluation {
     answer a = test(i, self);
     if (a.k == answer::kind::boolean) return answer::unknown();
     return a;
+  }
+
+  // One operand of a comparison: a number (integer or decimal) or a date/time text, as the
+  // engine's items hold them (fill_item in fhirpath_navigation.cpp).
+  struct ordered {
+    enum class kind : uint8_t { unknown, empty, number, moment } k = kind::unknown;
+    fp::decimal dec;
+    std::string_view text;
+    fp::value_kind moment_kind = fp::value_kind::date;
+  };
+
+  ordered operand_ordered(uint32_t i, const json::value &self) const {
+    const direct_node &n = pool_[i];
+    ordered out;
+    if (n.k != direct_node::kind::path_value) {
+      answer a = operand_integer(i, self);
+      if (a.k == answer::kind::empty) out.k = ordered::kind::empty;
+      if (a.k == answer::kind::integer) {
+        out.k = ordered::kind::number;
+        out.dec = fp::to_decimal(a.v);
+      }
+      return out;
+    }
+    items it = walk(n.a, self, 2);
+    if (!it.known || it.count > 1) return out;  // several: the engine's error
+    if (it.count == 0) {
+      out.k = ordered::kind::empty;
+      return out;
+    }
+    if (it.first_type == NO_TYPE || TYPES[it.first_type].kind != type_kind::primitive) return out;
+    primitive p = TYPES[it.first_type].prim;
+    const json::value &v = it.first;
+    if (p == primitive::date || p == primitive::dateTime || p == primitive::instant || p == primitive::time) {
+      if (v.type() != json::kind::string) return out;
+      out.k = ordered::kind::moment;
+      out.text = v.get_string().value();
+      out.moment_kind = p == primitive::date   ? fp::value_kind::date
+                        : p == primitive::time ? fp::value_kind::time
+                                               : fp::value_kind::date_time;
+      return out;
+    }
+    bool integral = p == primitive::integer || p == primitive::positiveInt || p == primitive::unsignedInt;
+    if (!integral && p != primitive::decimal) return out;
+    if (v.type() != json::kind::number) return out;
+    auto as_int = v.get_int64();
+    if (integral && as_int) {
+      out.dec = fp::to_decimal(*as_int);
+    } else if (!fp::parse_decimal(v.get_number_text().value(), out.dec)) {
+      out.dec = fp::decimal{};
+    }
+    out.k = ordered::kind::number;
+    return out;
+  }
+
+  answer comparison(const direct_node &n, const json::value &self) const {
+    ordered a = operand_ordered(n.a, self);
+    if (a.k == ordered::kind::unknown) return answer::unknown();
+    ordered b = operand_ordered(n.b, self);
+    if (b.k == ordered::kind::unknown) return answer::unknown();
+    if (a.k == ordered::kind::empty || b.k == ordered::kind::empty) return answer::empty();
+    if (a.k != b.k) return answer::unknown();  // the engine's type error
+    int c;
+    if (a.k == ordered::kind::number) {
+      c = fp::compare_decimal(a.dec, b.dec);
+    } else {
+      fp::moment x, y;
+      if (!fp::parse_date_time(a.text, a.moment_kind, x) || !fp::parse_date_time(b.text, b.moment_kind, y))
+        return answer::unknown();
+      c = fp::compare_moment(x, y);
+      if (c == 3) return answer::unknown();
+      if (c == 2) return answer::empty();
+    }
+    using K = direct_node::kind;
+    return answer::of(n.k == K::lt ? c < 0 : n.k == K::gt ? c > 0 : n.k == K::le ? c <= 0 : c >= 0);
   }
 
   // One side of `=`/`!=`: its size (0, 1, more) and its single item as a kind and value.

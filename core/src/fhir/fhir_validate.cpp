@@ -112,7 +112,8 @@ class line_index {
 
 class walker {
  public:
-  walker(const options &opts, std::string_view input, outcome &out) : opts_(opts), lines_(input), out_(out) {}
+  walker(const options &opts, std::string_view input, outcome &out)
+      : opts_(opts), lines_(input), out_(out), invariants_(compiled_invariant_set()) {}
 
   size_t unknown_count = 0;
   size_t first_unknown = SIZE_MAX;  // index of the first unknown-element issue
@@ -143,6 +144,7 @@ class walker {
   const options &opts_;
   line_index lines_;
   outcome &out_;
+  const invariant_set &invariants_;
   std::string path_;
   std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
@@ -279,6 +281,11 @@ class walker {
     if (!opts_.check_invariants || stopped_) return;
     const constraint_range r = KEY_CONSTRAINTS[key_index];
     if (r.count == 0) return;
+    // Most values are primitives whose only invariant is ele-1, which a value holds (hasValue()).
+    if (r.count == 1 && CONSTRAINT_LISTS[r.first] == invariants_.ele_1 && opts_.invariant_fast_paths && value) {
+      json::kind k = value->type();
+      if (k == json::kind::string || k == json::kind::number || k == json::kind::boolean) return;
+    }
     uint16_t type = KEYS[key_index].type;
     if (!has_form(type, value, companion)) return;
     check_invariants(r, type, value, companion, offset);
@@ -314,7 +321,7 @@ class walker {
   // own_resource: the value is the resource being walked (its own invariants, dom-2...).
   void check_invariants(constraint_range r, uint16_t type, const json::value *value, const json::value *companion,
                         uint64_t offset, bool own_resource = false) {
-    const invariant_set &set = compiled_invariant_set();
+    const invariant_set &set = invariants_;
     const auto &all = set.all;
     // The context item is made when the first invariant needs the engine (most elements have only
     // ele-1, which the shortcut answers).
@@ -332,6 +339,9 @@ class walker {
           dom_3_holds(*value))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::bdl_7 && own_resource && value &&
+          bdl_7_holds(*value))
+        continue;
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
         auto obj = value->get_object().value();
         if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
