@@ -124,7 +124,10 @@ class lowering {
       }
       if (!is_object_type(in_type)) return NIL;
       // A type's name at the start of a path may select the context itself (fhirpath_navigation.cpp).
-      if (nd.names_type && TYPES[in_type].kind == type_kind::resource) return NIL;
+      if (nd.names_type && TYPES[in_type].kind == type_kind::resource &&
+          (fp::fhir_is_a(in_type, nd.type) ||
+           (nd.type.ns == fp::type_spec::space::fhir && TYPES[nd.type.fhir].kind == type_kind::resource)))
+        return NIL;
       const type_def &td = TYPES[in_type];
       std::string_view name = nd.name;
       const key_def *first = KEYS + td.first_key, *last = first + td.key_count;
