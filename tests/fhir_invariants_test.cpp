@@ -164,6 +164,120 @@ TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3, ref-1) give the engine'
   CHECK(same == files.size());
 }
 
+TEST_CASE("fhir invariants: the direct checks give the engine's answers", "[fhir][invariants]") {
+  fhir::options engine_only;
+  engine_only.invariant_fast_paths = false;
+  // Each resource and the invariant it fails (empty: none), on shapes where a direct check must
+  // answer exactly as the engine or leave it to the engine: choices, `_x` companions, nulls,
+  // repeated items, where() filters, all() with %resource, counts, `in` lists, matches().
+  struct example {
+    const char *json;
+    const char *fails;
+  };
+  const example cases[] = {
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":1},"dataAbsentReason":{"text":"n"}})",
+       "obs-6"},
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"_valueString":{"extension":[{"url":"u","valueCode":"c"}]},"dataAbsentReason":{"text":"n"}})",
+       "obs-6"},
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"dataAbsentReason":{"text":"n"}})", ""},
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":1,"code":"mm"}})",
+       "qty-3"},
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":1,"_code":{"extension":[{"url":"u","valueString":"v"}]}}})",
+       "qty-3"},
+      {R"({"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":1,"code":"mm","system":"http://unitsofmeasure.org"}})",
+       ""},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Patient/1"}]})", "bdl-5"},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Patient/1/_history/2","resource":{"resourceType":"Basic","code":{"text":"x"}}}]})",
+       "bdl-8"},
+      {R"({"resourceType":"Bundle","type":"transaction","entry":[{"resource":{"resourceType":"Basic","code":{"text":"x"}}}]})",
+       "bdl-3"},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"x"}},"request":{"method":"POST","url":"Basic"}}]})",
+       "bdl-3"},
+      {R"({"resourceType":"Bundle","type":"batch-response","entry":[{"resource":{"resourceType":"Basic","code":{"text":"x"}}}]})",
+       "bdl-4"},
+      {R"({"resourceType":"Bundle","type":"collection","total":3})", "bdl-1"},
+      // bdl-7's shortcut: fullUrl & versionId distinct, compared as the concatenated strings.
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","code":{"text":"x"}}},{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","code":{"text":"y"}}}]})",
+       "bdl-7"},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","meta":{"versionId":"1"},"code":{"text":"x"}}},{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","meta":{"versionId":"2"},"code":{"text":"y"}}}]})",
+       ""},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","resource":{"resourceType":"Basic","meta":{"versionId":"2"},"code":{"text":"x"}}},{"fullUrl":"http://x.org/Basic/12","resource":{"resourceType":"Basic","code":{"text":"y"}}}]})",
+       "bdl-7"},
+      {R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","resource":{"resourceType":"Basic","meta":{"versionId":"2"},"code":{"text":"x"}}},{"fullUrl":"http://x.org/Basic/11","resource":{"resourceType":"Basic","code":{"text":"y"}}},{"fullUrl":"http://x.org/Basic/12","resource":{"resourceType":"Basic","code":{"text":"y"}}}]})",
+       "bdl-7"},
+      {R"({"resourceType":"Bundle","type":"history","entry":[{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","code":{"text":"x"}},"request":{"method":"PUT","url":"Basic/a"},"response":{"status":"200"}},{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Basic","code":{"text":"y"}},"request":{"method":"PUT","url":"Basic/a"},"response":{"status":"200"}}]})",
+       ""},
+      {R"({"resourceType":"Bundle","type":"searchset","total":3})", ""},
+      {R"({"resourceType":"Condition","subject":{"reference":"Patient/1"},"clinicalStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-clinical","code":"active"}]},"verificationStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-ver-status","code":"entered-in-error"}]}})",
+       "con-5"},
+      {R"({"resourceType":"Condition","subject":{"reference":"Patient/1"},"clinicalStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-clinical","code":"active"}]},"verificationStatus":{"coding":[{"system":"other","code":"entered-in-error"},{"system":"http://terminology.hl7.org/CodeSystem/condition-ver-status","code":"confirmed"}]}})",
+       ""},
+      {R"({"resourceType":"Condition","subject":{"reference":"Patient/1"},"clinicalStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-clinical","code":"active"}]},"abatementDateTime":"2020"})",
+       "con-4"},
+      {R"({"resourceType":"Condition","subject":{"reference":"Patient/1"},"clinicalStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-clinical","_code":{"extension":[{"url":"u","valueString":"v"}]}}]},"abatementDateTime":"2020"})",
+       "con-4"},
+      {R"({"resourceType":"Condition","subject":{"reference":"Patient/1"},"category":[{"coding":[{"code":"problem-list-item"}]}]})",
+       "con-3"},
+      {R"({"resourceType":"Patient","contact":[{"gender":"male"}]})", "pat-1"},
+      {R"({"resourceType":"Patient","contact":[{"name":{"family":"x"}}]})", ""},
+      {R"({"resourceType":"Patient","extension":[{"url":"u"}]})", "ext-1"},
+      {R"({"resourceType":"Patient","extension":[{"url":"u","valueString":"a","extension":[{"url":"v","valueString":"b"}]}]})",
+       "ext-1"},
+      {R"({"resourceType":"Patient","extension":[{"url":"u","_valueString":{"extension":[{"url":"v","valueCode":"c"}]}}]})",
+       ""},
+      {R"({"resourceType":"Organization","active":true})", "org-1"},
+      {R"({"resourceType":"Organization","identifier":[{"value":"a"},{"value":"b"}]})", ""},
+      {R"({"resourceType":"Patient","name":[{"period":{"start":"2020-02-01","end":"2020-01-01"}}]})", "per-1"},
+      {R"({"resourceType":"Patient","name":[{"period":{"start":"2020-02","end":"2020-02-01"}}]})", ""},
+      {R"({"resourceType":"ValueSet","status":"draft","name":"not a name"})", "vsd-0"},
+      {R"({"resourceType":"ValueSet","status":"draft","name":"Good_Name1"})", ""},
+      {R"({"resourceType":"ValueSet","status":"draft","name":"Good","_name":{"id":"n"}})", ""},
+      {R"({"resourceType":"Appointment","status":"booked","participant":[{"status":"accepted","type":[{"text":"x"}]}],"start":"2020-01-01T10:00:00Z"})",
+       "app-2,app-3"},
+      {R"({"resourceType":"Appointment","status":"booked","participant":[{"status":"accepted","type":[{"text":"x"}]}]})",
+       "app-3"},
+      {R"({"resourceType":"Appointment","status":"proposed","participant":[{"status":"accepted","type":[{"text":"x"}]}]})",
+       ""},
+      {R"({"resourceType":"Appointment","status":"proposed","participant":[{"status":"accepted"}]})", "app-1"},
+      {R"({"resourceType":"MedicationRequest","status":"active","intent":"order","medicationCodeableConcept":{"text":"x"},"subject":{"reference":"Patient/1"},"dosageInstruction":[{"timing":{"repeat":{"offset":10,"when":["C"]}}}]})",
+       "tim-9"},
+      {R"({"resourceType":"MedicationRequest","status":"active","intent":"order","medicationCodeableConcept":{"text":"x"},"subject":{"reference":"Patient/1"},"dosageInstruction":[{"timing":{"repeat":{"offset":10,"when":["MORN"]}}}]})",
+       ""},
+      {R"({"resourceType":"MedicationRequest","status":"active","intent":"order","medicationCodeableConcept":{"text":"x"},"subject":{"reference":"Patient/1"},"dosageInstruction":[{"timing":{"repeat":{"offset":10,"when":["MORN","C"]}}}]})",
+       ""},
+      {R"({"resourceType":"MedicationRequest","status":"active","intent":"order","medicationCodeableConcept":{"text":"x"},"subject":{"reference":"Patient/1"},"dosageInstruction":[{"timing":{"repeat":{"duration":-1,"durationUnit":"h"}}}]})",
+       "tim-4"},
+      {R"({"resourceType":"CapabilityStatement","status":"draft","date":"2020","kind":"instance","fhirVersion":"4.0.1","format":["json"],"implementation":{"description":"x"},"rest":[{"mode":"server"}]})",
+       ""},
+      {R"({"resourceType":"CapabilityStatement","status":"draft","date":"2020","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server"}]})",
+       "cpb-2,cpb-14"},
+      {R"({"resourceType":"Group","type":"person","actual":false,"member":[{"entity":{"reference":"Patient/1"}}]})",
+       "grp-1"},
+      {R"({"resourceType":"Group","type":"person","actual":true,"member":[{"entity":{"reference":"Patient/1"}}]})", ""},
+  };
+  for (const auto &c : cases) {
+    INFO(c.json);
+    auto direct = fhir::validate(c.json);
+    auto engine = fhir::validate(c.json, engine_only);
+    CHECK(fhir::issues_to_json(direct.issues) == fhir::issues_to_json(engine.issues));
+    std::string failed;
+    for (const auto &i : findings(direct)) {
+      if (i.code != "invariant" || i.key == "dom-6") continue;
+      if (!failed.empty()) failed += ',';
+      failed += i.key;
+    }
+    CHECK(failed == c.fails);
+  }
+  // Most invariants have a direct check: the count docs/fhir.md states.
+  size_t direct = 0;
+  for (const auto &i : fhir::invariants()) direct += i.direct;
+  std::string doc = quire_test::read_text(std::filesystem::path(QUIRE_SOURCE_DIR) / "docs" / "fhir.md");
+  std::string line = "**" + std::to_string(direct) + " of them have a direct check.**";
+  INFO(line);
+  CHECK(direct > 200);
+  CHECK(doc.find(line) != std::string::npos);
+}
+
 TEST_CASE("fhir invariants: a Bundle-wide invariant costs n log n, and is bounded", "[fhir][invariants]") {
   // bdl-7 (isDistinct() over every entry's fullUrl and versionId) on 20,000 entries: pairwise that
   // would be 200 million comparisons, beyond the invariants' max_comparisons; strings are compared

@@ -56,8 +56,9 @@ struct options {
   /// The R4 invariants (ElementDefinition.constraint: dom-2, ele-1, pat-1...) with the FHIRPath
   /// engine; one that cannot be evaluated is reported once per call as unchecked (see invariants()).
   bool check_invariants = true;
-  /// Lets the handful of ubiquitous invariants (ele-1) take a native shortcut where its answer is
-  /// certain; false evaluates every one with the FHIRPath engine (the tests compare the two).
+  /// Lets invariants take native shortcuts (ele-1, dom-3, ref-1) and direct checks over the tape
+  /// (exists(), counts, comparisons with literals...) where their answer is certain; false
+  /// evaluates every one with the FHIRPath engine (the tests compare the two byte for byte).
   bool invariant_fast_paths = true;
   /// read(), validate(), format(): the input's form (JSON unless told; see read_xml()).
   syntax input_syntax = syntax::json;
@@ -209,6 +210,9 @@ struct invariant_info {
   std::string_view expression;  ///< FHIRPath
   bool checked;                 ///< evaluated; else reported as unchecked wherever it applies
   std::string_view reason;      ///< why not, when unchecked
+  /// Some of it runs as a direct check over the tape, without the FHIRPath engine, where the
+  /// data lets it (the answers are the engine's: see docs/fhir.md, Invariants).
+  bool direct = false;
 };
 
 /// Every distinct invariant of the definitions compiled in, sorted by key (compiled once, on the

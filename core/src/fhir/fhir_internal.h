@@ -13,6 +13,10 @@
 #include "quire/fhir.h"
 #include "quire/fhirpath.h"
 
+namespace quire::fhirpath {
+class regex;
+}
+
 namespace quire::fhir {
 
 /// Builds and opens up resources (a friend of fhir::resource).
@@ -45,10 +49,70 @@ bool is_valid_id(std::string_view s) noexcept;
 bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
-/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, for those that
-/// hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which also does
-/// not apply to contained resources).
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6 };
+/// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, bdl-7, for
+/// those that hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which
+/// also does not apply to contained resources).
+enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6, bdl_7 };
+
+/// One node of a direct check (fhir_invariant_checks.cpp): an invariant's expression lowered,
+/// for one context type, to code over the tape. Nodes live in one pool; operands are indices.
+struct direct_node {
+  enum class kind : uint8_t {
+    opaque,        ///< not lowered: "unknown", the engine decides
+    member,        ///< items of element `element` (name `name`) of the objects of `a` (NIL: $this), of type `type`
+    where,         ///< items of `a` for which test `b` is true
+    resource_var,  ///< %resource, where it is the context itself (a resource's own invariants)
+    path_value,    ///< an operand that is the items of path `a`
+    exists,
+    empty,
+    count,
+    has_value,  ///< of path `a`
+    all,        ///< test `b` true for every item of path `a`
+    contains,
+    starts_with,
+    matches,     ///< path `a`'s single string against literal `name` / `pattern`
+    in_strings,  ///< path_value `a` in the string literals [first, first + count)
+    not_op,
+    and_op,
+    or_op,
+    xor_op,
+    implies,
+    eq,
+    ne,
+    lt,
+    gt,
+    le,
+    ge,
+    add,
+    lit_string,   ///< `name`
+    lit_boolean,  ///< `integer` 0 or 1
+    lit_integer,  ///< `integer`
+  };
+  kind k = kind::opaque;
+  bool choice = false;           ///< member: a choice element (`value[x]`), its keys `valueQuantity`...
+  bool constant = false;         ///< does not depend on $this (literals, %resource): computed once per check
+  uint16_t type = NO_TYPE;       ///< member: the type of the objects it reads
+  uint16_t item_type = NO_TYPE;  ///< member, where, path_value: the items' type (NO_TYPE: varies)
+  uint32_t a = 0xFFFFFFFF, b = 0xFFFFFFFF;
+  uint32_t element = 0;
+  uint32_t first = 0, count = 0;
+  int64_t integer = 0;
+  std::string_view name;  ///< member's element name; a literal's text (into the expression)
+  const fhirpath::regex *pattern = nullptr;
+};
+
+/// What a direct check found: the invariant holds (true or empty), fails (false), or the data is
+/// such that only the engine can say.
+enum class direct_outcome : uint8_t { holds, fails, unknown };
+
+/// Lowers `expr` for a context of type `type` into `pool`; the root's index, or 0xFFFFFFFF when
+/// nothing of it lowers (the engine evaluates it always). The pool refers into `expr`.
+/// `context_is_resource`: the context is always %resource (a resource type's own invariants).
+uint32_t lower_direct_check(const fhirpath::expression &expr, uint16_t type, bool context_is_resource,
+                            std::vector<direct_node> &pool);
+/// Runs the direct check at `root` with `self` (an object of the type it was lowered for) as
+/// $this. No allocation.
+direct_outcome run_direct_check(const std::vector<direct_node> &pool, uint32_t root, const json::value &self);
 
 /// One CONSTRAINTS row compiled: the expression, or why it is not evaluated.
 struct compiled_invariant {
@@ -56,10 +120,26 @@ struct compiled_invariant {
   std::optional<fhirpath::expression> expr;  ///< set when it is evaluated
   std::string unchecked;                     ///< why not, when expr is unset
   invariant_shortcut shortcut = invariant_shortcut::none;
+  /// Direct checks: (context type, root in the pool), sorted by type; a type not listed has none.
+  std::vector<std::pair<uint16_t, uint32_t>> direct;
+  /// The direct check's root for values of `type`, or 0xFFFFFFFF.
+  uint32_t direct_root(uint16_t type) const noexcept {
+    for (const auto &d : direct)
+      if (d.first == type) return d.second;
+    return 0xFFFFFFFF;
+  }
 };
 
-/// Every CONSTRAINTS row, compiled on the first call (thread-safe; immutable afterwards).
-const std::vector<compiled_invariant> &compiled_invariants();
+/// Every CONSTRAINTS row compiled, and the pool of their direct checks.
+struct invariant_set {
+  std::vector<compiled_invariant> all;
+  std::vector<direct_node> direct_nodes;
+  uint16_t ele_1 = 0xFFFF;  ///< the row of ele-1 when it takes its shortcut
+};
+
+/// Compiled on the first call (thread-safe; immutable afterwards).
+const invariant_set &compiled_invariant_set();
+inline const std::vector<compiled_invariant> &compiled_invariants() { return compiled_invariant_set().all; }
 
 /// The limits of one invariant's evaluation: a pathological resource costs a bounded amount, and
 /// an invariant beyond them is reported as unchecked.
@@ -74,6 +154,12 @@ bool ele_1_holds(const json::value *value, const json::value *companion) noexcep
 /// element below the resource's root; false when the engine must decide. The engine builds
 /// `%resource.descendants()` four times per contained resource and unions them pairwise.
 bool dom_3_holds(const json::value &resource);
+
+/// bdl-7 (`fullUrl & resource.meta.versionId` distinct over the entries that have a fullUrl,
+/// unless the Bundle is a history) on a Bundle, where the answer is certain without the engine:
+/// true when it holds; false when the engine must decide (a repeat, or data of an unusual form).
+/// The engine builds each entry's string and its select() collection; this sorts views.
+bool bdl_7_holds(const json::value &bundle);
 
 }  // namespace detail
 }  // namespace quire::fhir

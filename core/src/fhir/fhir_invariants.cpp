@@ -22,6 +22,9 @@ constexpr std::string_view REF_1 =
     "reference.startsWith('#').not() or (reference.substring(1).trace('url') in "
     "%rootResource.contained.id.trace('ids'))";
 
+constexpr std::string_view BDL_7 =
+    "(type = 'history') or entry.where(fullUrl.exists()).select(fullUrl&resource.meta.versionId).isDistinct()";
+
 // The `reference` strings of every object below the root (`%resource.descendants().reference`
 // includes those inside contained resources, not the root's own member).
 void collect_references(const json::value &v, bool below_root, std::vector<std::string_view> &out) {
@@ -53,8 +56,35 @@ constexpr defect DEFECTS[] = {
      "(the official example Questionnaire-bb)"},
 };
 
-std::vector<compiled_invariant> compile_all() {
-  std::vector<compiled_invariant> out(CONSTRAINT_COUNT);
+// Every (invariant, context type) pair the walk can meet: a key's list with the key's type, a
+// type's own list with the type. Each gets its direct check where some of it lowers.
+void lower_all(invariant_set &set) {
+  std::vector<std::pair<uint16_t, uint16_t>> pairs;  // (constraint, type)
+  auto add = [&](constraint_range r, uint16_t type) {
+    for (uint32_t i = r.first; i < r.first + r.count; ++i) pairs.emplace_back(CONSTRAINT_LISTS[i], type);
+  };
+  for (size_t k = 0; k < KEY_COUNT; ++k) add(KEY_CONSTRAINTS[k], KEYS[k].type);
+  for (size_t t = 0; t < TYPE_COUNT; ++t) add(TYPE_CONSTRAINTS[t], static_cast<uint16_t>(t));
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // %resource is the context itself for a resource type's own invariants, unless some key has
+  // that type (then the context may be a value inside another resource: none in R4).
+  std::vector<bool> key_typed(TYPE_COUNT);
+  for (size_t k = 0; k < KEY_COUNT; ++k)
+    if (KEYS[k].type < TYPE_COUNT) key_typed[KEYS[k].type] = true;
+  for (auto [index, type] : pairs) {
+    compiled_invariant &c = set.all[index];
+    if (!c.expr || type >= TYPE_COUNT) continue;
+    bool context_is_resource = TYPES[type].kind == type_kind::resource && !key_typed[type];
+    uint32_t root = lower_direct_check(*c.expr, type, context_is_resource, set.direct_nodes);
+    if (root != 0xFFFFFFFF) c.direct.emplace_back(type, root);
+  }
+}
+
+invariant_set compile_all() {
+  invariant_set set;
+  std::vector<compiled_invariant> &out = set.all;
+  out.resize(CONSTRAINT_COUNT);
   fhirpath::limits lim = invariant_limits();
   for (size_t i = 0; i < CONSTRAINT_COUNT; ++i) {
     compiled_invariant &c = out[i];
@@ -90,6 +120,7 @@ std::vector<compiled_invariant> compile_all() {
     if (c.def->key.view() == "dom-3" && text == DOM_3) c.shortcut = invariant_shortcut::dom_3;
     if (c.def->key.view() == "ref-1" && text == REF_1) c.shortcut = invariant_shortcut::ref_1;
     if (c.def->key.view() == "dom-6" && text == "text.`div`.exists()") c.shortcut = invariant_shortcut::dom_6;
+    if (c.def->key.view() == "bdl-7" && text == BDL_7) c.shortcut = invariant_shortcut::bdl_7;
     // `contained.<path>.empty()` terms only: all true when there is no contained resource.
     if ((c.def->key.view() == "dom-2" && text == "contained.contained.empty()") ||
         (c.def->key.view() == "dom-4" &&
@@ -98,7 +129,10 @@ std::vector<compiled_invariant> compile_all() {
       c.shortcut = invariant_shortcut::about_contained;
     c.expr = std::move(e).value();
   }
-  return out;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i].shortcut == invariant_shortcut::ele_1) set.ele_1 = static_cast<uint16_t>(i);
+  lower_all(set);
+  return set;
 }
 
 }  // namespace
@@ -112,10 +146,10 @@ fhirpath::limits invariant_limits() {
   return lim;
 }
 
-const std::vector<compiled_invariant> &compiled_invariants() {
+const invariant_set &compiled_invariant_set() {
   // Immutable after its first initialisation (thread-safe): not hidden mutable state.
-  static const std::vector<compiled_invariant> all = compile_all();
-  return all;
+  static const invariant_set set = compile_all();
+  return set;
 }
 
 bool ele_1_holds(const json::value *value, const json::value *companion) noexcept {
@@ -168,6 +202,66 @@ bool dom_3_holds(const json::value &resource) {
   return true;
 }
 
+bool bdl_7_holds(const json::value &bundle) {
+  auto obj = bundle.get_object();
+  if (!obj) return false;
+  if (auto type = obj->find("type");
+      type && type->type() == json::kind::string && type->get_string().value() == "history")
+    return true;
+  if (obj->find("_type")) return false;
+  auto entries = obj->find("entry");
+  if (!entries) return true;  // isDistinct() of nothing
+  auto arr = entries->get_array();
+  if (!arr) return false;
+  // Each entry's fullUrl, and its resource's meta.versionId: plain strings only (a `_x` companion,
+  // an array or a null is the engine's to judge).
+  std::vector<std::pair<std::string_view, std::string_view>> keys;
+  keys.reserve(arr->size());
+  auto string_member = [](const json::object &o, std::string_view name, std::string_view underscored,
+                          std::string_view &out) {
+    if (o.find(underscored)) return false;
+    auto v = o.find(name);
+    if (!v) return true;
+    if (v->type() != json::kind::string) return false;
+    out = v->get_string().value();
+    return !out.empty();
+  };
+  for (json::value e : *arr) {
+    auto eo = e.get_object();
+    if (!eo) return false;
+    std::string_view url, version;
+    if (!string_member(*eo, "fullUrl", "_fullUrl", url)) return false;
+    if (url.empty()) continue;
+    if (auto r = eo->find("resource")) {
+      auto ro = r->get_object();
+      if (!ro) return false;
+      if (auto meta = ro->find("meta")) {
+        auto mo = meta->get_object();
+        if (!mo) return false;
+        if (!string_member(*mo, "versionId", "_versionId", version)) return false;
+      }
+    }
+    keys.emplace_back(url, version);
+  }
+  // Distinct as concatenated strings, compared without building them (most Bundles have no
+  // versionId: then the fullUrls alone, with memcmp).
+  auto concat_compare = [](const std::pair<std::string_view, std::string_view> &x,
+                           const std::pair<std::string_view, std::string_view> &y) {
+    if (x.second.empty() && y.second.empty()) return x.first.compare(y.first);
+    const size_t nx = x.first.size() + x.second.size(), ny = y.first.size() + y.second.size();
+    for (size_t i = 0; i < nx && i < ny; ++i) {
+      char cx = i < x.first.size() ? x.first[i] : x.second[i - x.first.size()];
+      char cy = i < y.first.size() ? y.first[i] : y.second[i - y.first.size()];
+      if (cx != cy) return static_cast<unsigned char>(cx) < static_cast<unsigned char>(cy) ? -1 : 1;
+    }
+    return nx < ny ? -1 : nx > ny ? 1 : 0;
+  };
+  std::sort(keys.begin(), keys.end(), [&](const auto &x, const auto &y) { return concat_compare(x, y) < 0; });
+  for (size_t i = 1; i < keys.size(); ++i)
+    if (concat_compare(keys[i - 1], keys[i]) == 0) return false;
+  return true;
+}
+
 }  // namespace detail
 
 std::vector<invariant_info> invariants() {
@@ -182,6 +276,7 @@ std::vector<invariant_info> invariants() {
     i.expression = c.def->expression.view();
     i.checked = c.expr.has_value();
     i.reason = c.unchecked;
+    i.direct = !c.direct.empty();
     out.push_back(i);
   }
   // CONSTRAINTS is sorted by its generator's signature, which starts with the key.

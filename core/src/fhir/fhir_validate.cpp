@@ -32,6 +32,8 @@ constexpr std::string_view INFORMATIONAL = "informational";
 // so whatever the caller asks, fhir reads at most this deep.
 constexpr size_t HARD_MAX_DEPTH = 1024;
 
+constexpr uint32_t NO_DIRECT = 0xFFFFFFFF;
+
 // A value quoted in a message: at most 60 bytes (whole UTF-8 characters), control characters
 // escaped so that a message is always one printable line.
 std::string quoted_excerpt(std::string_view s) {
@@ -110,7 +112,8 @@ class line_index {
 
 class walker {
  public:
-  walker(const options &opts, std::string_view input, outcome &out) : opts_(opts), lines_(input), out_(out) {}
+  walker(const options &opts, std::string_view input, outcome &out)
+      : opts_(opts), lines_(input), out_(out), invariants_(compiled_invariant_set()) {}
 
   size_t unknown_count = 0;
   size_t first_unknown = SIZE_MAX;  // index of the first unknown-element issue
@@ -141,6 +144,7 @@ class walker {
   const options &opts_;
   line_index lines_;
   outcome &out_;
+  const invariant_set &invariants_;
   std::string path_;
   std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
@@ -277,6 +281,11 @@ class walker {
     if (!opts_.check_invariants || stopped_) return;
     const constraint_range r = KEY_CONSTRAINTS[key_index];
     if (r.count == 0) return;
+    // Most values are primitives whose only invariant is ele-1, which a value holds (hasValue()).
+    if (r.count == 1 && CONSTRAINT_LISTS[r.first] == invariants_.ele_1 && opts_.invariant_fast_paths && value) {
+      json::kind k = value->type();
+      if (k == json::kind::string || k == json::kind::number || k == json::kind::boolean) return;
+    }
     uint16_t type = KEYS[key_index].type;
     if (!has_form(type, value, companion)) return;
     check_invariants(r, type, value, companion, offset);
@@ -312,7 +321,8 @@ class walker {
   // own_resource: the value is the resource being walked (its own invariants, dom-2...).
   void check_invariants(constraint_range r, uint16_t type, const json::value *value, const json::value *companion,
                         uint64_t offset, bool own_resource = false) {
-    const auto &all = compiled_invariants();
+    const invariant_set &set = invariants_;
+    const auto &all = set.all;
     // The context item is made when the first invariant needs the engine (most elements have only
     // ele-1, which the shortcut answers).
     std::optional<fhirpath::item> self;
@@ -329,6 +339,9 @@ class walker {
           dom_3_holds(*value))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
+      if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::bdl_7 && own_resource && value &&
+          bdl_7_holds(*value))
+        continue;
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
         auto obj = value->get_object().value();
         if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
@@ -343,6 +356,17 @@ class walker {
       // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
       // it); dom-6's advice is for the resources that are not contained.
       if (inv.shortcut == invariant_shortcut::dom_6 && own_resource && resources_.back().contained) continue;
+      if (opts_.invariant_fast_paths && value && value->type() == json::kind::object) {
+        uint32_t root = inv.direct_root(type);
+        if (root != NO_DIRECT) {
+          direct_outcome d = run_direct_check(set.direct_nodes, root, *value);
+          if (d == direct_outcome::holds) continue;
+          if (d == direct_outcome::fails) {
+            report_failed(index, offset);
+            continue;
+          }
+        }
+      }
       if (!evaluator_) evaluator_.emplace(invariant_limits());
       if (!self) self = fhirpath::typed_item(value, type, companion);
       fhirpath::environment env;
@@ -361,15 +385,16 @@ class walker {
       // FHIRPath's singleton evaluation: only a false fails; an empty result is "unknown" (dates of
       // different precision), not a violation.
       const fhirpath::collection &c = **result;
-      if (c.size() == 1 && c[0].kind == fhirpath::value_kind::boolean && !c[0].boolean) {
-        const constraint_def &def = CONSTRAINTS[index];
-        std::string details(def.key.view());
-        details += ": ";
-        details += def.human.view();
-        add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {},
-            def.key.view());
-      }
+      if (c.size() == 1 && c[0].kind == fhirpath::value_kind::boolean && !c[0].boolean) report_failed(index, offset);
     }
+  }
+
+  void report_failed(uint16_t index, uint64_t offset) {
+    const constraint_def &def = CONSTRAINTS[index];
+    std::string details(def.key.view());
+    details += ": ";
+    details += def.human.view();
+    add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {}, def.key.view());
   }
 
   void walk_object(json::value v, uint16_t type) {

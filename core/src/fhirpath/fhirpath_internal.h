@@ -1,5 +1,7 @@
-// Shared inside core/src/fhirpath only: the compiled form, the function table, value helpers
-// (decimals, dates, quantities, types). The evaluator's engine is in fhirpath_engine.h.
+// Shared inside core/src/fhirpath: the compiled form, the function table, value helpers
+// (decimals, dates, quantities, types). The evaluator's engine is in fhirpath_engine.h. Shared by
+// design with core/src/fhir/fhir_invariant_checks.cpp, which reads the compiled form (read only)
+// to lower invariants into direct checks, and compares decimals and dates with these helpers.
 #pragma once
 
 #include <cstdint>

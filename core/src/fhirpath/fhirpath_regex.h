@@ -2,6 +2,7 @@
 // program and run as a Pike VM (a Thompson NFA simulation with capture slots), so a search costs
 // at most the text's length times the program's size, whatever the pattern. docs/fhirpath.md
 // ("Regular expressions") has the dialect and the limits.
+// Shared by design with core/src/fhir/fhir_invariant_checks.cpp (matches() in a direct check).
 #pragma once
 
 #include <cstdint>

@@ -5,12 +5,24 @@
 
 namespace quire::r4 {
 
+namespace {
+
+// a < b as std::string_view orders them, deciding on the first byte inline when it differs (most
+// steps of a search over a type's keys): the walk looks a key up for every member it meets.
+inline bool key_less(std::string_view a, std::string_view b) noexcept {
+  if (!a.empty() && !b.empty() && a[0] != b[0])
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  return a < b;
+}
+
+}  // namespace
+
 const key_def *find_key(uint16_t type, std::string_view key) noexcept {
   const type_def &t = TYPES[type];
   const key_def *first = KEYS + t.first_key;
   const key_def *last = first + t.key_count;
-  const key_def *it =
-      std::lower_bound(first, last, key, [](const key_def &k, std::string_view s) { return k.key.view() < s; });
+  const key_def *it = std::lower_bound(first, last, key,
+                                       [](const key_def &k, std::string_view s) { return key_less(k.key.view(), s); });
   return it != last && it->key.view() == key ? it : nullptr;
 }
 
