@@ -182,7 +182,8 @@ class view_batch_writer final : public quire::view::batch_sink {
  public:
   view_batch_writer(const view_handle &v, double batch_rows) : view_(v.shared()) {
     quire::view::batch_options options;
-    if (batch_rows > 0) options.batch_rows = static_cast<size_t>(batch_rows);
+    // The wrapper passes a whole number from 1 to 2^31 (0: the default); anything else is the default.
+    if (batch_rows >= 1 && batch_rows <= 2147483648.0) options.batch_rows = static_cast<size_t>(batch_rows);
     auto w = quire::view::table_writer::create_batches(*view_, *this, options,
                                                        quire::view::run_options{.now = read_clock()});
     if (!w) {

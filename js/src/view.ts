@@ -326,6 +326,9 @@ export class CompiledView extends Handle<CompiledViewHandle> {
 
   /** Core's batch writer fed the source; each batch copied out of the heap as soon as a piece completes it. */
   async #batches(source: ViewWriteSource, batchRows: number | undefined): Promise<{ types: string[]; batches: ColumnBatch[] }> {
+    if (batchRows !== undefined && !(Number.isInteger(batchRows) && batchRows >= 1 && batchRows <= 2 ** 31)) {
+      throw new RangeError(`quire: batchRows is a whole number of rows from 1 to 2^31, not ${String(batchRows)}`);
+    }
     const m = bindings();
     const width = this.columns.length;
     const handle = new m.ViewBatchWriter(this.handle, batchRows ?? 0);

@@ -259,6 +259,10 @@ test('apache-arrow or parquet-wasm not given: INVALID_ARGUMENT that says what to
       return true;
     });
   }
+  // A batch size that is not a whole number of rows is misuse: a plain RangeError.
+  for (const batchRows of [0, -1, 1.5, Infinity, 2 ** 32]) {
+    await assert.rejects(quire.view.toArrow(viewText, input, { arrow, batchRows }), (e) => e instanceof RangeError && /batchRows is a whole number/.test(e.message));
+  }
   // A compiled view is left open and usable after the error.
   const v = quire.view.compile(viewText);
   await assert.rejects(v.toParquet(input, { arrow }), { code: 'INVALID_ARGUMENT' });
