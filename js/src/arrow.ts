@@ -8,18 +8,26 @@
 import { QuireError } from './errors.js';
 
 /**
+ * A parameter of a library's function as quire declares it: `any`, so that the library's own
+ * (generic, narrower) signatures are assignable to the interfaces below — a parameter type is
+ * checked the other way round (js/test/view_arrow.test.mjs compiles a caller that passes the
+ * real modules).
+ */
+type LibraryArgument = any;
+
+/**
  * The parts of apache-arrow (>= 14) quire calls: pass the module itself,
  * `import * as arrow from 'apache-arrow'` (in a page without a bundler, its `Arrow.es2015.min.js`
  * global `Arrow` does too).
  */
 export interface ArrowModule {
-  makeData(props: object): unknown;
-  tableToIPC(table: unknown, type?: 'file' | 'stream'): Uint8Array;
-  Field: new (name: string, type: unknown, nullable?: boolean) => unknown;
-  Schema: new (fields: unknown[]) => unknown;
-  Struct: new (children: unknown[]) => unknown;
-  RecordBatch: new (schema: unknown, data: unknown) => unknown;
-  Table: new (schema: unknown, batches: unknown[]) => unknown;
+  makeData(props: LibraryArgument): unknown;
+  tableToIPC(table: LibraryArgument, type?: 'file' | 'stream'): Uint8Array;
+  Field: new (name: string, type: LibraryArgument, nullable?: boolean) => unknown;
+  Schema: new (fields: LibraryArgument) => unknown;
+  Struct: new (children: LibraryArgument) => unknown;
+  RecordBatch: new (schema: LibraryArgument, data: LibraryArgument) => unknown;
+  Table: new (schema: LibraryArgument, batches: LibraryArgument) => unknown;
   Int64: new () => unknown;
   Bool: new () => unknown;
   Utf8: new () => unknown;
@@ -33,17 +41,17 @@ export interface ArrowModule {
  */
 export interface ParquetModule {
   Table: { fromIPCStream(ipc: Uint8Array): unknown };
-  writeParquet(table: unknown, properties?: unknown): Uint8Array;
+  writeParquet(table: LibraryArgument, properties?: LibraryArgument): Uint8Array;
   WriterPropertiesBuilder: new () => ParquetPropertiesBuilder;
-  Compression: { ZSTD: number };
-  EnabledStatistics: { Page: number };
+  Compression: { ZSTD: unknown };
+  EnabledStatistics: { Page: unknown };
 }
 
 /** parquet-wasm's WriterPropertiesBuilder, as far as quire calls it. */
 export interface ParquetPropertiesBuilder {
-  setCompression(value: number): ParquetPropertiesBuilder;
+  setCompression(value: LibraryArgument): ParquetPropertiesBuilder;
   setMaxRowGroupSize(value: number): ParquetPropertiesBuilder;
-  setStatisticsEnabled(value: number): ParquetPropertiesBuilder;
+  setStatisticsEnabled(value: LibraryArgument): ParquetPropertiesBuilder;
   setCreatedBy(value: string): ParquetPropertiesBuilder;
   build(): unknown;
 }

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import * as parquet from 'parquet-wasm';
-import { corpusDir, dataDir, loadQuire, repo } from './helpers.mjs';
+import { corpusDir, dataDir, dist, loadQuire, repo } from './helpers.mjs';
 
 const quire = await loadQuire();
 const work = mkdtempSync(path.join(tmpdir(), 'quire-view-arrow-'));
@@ -268,4 +268,35 @@ test('apache-arrow or parquet-wasm not given: INVALID_ARGUMENT that says what to
   await assert.rejects(v.toParquet(input, { arrow }), { code: 'INVALID_ARGUMENT' });
   assert.equal((await v.toArrowTable(input, { arrow })).numRows, 1);
   v.close();
+});
+
+test('TypeScript: a caller passing the real apache-arrow and parquet-wasm modules type-checks against the package\'s .d.ts', () => {
+  const modules = path.join(repo, 'js', 'node_modules');
+  const dir = mkdtempSync(path.join(work, 'tsc-'));
+  writeFileSync(path.join(dir, 'caller.ts'), `
+import * as arrow from 'apache-arrow';
+import * as parquet from 'parquet-wasm';
+import { view } from 'quire-health';
+const definition = { resource: 'Patient', select: [{ column: [{ name: 'id', path: 'id' }] }] };
+export async function write(ndjson: string): Promise<[Uint8Array, Uint8Array, number]> {
+  const ipc: Uint8Array = await view.toArrow(definition, ndjson, { arrow });
+  const pq: Uint8Array = await view.toParquet(definition, ndjson, { arrow, parquet, batchRows: 1000 });
+  const table = await view.toArrowTable<arrow.Table>(definition, ndjson, { arrow });
+  return [ipc, pq, table.numRows];
+}
+`);
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022', module: 'ES2022', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true,
+      lib: ['ES2022', 'DOM'], types: [],
+      paths: {
+        'quire-health': [path.join(dist, 'index.d.ts')],
+        'apache-arrow': [path.join(modules, 'apache-arrow')],
+        'parquet-wasm': [path.join(modules, 'parquet-wasm', 'esm', 'parquet_wasm.d.ts')],
+      },
+    },
+    files: ['caller.ts'],
+  }));
+  const r = spawnSync(process.execPath, [path.join(modules, 'typescript', 'bin', 'tsc'), '-p', dir]);
+  assert.equal(r.status, 0, r.stdout.toString() + r.stderr.toString());
 });
