@@ -2,16 +2,20 @@
 // `quire view run --out rows.parquet|rows.arrow` and against .quire through the npm package, on
 // inputs of 100,000+ rows (docs/scale.md, "Parquet and Arrow from the npm package"). Prints one
 // JSON line per case: the median and the range of RUNS runs, in milliseconds, and the output size.
-//   node js/scripts/measure-arrow.mjs [RUNS=5]     (after make native and make js)
+// With --browser, the npm calls also run in headless Chromium (the same wasm; apache-arrow's UMD
+// build and parquet-wasm's ES module passed in), over the same input as a Blob.
+//   node js/scripts/measure-arrow.mjs [RUNS=5] [--browser]     (after make native and make js)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as arrow from 'apache-arrow';
 import * as parquet from 'parquet-wasm';
 
-const runs = Number(process.argv[2] ?? 5);
+const args = process.argv.slice(2);
+const browser = args.includes('--browser');
+const runs = Number(args.find((a) => a !== '--browser') ?? 5);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(repo, 'build', 'native', 'native', 'quire');
 const quire = await import(pathToFileURL(path.join(repo, 'js', 'dist', 'index.js')).href);
@@ -72,4 +76,63 @@ for (const k of cases) {
     }
   }
 }
+if (browser) await inChromium();
 rmSync(work, { recursive: true, force: true });
+
+// The npm calls in a page: each timed there with performance.now(), the input a Blob of the file.
+async function inChromium() {
+  const { serve, launchChromium } = await import(pathToFileURL(path.join(repo, 'js', 'test', 'browser.mjs')).href);
+  const site = path.join(work, 'site');
+  const modules = path.join(repo, 'js', 'node_modules');
+  cpSync(path.join(repo, 'js', 'dist'), path.join(site, 'dist'), { recursive: true });
+  cpSync(path.join(modules, 'apache-arrow', 'Arrow.es2015.min.js'), path.join(site, 'arrow.js'));
+  cpSync(path.join(modules, 'parquet-wasm', 'esm'), path.join(site, 'parquet-wasm'), { recursive: true });
+  for (const k of cases) {
+    cpSync(k.input, path.join(site, `${k.name}.ndjson`));
+    cpSync(k.view, path.join(site, `${k.name}.json`));
+  }
+  writeFileSync(path.join(site, 'index.html'), `<!doctype html><html><head><script src="./arrow.js"></script></head><body><script type="module">
+    import * as quire from './dist/index.js';
+    import initParquet, * as parquet from './parquet-wasm/parquet_wasm.js';
+    window.measure = async (name, runs) => {
+      await quire.init();
+      await initParquet();
+      const arrow = window.Arrow;
+      const view = await (await fetch(name + '.json')).text();
+      const blob = await (await fetch(name + '.ndjson')).blob();
+      const calls = {
+        'npm toArrow': async () => (await quire.view.toArrow(view, blob, { arrow })).length,
+        'npm toParquet': async () => (await quire.view.toParquet(view, blob, { arrow, parquet })).length,
+        'npm toQuire': async () => (await quire.view.toQuire(view, blob)).length,
+      };
+      const out = [];
+      for (const [what, call] of Object.entries(calls)) {
+        const ms = [];
+        let bytes = 0;
+        for (let i = 0; i < runs; i++) {
+          const t0 = performance.now();
+          bytes = await call();
+          ms.push(performance.now() - t0);
+        }
+        ms.sort((a, b) => a - b);
+        out.push({ what: 'Chromium ' + what, median: Math.round(ms[Math.floor(ms.length / 2)]), min: Math.round(ms[0]), max: Math.round(ms[ms.length - 1]), bytes });
+      }
+      return out;
+    };
+  </script></body></html>`);
+  const server = await serve(site);
+  const chromium = await launchChromium();
+  try {
+    const page = await chromium.newPage();
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => typeof window.measure === 'function');
+    for (const k of cases) {
+      for (const r of await page.evaluate(([name, n]) => window.measure(name, n), [k.name, runs])) {
+        console.log(JSON.stringify({ case: k.name, ...r }));
+      }
+    }
+  } finally {
+    await chromium.close();
+    await server.close();
+  }
+}
