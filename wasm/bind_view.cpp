@@ -1,7 +1,8 @@
 // Embind bindings of SQL on FHIR ViewDefinitions and of FHIRPath. Views and expressions are
 // compiled once into handles; each run takes one copy of its input in the wasm heap and returns
 // one record: an error, or core's text of the result (rows as NDJSON lines, a FHIRPath
-// collection as a JSON array), which the wrapper parses.
+// collection as a JSON array), which the wrapper parses. A view's rows also come out as typed
+// columns in Arrow's layout (ViewBatchWriter), which the wrapper hands to apache-arrow.
 #include <emscripten/bind.h>
 
 #include <chrono>
@@ -164,6 +165,103 @@ class view_table_origin {
   std::string options_json_;
 };
 
+/// Where a batch of typed columns is in the heap (column_buffer's layout, quire/view.h): heap
+/// pointers and byte counts, 0 where the type has no such buffer.
+struct batch_column_record {
+  double nulls = 0;
+  double validity = 0, validity_bytes = 0;
+  double values = 0, values_bytes = 0;
+  double offsets = 0;  // rows + 1 int32 values
+};
+
+/// A view's rows as typed columns (table_writer::create_batches), fed NDJSON piece by piece. The
+/// batches a call completes are held here until the wrapper has copied them out (batches(),
+/// batchRows(), column(), then clearBatches()), so the heap holds the writer's batch and what one
+/// piece completed, never the whole table.
+class view_batch_writer final : public quire::view::batch_sink {
+ public:
+  view_batch_writer(const view_handle &v, double batch_rows) : view_(v.shared()) {
+    quire::view::batch_options options;
+    // The wrapper passes a whole number from 1 to 2^31 (0: the default); anything else is the default.
+    if (batch_rows >= 1 && batch_rows <= 2147483648.0) options.batch_rows = static_cast<size_t>(batch_rows);
+    auto w = quire::view::table_writer::create_batches(*view_, *this, options,
+                                                       quire::view::run_options{.now = read_clock()});
+    if (!w) {
+      error_ = quire::wasm::to_record(w.error());
+      return;
+    }
+    writer_ = std::move(w).value();
+    auto schema = quire::view::table_schema(*view_);
+    for (const auto &c : schema->columns) {
+      if (!types_.empty()) types_ += ',';
+      types_ += quire::format::type_name(c.type);
+    }
+  }
+
+  quire::result<void> write(quire::view::column_batch &batch) override {
+    quire::view::column_batch kept;
+    kept.rows = batch.rows;
+    kept.columns.resize(batch.columns.size());
+    for (size_t i = 0; i < batch.columns.size(); ++i) {
+      auto &from = batch.columns[i];
+      auto &to = kept.columns[i];
+      to.type = from.type;
+      to.nulls = from.nulls;
+      to.validity = std::move(from.validity);
+      to.values = std::move(from.values);
+      to.offsets = std::move(from.offsets);
+    }
+    ready_.push_back(std::move(kept));
+    return {};
+  }
+
+  error_record error() const { return error_; }
+  /// The table types of the columns, comma-separated (`string,integer,decimal`), "" on error.
+  std::string types() const { return types_; }
+
+  error_record feed(uintptr_t pointer, size_t length) {
+    if (!writer_) return error_;
+    auto r = writer_->feed_ndjson(std::string_view(reinterpret_cast<const char *>(pointer), length));
+    return r ? error_record() : quire::wasm::to_record(r.error());
+  }
+
+  error_record finish() {
+    if (!writer_) return error_;
+    auto r = writer_->finish();
+    if (!r) return quire::wasm::to_record(r.error());
+    rows_ = static_cast<double>(*r);
+    return {};
+  }
+
+  double rows() const { return rows_; }
+  double batches() const { return static_cast<double>(ready_.size()); }
+  double batch_rows(size_t b) const { return b < ready_.size() ? static_cast<double>(ready_[b].rows) : 0; }
+
+  batch_column_record column(size_t b, size_t c) const {
+    batch_column_record r;
+    if (b >= ready_.size() || c >= ready_[b].columns.size()) return r;
+    const auto &col = ready_[b].columns[c];
+    auto ptr = [](const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); };
+    r.nulls = static_cast<double>(col.nulls);
+    r.validity = ptr(col.validity.data());
+    r.validity_bytes = static_cast<double>(col.validity.size());
+    r.values = ptr(col.values.data());
+    r.values_bytes = static_cast<double>(col.values.size());
+    r.offsets = col.offsets.empty() ? 0 : ptr(col.offsets.data());
+    return r;
+  }
+
+  void clear_batches() { ready_.clear(); }
+
+ private:
+  std::shared_ptr<quire::view::compiled_view> view_;  // the writer points into it
+  std::unique_ptr<quire::view::table_writer> writer_;
+  std::vector<quire::view::column_batch> ready_;
+  std::string types_;
+  error_record error_;
+  double rows_ = 0;
+};
+
 /// A compiled FHIRPath expression with its evaluator.
 class fhirpath_handle {
  public:
@@ -212,6 +310,24 @@ EMSCRIPTEN_BINDINGS(quire_view) {
       .function("feed", &view_stream::feed)
       .function("finish", &view_stream::finish);
   quire::wasm::register_stream_writer<view_table_origin, const view_handle &, std::string, std::string>("ViewWriter");
+  value_object<batch_column_record>("ViewBatchColumn")
+      .field("nulls", &batch_column_record::nulls)
+      .field("validity", &batch_column_record::validity)
+      .field("validityBytes", &batch_column_record::validity_bytes)
+      .field("values", &batch_column_record::values)
+      .field("valuesBytes", &batch_column_record::values_bytes)
+      .field("offsets", &batch_column_record::offsets);
+  class_<view_batch_writer>("ViewBatchWriter")
+      .constructor<const view_handle &, double>()
+      .function("error", &view_batch_writer::error)
+      .function("types", &view_batch_writer::types)
+      .function("feed", &view_batch_writer::feed, allow_raw_pointers())
+      .function("finish", &view_batch_writer::finish)
+      .function("rows", &view_batch_writer::rows)
+      .function("batches", &view_batch_writer::batches)
+      .function("batchRows", &view_batch_writer::batch_rows)
+      .function("column", &view_batch_writer::column)
+      .function("clearBatches", &view_batch_writer::clear_batches);
   class_<fhirpath_handle>("FhirpathExpression")
       .constructor<uintptr_t, size_t>()
       .function("error", &fhirpath_handle::error)

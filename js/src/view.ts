@@ -1,6 +1,7 @@
 // SQL on FHIR v2 ViewDefinitions: a view is compiled once by core into a handle; each run copies
 // its resources into the wasm heap once and gets the rows back as core's NDJSON text, which this
-// module parses (or, with the text forms, hands over unparsed).
+// module parses (or, with the text forms, hands over unparsed). For Arrow and Parquet the rows
+// come back as batches of typed columns in Arrow's layout, which arrow.ts wraps.
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { byteChunks } from './chunks.js';
@@ -11,6 +12,7 @@ import type { FhirResource } from './fhir.js';
 import type { NdjsonSource } from './ndjson.js';
 import { writeOptionsJson, type WriteOptions } from './format.js';
 import { concatBytes, driveWriter, writeThroughTemp, type StreamWriterHandle } from './files.js';
+import { buildTable, checkArrow, checkParquet, parquetOf, type ArrowModule, type ColumnBatch, type ColumnBuffers, type ParquetModule } from './arrow.js';
 
 /** A column of a select: `name` and the FHIRPath `path` that gives its value. */
 export interface ViewColumn {
@@ -88,6 +90,22 @@ export interface ViewWriteResult {
   rows: number;
 }
 
+/** Options of view.toArrow() and view.toArrowTable(). */
+export interface ViewArrowOptions {
+  /** The apache-arrow module (`import * as arrow from 'apache-arrow'`): quire does not bundle it. */
+  arrow: ArrowModule;
+  /** Rows of a record batch (and of a Parquet row group); default 122,880, DuckDB's row group and the CLI's. */
+  batchRows?: number;
+  /** toArrow() and toParquet() in Node: write the file here (through a temporary name renamed at the end, none left on an error) and resolve to an empty Uint8Array. */
+  out?: string;
+}
+
+/** Options of view.toParquet(): view.toArrow()'s, and the parquet-wasm module. */
+export interface ViewParquetOptions extends ViewArrowOptions {
+  /** The parquet-wasm module (`import * as parquet from 'parquet-wasm'`; in a browser `parquet-wasm/esm` after its init()). */
+  parquet: ParquetModule;
+}
+
 /** Options of view.stream() and the other streaming calls. */
 export interface ViewStreamOptions {
   /** Longest NDJSON line in bytes (default 16 MiB); a longer one is a LINE_TOO_LONG error. */
@@ -114,10 +132,33 @@ interface ViewStreamHandle extends EmbindHandle {
 
 type OutputKind = 'quire' | 'csv' | 'ndjson';
 
+interface BatchColumnRecord {
+  nulls: number;
+  validity: number;
+  validityBytes: number;
+  values: number;
+  valuesBytes: number;
+  offsets: number;
+}
+
+interface ViewBatchWriterHandle extends EmbindHandle {
+  error(): ErrorRecord;
+  types(): string;
+  feed(pointer: number, length: number): ErrorRecord;
+  finish(): ErrorRecord;
+  rows(): number;
+  batches(): number;
+  batchRows(batch: number): number;
+  column(batch: number, column: number): BatchColumnRecord;
+  clearBatches(): void;
+}
+
 interface ViewBindings {
   CompiledView: new (pointer: number, length: number) => CompiledViewHandle;
   ViewStream: new (view: CompiledViewHandle, maxLineBytes: number) => ViewStreamHandle;
   ViewWriter: new (view: CompiledViewHandle, kind: OutputKind, optionsJson: string) => StreamWriterHandle;
+  ViewBatchWriter: new (view: CompiledViewHandle, batchRows: number) => ViewBatchWriterHandle;
+  HEAPU8: Uint8Array;
 }
 
 function bindings(): ViewBindings {
@@ -250,6 +291,89 @@ export class CompiledView extends Handle<CompiledViewHandle> {
     return decoder.decode(concatBytes(await this.#collect('ndjson', source, {})));
   }
 
+  /**
+   * The rows as an apache-arrow Table made with the module in `options.arrow`: a RecordBatch per
+   * `batchRows` rows, typed as the CLI's `--out rows.arrow` (integers Int64, booleans Bool,
+   * decimals Decimal128(38,18) exact, strings and json columns Utf8). Core makes every buffer in
+   * Arrow's layout; this only wraps them. Throws QuireError: INVALID_ARGUMENT without apache-arrow,
+   * SCHEMA_MISMATCH for a value its column cannot hold (a decimal DECIMAL(38,18) cannot hold
+   * exactly, with the CLI's message), a bad line's error with its `line`.
+   */
+  async toArrowTable<T = unknown>(source: ViewWriteSource, options: ViewArrowOptions): Promise<T> {
+    const arrow = checkArrow(options?.arrow, 'view.toArrowTable()');
+    const { types, batches } = await this.#batches(source, options.batchRows);
+    return buildTable(arrow, this.columns.map((c) => c.name), types, batches) as T;
+  }
+
+  /** The rows as an Arrow IPC file (the file format, as the CLI's `--out rows.arrow`), written by apache-arrow; see toArrowTable(). With `out` (Node) written there. */
+  async toArrow(source: ViewWriteSource, options: ViewArrowOptions): Promise<Uint8Array> {
+    const arrow = checkArrow(options?.arrow, 'view.toArrow()');
+    return toFileOrBytes(options.out, arrow.tableToIPC(await this.toArrowTable(source, options), 'file'));
+  }
+
+  /**
+   * The rows as a Parquet file written by parquet-wasm from the Arrow table (toArrowTable()): the
+   * CLI's types (BIGINT, BOOLEAN, DECIMAL(38,18), VARCHAR), ZSTD, row groups of `batchRows` rows,
+   * statistics per column chunk and page. With `out` (Node) written there. Throws as
+   * toArrowTable(), and INVALID_ARGUMENT without parquet-wasm.
+   */
+  async toParquet(source: ViewWriteSource, options: ViewParquetOptions): Promise<Uint8Array> {
+    const arrow = checkArrow(options?.arrow, 'view.toParquet()');
+    const parquet = checkParquet(options?.parquet, 'view.toParquet()');
+    const table = await this.toArrowTable(source, options);
+    return toFileOrBytes(options.out, parquetOf(arrow, parquet, table, options.batchRows || DEFAULT_BATCH_ROWS));
+  }
+
+  /** Core's batch writer fed the source; each batch copied out of the heap as soon as a piece completes it. */
+  async #batches(source: ViewWriteSource, batchRows: number | undefined): Promise<{ types: string[]; batches: ColumnBatch[] }> {
+    if (batchRows !== undefined && !(Number.isInteger(batchRows) && batchRows >= 1 && batchRows <= 2 ** 31)) {
+      throw new RangeError(`quire: batchRows is a whole number of rows from 1 to 2^31, not ${String(batchRows)}`);
+    }
+    const m = bindings();
+    const width = this.columns.length;
+    const handle = new m.ViewBatchWriter(this.handle, batchRows ?? 0);
+    const batches: ColumnBatch[] = [];
+    const take = () => {
+      const n = handle.batches();
+      for (let b = 0; b < n; b++) {
+        const rows = handle.batchRows(b);
+        const columns: ColumnBuffers[] = [];
+        for (let c = 0; c < width; c++) {
+          const r = handle.column(b, c);
+          // HEAPU8 is taken after the calls: memory may have grown; every buffer is copied at once.
+          const heap = m.HEAPU8;
+          columns.push({
+            nulls: r.nulls,
+            validity: heap.slice(r.validity, r.validity + r.validityBytes),
+            values: heap.slice(r.values, r.values + r.valuesBytes),
+            offsets: r.offsets ? new Int32Array(heap.buffer, r.offsets, rows + 1).slice() : undefined,
+          });
+        }
+        batches.push({ rows, columns });
+      }
+      handle.clearBatches();
+    };
+    const check = (e: ErrorRecord) => {
+      if (e.code) throw QuireError.fromRecord(e);
+    };
+    try {
+      check(handle.error());
+      const types = handle.types().split(',');
+      for await (const piece of pieces(writeSource(source))) {
+        if (piece.length === 0) continue;
+        const err = withInput(piece, (pointer, length) => handle.feed(pointer, length));
+        take();
+        check(err);
+      }
+      const err = handle.finish();
+      take();
+      check(err);
+      return { types, batches };
+    } finally {
+      handle.delete();
+    }
+  }
+
   async #collect(kind: OutputKind, source: ViewWriteSource, options: ViewWriteOptions): Promise<Uint8Array[]> {
     const parts: Uint8Array[] = [];
     await this.#write(kind, source, options, (bytes) => parts.push(bytes));
@@ -270,7 +394,16 @@ export class CompiledView extends Handle<CompiledViewHandle> {
 }
 
 const decoder = new TextDecoder();
+/** Rows of a record batch and a Parquet row group by default (core's batch_options::DEFAULT_BATCH_ROWS). */
+const DEFAULT_BATCH_ROWS = 122_880;
 
+
+/** Node: `bytes` written to `out` through a temporary name, and an empty array; else the bytes. */
+function toFileOrBytes(out: string | undefined, bytes: Uint8Array): Uint8Array {
+  if (out === undefined) return bytes;
+  writeThroughTemp(out, (write) => write(bytes));
+  return new Uint8Array(0);
+}
 
 /** Resource objects become NDJSON (JSON.stringify writes no raw line end), one line each. */
 function writeSource(source: ViewWriteSource): ViewSource {
@@ -389,6 +522,28 @@ export const view = {
       await v.writeFile(options.out, source, options);
       return new Uint8Array(0);
     });
+  },
+
+  /**
+   * The rows as an Arrow IPC file's bytes (see CompiledView.toArrow()), made with the apache-arrow
+   * module the caller passes as `options.arrow`. With `out` (Node), writes the file there instead
+   * and resolves to an empty Uint8Array.
+   */
+  async toArrow(definition: ViewInput, source: ViewWriteSource, options: ViewArrowOptions): Promise<Uint8Array> {
+    return withViewAsync(definition, (v) => v.toArrow(source, options));
+  },
+
+  /** The rows as an apache-arrow Table (see CompiledView.toArrowTable()). */
+  toArrowTable<T = unknown>(definition: ViewInput, source: ViewWriteSource, options: ViewArrowOptions): Promise<T> {
+    return withViewAsync(definition, (v) => v.toArrowTable<T>(source, options));
+  },
+
+  /**
+   * The rows as a Parquet file's bytes (see CompiledView.toParquet()), written by the parquet-wasm
+   * module passed as `options.parquet` from apache-arrow's table. With `out` (Node), as toArrow().
+   */
+  async toParquet(definition: ViewInput, source: ViewWriteSource, options: ViewParquetOptions): Promise<Uint8Array> {
+    return withViewAsync(definition, (v) => v.toParquet(source, options));
   },
 
   /** The rows as CSV text, as core writes it (see CompiledView.toCsv()). */

@@ -19,9 +19,9 @@ test('surface: handle classes refuse construction from outside with a message th
 });
 
 test('surface: the view and fhirpath modules are exported with their handle classes and typed', () => {
-  for (const name of ['compile', 'run', 'runText', 'stream', 'streamText', 'toQuire', 'toCsv', 'toNdjson']) assert.equal(typeof quire.view[name], 'function', `view.${name}`);
+  for (const name of ['compile', 'run', 'runText', 'stream', 'streamText', 'toQuire', 'toCsv', 'toNdjson', 'toArrow', 'toArrowTable', 'toParquet']) assert.equal(typeof quire.view[name], 'function', `view.${name}`);
   for (const name of ['compile', 'evaluate', 'evaluateText']) assert.equal(typeof quire.fhirpath[name], 'function', `fhirpath.${name}`);
-  for (const name of ['run', 'runText', 'stream', 'streamText', 'toQuire', 'writeFile', 'toCsv', 'toNdjson', 'close']) assert.equal(typeof quire.CompiledView.prototype[name], 'function', `CompiledView.${name}`);
+  for (const name of ['run', 'runText', 'stream', 'streamText', 'toQuire', 'writeFile', 'toCsv', 'toNdjson', 'toArrow', 'toArrowTable', 'toParquet', 'close']) assert.equal(typeof quire.CompiledView.prototype[name], 'function', `CompiledView.${name}`);
   assert.equal(typeof quire.CompiledView.prototype[Symbol.dispose], 'function');
   assert.equal(typeof quire.FhirpathExpression.prototype[Symbol.dispose], 'function');
   const index = readFileSync(path.join(dist, 'index.d.ts'), 'utf8');

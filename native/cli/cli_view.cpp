@@ -358,6 +358,9 @@ int run_view(arguments &args) {
   auto w = view::table_writer::create(*v, kind, table.write, sink, run);
   if (!w) return fail(target, w.error());
   view::table_writer &tw = *w.value();
+  // Parquet and Arrow hold decimals as DECIMAL(38,18): one that does not fit is core's typed error
+  // (the npm package's too), before the helper sees it.
+  if (parquet) tw.require_decimal128();
 
   const auto started = std::chrono::steady_clock::now();
   uint64_t input_bytes = 0;

@@ -22,7 +22,8 @@
 // several values), DOCUMENT_TOO_LARGE (more rows than limits.max_rows_per_resource) and
 // MAX_DEPTH_EXCEEDED (a repeat deeper than limits.max_repeat_depth).
 //
-// Output: a table_writer streams a view's rows into NDJSON, CSV or an indexed .quire table, from
+// Output: a table_writer streams a view's rows into NDJSON, CSV, an indexed .quire table or typed
+// columns in Arrow's layout (create_batches: what the npm package makes Arrow IPC and Parquet of), from
 // resources, Bundles or NDJSON text fed in pieces of any size:
 //
 //   quire::format::vector_sink out;
@@ -76,6 +77,7 @@
 // table_writer borrows its view and sink: both must outlive it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -313,6 +315,61 @@ struct partition_info {
   uint64_t rows = 0;
 };
 
+// --- output: typed columns in Arrow's layout (Parquet and Arrow IPC from the npm package) -------
+
+/// Decimal columns as Parquet and Arrow hold them, in every file alike (a dataset's parts agree):
+/// DECIMAL(38,18), at most 20 integer and 18 fraction digits. A decimal whose text needs more, or
+/// has an exponent, does not fit exactly and is never rounded: SCHEMA_MISMATCH (decimal128_misfit).
+inline constexpr uint32_t DECIMAL128_PRECISION = 38;
+inline constexpr uint32_t DECIMAL128_SCALE = 18;
+
+/// Why a decimal's text (JSON number text) does not fit DECIMAL(38,18) exactly, or "" when it
+/// does: the reason a table_writer's SCHEMA_MISMATCH gives for it, the same for the CLI's Parquet
+/// and Arrow and the npm package's. On "" `unscaled` is the value x 10^18, as 16 bytes of a
+/// little-endian two's complement integer (Arrow's Decimal128 value).
+std::string_view decimal128_misfit(std::string_view text, std::array<uint8_t, 16> &unscaled) noexcept;
+
+/// One column of a column_batch, in Arrow's layout, so that an Arrow library wraps the buffers as
+/// they are. By table_schema()'s type:
+///   boolean       values: a bit per row (LSB first), 0 at nulls
+///   integer       values: int64 per row, little-endian, 0 at nulls
+///   decimal       values: 16 bytes per row, the value x 10^18 (decimal128_misfit), 0 at nulls
+///   string, json  values: the UTF-8 text of the rows one after another; offsets: rows + 1 byte
+///                 offsets into it (row r is [offsets[r], offsets[r + 1]); a null is empty)
+/// `validity` is Arrow's validity bitmap: bit r (LSB first) set when row r has a value.
+struct column_buffer {
+  format::column_type type = format::column_type::string;
+  uint64_t nulls = 0;
+  std::vector<uint8_t> validity;
+  std::vector<uint8_t> values;
+  std::vector<int32_t> offsets;
+};
+
+/// Some rows of a view's output as columns, one column_buffer per view column, in order.
+struct column_batch {
+  uint64_t rows = 0;
+  std::vector<column_buffer> columns;
+};
+
+/// Where a batch writer's batches go, each once, in row order.
+class batch_sink {
+ public:
+  virtual ~batch_sink() = default;
+  /// Takes a batch; the writer reuses its buffers after the call (move them out to keep them).
+  virtual result<void> write(column_batch &batch) = 0;
+};
+
+/// How a batch writer cuts its rows into batches (an Arrow record batch, a Parquet row group).
+struct batch_options {
+  /// DuckDB's row group size (and the CLI's --row-group-rows default).
+  static constexpr size_t DEFAULT_BATCH_ROWS = 122'880;
+  /// Arrow's text offsets are 32-bit: a batch is cut before its text could pass them.
+  static constexpr size_t DEFAULT_BATCH_BYTES = size_t{64} << 20;
+
+  size_t batch_rows = DEFAULT_BATCH_ROWS;    ///< rows of a batch (the last may have fewer); 0: the default
+  size_t batch_bytes = DEFAULT_BATCH_BYTES;  ///< a batch ends once its buffers hold this much; 0: the default
+};
+
 /// Streams a view's rows into NDJSON, CSV or .quire bytes. Not thread-safe. The view and the sink
 /// must outlive it. After an error it is unusable: every later call returns that error again.
 class table_writer {
@@ -339,6 +396,13 @@ class table_writer {
   static result<std::unique_ptr<table_writer>> create_partitioned(
       const compiled_view &v, std::string_view column, const format::write_options &options, part_sinks &sinks,
       const run_options &run = {}, size_t max_partitions = dataset::DEFAULT_MAX_PARTITIONS);
+  /// A writer of typed columns (column_buffer's layout): the rows go to `sink` in batches of
+  /// `batches.batch_rows` (fewer at the end, or when a batch's buffers reach batch_bytes), with
+  /// every check create() makes, and decimals held as DECIMAL(38,18) (require_decimal128()).
+  /// Errors: as create().
+  static result<std::unique_ptr<table_writer>> create_batches(const compiled_view &v, batch_sink &sink,
+                                                              const batch_options &batches = {},
+                                                              const run_options &run = {});
   ~table_writer();
   table_writer(const table_writer &) = delete;
   table_writer &operator=(const table_writer &) = delete;
@@ -359,6 +423,11 @@ class table_writer {
   /// Ends the NDJSON stream as end_ndjson() does, writes what is held and the file's end (the
   /// .quire footer). Returns the number of rows written. Calling anything after it is INVALID_ARGUMENT.
   result<uint64_t> finish();
+
+  /// Decimals from now on must fit DECIMAL(38,18) exactly (decimal128_misfit): one that does not
+  /// is SCHEMA_MISMATCH, as for a batch writer. For CSV that becomes Parquet or Arrow (the CLI),
+  /// so that the error is core's, the same as the npm package's.
+  void require_decimal128() noexcept;
 
   /// Resources run so far: each Bundle entry's resource counts, the Bundle itself does not; those
   /// of other types and those the view's `where` rejects count too.

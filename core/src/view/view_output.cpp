@@ -1,11 +1,14 @@
-// A view's rows written out: NDJSON, CSV or a .quire table, streamed (quire/view.h describes the
-// column types and the bytes of each kind).
+// A view's rows written out: NDJSON, CSV, a .quire table or batches of typed columns in Arrow's
+// layout, streamed (quire/view.h describes the column types and the bytes of each kind).
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <climits>
 #include <span>
 #include <unordered_map>
 
 #include "../common/csv_field.h"
+#include "../common/decimal_text.h"
 #include "../common/line_end.h"
 #include "quire/number_text.h"
 #include "quire/view.h"
@@ -117,6 +120,36 @@ std::optional<output_kind> output_kind_for_path(std::string_view path) noexcept 
   return std::nullopt;
 }
 
+namespace {
+// 128-bit integers (GCC and Clang on both targets); __extension__ keeps -Wpedantic quiet.
+__extension__ typedef unsigned __int128 uint128;
+}  // namespace
+
+std::string_view decimal128_misfit(std::string_view text, std::array<uint8_t, 16> &unscaled) noexcept {
+  // The CLI's Parquet helper (native/parquet/quire-parquet.mjs) refuses the same texts: fraction
+  // digits are counted as written (trailing zeros too), leading zeros of the integer part are not.
+  static constexpr std::string_view MISFIT =
+      "does not fit DECIMAL(38,18) exactly: at most 20 integer and 18 fraction digits, no exponent";
+  unscaled.fill(0);
+  quire::detail::decimal_text parts;
+  if (!quire::detail::split_decimal_text(text, quire::detail::DECIMAL_EXPONENT, parts)) return "not a number";
+  std::string_view whole = parts.integer;
+  while (whole.size() > 1 && whole[0] == '0') whole.remove_prefix(1);
+  if (whole == "0") whole = {};
+  if (parts.has_exponent || parts.fraction.size() > DECIMAL128_SCALE ||
+      whole.size() > DECIMAL128_PRECISION - DECIMAL128_SCALE) {
+    return MISFIT;
+  }
+  // At most 38 digits: below 10^38 < 2^127, so the magnitude and its negation both fit.
+  uint128 v = 0;
+  for (char c : whole) v = v * 10 + static_cast<unsigned>(c - '0');
+  for (char c : parts.fraction) v = v * 10 + static_cast<unsigned>(c - '0');
+  for (size_t i = parts.fraction.size(); i < DECIMAL128_SCALE; ++i) v *= 10;
+  if (parts.negative) v = ~v + 1;  // two's complement
+  for (size_t i = 0; i < unscaled.size(); ++i) unscaled[i] = static_cast<uint8_t>(v >> (8 * i));
+  return {};
+}
+
 result<format::schema> table_schema(const compiled_view &v) {
   const auto &cols = v.columns();
   if (cols.size() > format::MAX_COLUMNS) {
@@ -169,9 +202,10 @@ struct table_writer::impl {
   std::vector<row> rows;  // one resource's rows, dropped once written
   // The scratch of the column checks: one row's converted cells (one per thread).
   struct converter {
-    std::vector<format::cell> cells;  // one row for the .quire writer
-    std::vector<std::string> texts;   // per column: a number or boolean printed for a text column
-    explicit converter(size_t width) : cells(width), texts(width) {}
+    std::vector<format::cell> cells;                // one row for the .quire writer
+    std::vector<std::string> texts;                 // per column: a number or boolean printed for a text column
+    std::vector<std::array<uint8_t, 16>> decimals;  // per column: DECIMAL(38,18)'s value (decimal128)
+    explicit converter(size_t width) : cells(width), texts(width), decimals(width) {}
   };
   converter conv{0};
   std::string text;  // NDJSON/CSV output not yet handed to the sink
@@ -184,6 +218,14 @@ struct table_writer::impl {
   uint64_t row_count = 0;
   error failed;  // set on the first error; returned by every later call
   bool finished = false;
+  bool decimal128 = false;  // decimals must fit DECIMAL(38,18) (require_decimal128, batches)
+
+  // Typed columns (create_batches): the batch being filled, handed to `batches` when full.
+  batch_sink *batches = nullptr;
+  batch_options batch_limits;
+  column_batch batch;
+  size_t batch_row_bytes = 0;  // a row's fixed-width bytes (validity, integers, decimals, offsets)
+  size_t batch_text = 0;       // text bytes of the batch
 
   impl(const compiled_view &v, const run_options &o) : view(&v), run(v, run_options{.now = o.now}) {}
 
@@ -289,6 +331,10 @@ struct table_writer::impl {
         return fail_with(why, "");
       case target::decimal:
         if (c.kind != cell_kind::decimal && c.kind != cell_kind::integer) return fail_with(why, "");
+        if (decimal128) {
+          std::string_view misfit = decimal128_misfit(text_of(c, cv.texts[col]), cv.decimals[col]);
+          if (!misfit.empty()) return fail_with(why, misfit);
+        }
         break;
       case target::json:
         if (c.kind != cell_kind::array && c.kind != cell_kind::object) return fail_with(why, "");
@@ -368,7 +414,9 @@ struct table_writer::impl {
       if (!convert_row(conv, r, text, col, why)) {
         return mismatch(col, col < r.cells.size() ? r.cells[col] : NULL_CELL, where(), why);
       }
-      if (kind == output_kind::quire) {
+      if (batches) {
+        if (auto ok = append_to_batch(conv); !ok) return ok.error();
+      } else if (kind == output_kind::quire) {
         format::writer *w = table.get();
         if (parts) {
           auto t = part_for(conv.cells[partition_col]);
@@ -386,6 +434,78 @@ struct table_writer::impl {
       }
     }
     return {};
+  }
+
+  // --- typed columns (create_batches) ---
+
+  void start_batch() {
+    batch.rows = 0;
+    batch_text = 0;
+    for (column_buffer &b : batch.columns) {
+      b.nulls = 0;
+      b.validity.clear();
+      b.values.clear();
+      b.offsets.clear();
+      if (b.type == format::column_type::string || b.type == format::column_type::json) b.offsets.push_back(0);
+    }
+  }
+
+  // One row's converted cells (conv.cells, conv.decimals) appended in column_buffer's layout.
+  result<void> append_to_batch(const converter &cv) {
+    const uint64_t r = batch.rows;
+    const auto bit = static_cast<uint8_t>(1u << (r & 7));
+    for (size_t col = 0; col < batch.columns.size(); ++col) {
+      column_buffer &b = batch.columns[col];
+      const format::cell &x = cv.cells[col];
+      const bool present = x.k != format::cell::kind::null_value;
+      if ((r & 7) == 0) b.validity.push_back(0);
+      if (present) b.validity.back() |= bit;
+      else ++b.nulls;
+      switch (b.type) {
+        case format::column_type::boolean:
+          if ((r & 7) == 0) b.values.push_back(0);
+          if (present && x.b) b.values.back() |= bit;
+          break;
+        case format::column_type::integer: {
+          const int64_t v = present ? x.i : 0;
+          uint8_t le[8];
+          for (size_t i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
+          b.values.insert(b.values.end(), le, le + 8);
+          break;
+        }
+        case format::column_type::decimal: {
+          static constexpr std::array<uint8_t, 16> ZERO{};
+          const auto &v = present ? cv.decimals[col] : ZERO;
+          b.values.insert(b.values.end(), v.begin(), v.end());
+          break;
+        }
+        default:  // string, json: the only other types table_schema gives
+          if (present) {
+            if (x.s.size() > static_cast<size_t>(INT32_MAX) - b.values.size()) {
+              return error(error_code::DOCUMENT_TOO_LARGE,
+                           "column " + view->columns()[col].name +
+                               "'s text in one batch would pass 2 GiB (Arrow's 32-bit offsets)");
+            }
+            b.values.insert(b.values.end(), x.s.begin(), x.s.end());
+            batch_text += x.s.size();
+          }
+          b.offsets.push_back(static_cast<int32_t>(b.values.size()));
+          break;
+      }
+    }
+    ++batch.rows;
+    if (batch.rows >= batch_limits.batch_rows ||
+        batch_text + batch.rows * batch_row_bytes >= batch_limits.batch_bytes) {
+      return flush_batch();
+    }
+    return {};
+  }
+
+  result<void> flush_batch() {
+    if (batch.rows == 0) return {};
+    auto ok = batches->write(batch);
+    start_batch();
+    return ok;
   }
 
   // The writer of the partition a row's cell names (opened on its first row); part_key is left
@@ -750,6 +870,37 @@ result<std::unique_ptr<table_writer>> table_writer::create_partitioned(const com
   return w;
 }
 
+result<std::unique_ptr<table_writer>> table_writer::create_batches(const compiled_view &v, batch_sink &sink,
+                                                                   const batch_options &batches,
+                                                                   const run_options &run) {
+  auto schema = table_schema(v);
+  if (!schema) return schema.error();
+  // Made as an NDJSON writer that writes nowhere, then given the batch sink: the rows are kept
+  // and checked on this thread, as for .quire (feed_round).
+  auto w = create(v, output_kind::ndjson, {}, unused_sink(), run);
+  if (!w) return w.error();
+  impl &p = *w.value()->impl_;
+  p.kind = output_kind::quire;
+  p.batches = &sink;
+  p.decimal128 = true;
+  p.batch_limits.batch_rows = batches.batch_rows ? batches.batch_rows : batch_options::DEFAULT_BATCH_ROWS;
+  p.batch_limits.batch_bytes = batches.batch_bytes ? batches.batch_bytes : batch_options::DEFAULT_BATCH_BYTES;
+  p.batch.columns.resize(schema->columns.size());
+  for (size_t i = 0; i < schema->columns.size(); ++i) {
+    const format::column_type t = schema->columns[i].type;
+    p.batch.columns[i].type = t;
+    // What a row adds to each column: a byte for validity (a bit, counted high), then its values.
+    p.batch_row_bytes += 1;
+    if (t == format::column_type::integer) p.batch_row_bytes += 8;
+    else if (t == format::column_type::decimal) p.batch_row_bytes += 16;
+    else if (t != format::column_type::boolean) p.batch_row_bytes += 4;
+  }
+  p.start_batch();
+  return w;
+}
+
+void table_writer::require_decimal128() noexcept { impl_->decimal128 = true; }
+
 result<void> table_writer::add_resource(const json::value &resource_or_bundle) {
   impl &s = *impl_;
   if (auto ok = s.usable(); !ok) return ok;
@@ -797,7 +948,10 @@ result<void> table_writer::end_ndjson() {
 result<uint64_t> table_writer::finish() {
   impl &s = *impl_;
   if (auto ok = end_ndjson(); !ok) return ok.error();
-  if (s.kind == output_kind::quire) {
+  if (s.batches) {
+    auto ok = s.flush_batch();
+    if (!ok) return s.fail(ok.error()).error();
+  } else if (s.kind == output_kind::quire) {
     for (auto &w : s.part_writers) {
       auto ok = w->finish();
       if (!ok) return s.fail(ok.error()).error();
