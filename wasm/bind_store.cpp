@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "bind_sources.h"
 #include "bind_support.h"
 #include "quire/format.h"
 #include "quire/store.h"
@@ -272,6 +273,30 @@ class store_file {
   fmt::append_target *target_;
 };
 
+/// The storage report of a version-2 file as `key` or `passphrase` sees it (a partition's key:
+/// its own partition), from bytes the wrapper placed in the heap (it frees them) or a range reader
+/// (bind_sources.h). For format.storeStorage: what `quire inspect --storage` prints.
+text_record storage_of(const quire::byte_source &source, const std::string &key, const std::string &passphrase) {
+  fmt::open_options o;
+  o.key = key;
+  o.passphrase = passphrase;
+  text_record out;
+  auto r = fmt::storage_of_store(source, o);
+  if (!r) out.error = quire::wasm::to_record(r.error());
+  else out.text = fmt::to_json(*r);
+  return out;
+}
+
+text_record storage_of_bytes(uintptr_t pointer, size_t length, std::string key, std::string passphrase) {
+  auto source = quire::borrow_bytes({reinterpret_cast<const uint8_t *>(pointer), length});
+  return storage_of(*source, key, passphrase);
+}
+
+text_record storage_of_reader(double size, val reader, std::string key, std::string passphrase) {
+  quire::wasm::js_range_source source(size, std::move(reader));
+  return storage_of(source, key, passphrase);
+}
+
 store_file *store_in_memory() { return new store_file(); }
 store_file *store_through(val target) { return new store_file(std::move(target)); }
 
@@ -307,5 +332,7 @@ EMSCRIPTEN_BINDINGS(quire_store) {
       .function("storage", &store_file::storage)
       .function("info", &store_file::info);
   function("storeInMemory", &store_in_memory, allow_raw_pointers());
+  function("storeStorageOfBytes", &storage_of_bytes, allow_raw_pointers());
+  function("storeStorageOfReader", &storage_of_reader);
   function("storeThrough", &store_through, allow_raw_pointers());
 }

@@ -10,7 +10,7 @@ import { wasm, withInput, type Input } from './module.js';
 import { concatBytes, driveWriter, nodeFs, writeThroughTemp, type StreamWriterHandle } from './files.js';
 import { openDataset, type QuireDataset } from './dataset.js';
 import { writeRowColumns } from './rows.js';
-import { keygen, openStore, writeStoreBytes, type QuireStore, type StoreOptions, type StoreWriteOptions } from './store.js';
+import { keygen, openStore, storeStorage, writeStoreBytes, type QuireStore, type StoreOptions, type StoreWriteOptions } from './store.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
 
@@ -813,6 +813,9 @@ export const format = {
 
   /** A new random 256-bit key (crypto.getRandomValues), as `quire keygen` writes to a key file. */
   keygen,
+
+  /** A version-2 file's commits, partitions, segments and garbage as a key sees it (`quire inspect --storage`; store.ts). */
+  storeStorage,
 
   /** Node: opens a partitioned dataset's folder (see openDataset in dataset.ts, docs/format.md §9). */
   openDataset(dir: string): QuireDataset {

@@ -8,7 +8,7 @@ import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import { nodeFs, type NodeFs } from './files.js';
-import { format, writeOptionsJson, type ColumnDef, type FileInfo, type QuireFile, type Where, type WriteOptions } from './format.js';
+import { format, nodeFileReader, writeOptionsJson, type ColumnDef, type FileInfo, type OpenOptions, type QuireFile, type RangeReader, type Where, type WriteOptions } from './format.js';
 
 // --- the Embind functions this module binds (wasm/bind_store.cpp) ---------------------------------
 
@@ -63,6 +63,8 @@ interface StoreBindings {
   HEAPU8: Uint8Array;
   storeInMemory(): StoreFileHandle;
   storeThrough(target: TargetHooks): StoreFileHandle;
+  storeStorageOfBytes(pointer: number, length: number, key: Uint8Array, passphrase: string): TextRecord;
+  storeStorageOfReader(size: number, reader: { read(offset: number, length: number, pointer: number): number }, key: Uint8Array, passphrase: string): TextRecord;
 }
 
 function bindings(): StoreBindings {
@@ -524,4 +526,31 @@ export function openStore(source: Uint8Array | ArrayBuffer | string, options: St
   const h = m.storeInMemory();
   withInput(source instanceof ArrayBuffer ? new Uint8Array(source) : source, (pointer, length) => h.load(pointer, length));
   return new QuireStore(INTERNAL, h, options);
+}
+
+/**
+ * The storage report of a version-2 file (what `quire inspect --storage` prints) as the key in
+ * `options` sees it: the owner's key every partition, a partition's key its own (byPartition then
+ * names the partition it reads). `source` as for format.open: bytes, a RangeReader, or in Node a
+ * path. Throws QuireError (KEY_REQUIRED, WRONG_KEY; INVALID_ARGUMENT for a version-1 file).
+ */
+export function storeStorage(source: Uint8Array | ArrayBuffer | RangeReader | string, options: OpenOptions = {}): StoreStorage {
+  const m = bindings();
+  const key = options.key ?? new Uint8Array(0);
+  const passphrase = options.passphrase ?? '';
+  if (!(key instanceof Uint8Array)) throw new TypeError("quire: a key is a Uint8Array of 32 bytes (a key file's bytes)");
+  if (typeof passphrase !== 'string') throw new TypeError('quire: a passphrase is a string');
+  let r: TextRecord;
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+    r = withInput(source instanceof ArrayBuffer ? new Uint8Array(source) : source, (pointer, length) => m.storeStorageOfBytes(pointer, length, key, passphrase));
+  } else {
+    const reader = typeof source === 'string' ? nodeFileReader(source) : source;
+    try {
+      r = m.storeStorageOfReader(reader.size, { read: (offset, length, pointer) => reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length)) }, key, passphrase);
+    } finally {
+      if (typeof source === 'string') reader.close?.();
+    }
+  }
+  if (r.error.code) throw QuireError.fromRecord(r.error);
+  return JSON.parse(r.text) as StoreStorage;
 }
