@@ -232,6 +232,10 @@ function checkKeyOptions(o: StoreOptions): void {
   if (o === null || typeof o !== 'object') throw new TypeError('quire: store options are an object { ownerKey?, ownerPassphrase?, partitionKeys?, onNewKey? }');
   if (o.ownerKey !== undefined && !(o.ownerKey instanceof Uint8Array)) throw new TypeError("quire: ownerKey is a Uint8Array of 32 bytes (a key file's bytes)");
   if (o.ownerPassphrase !== undefined && typeof o.ownerPassphrase !== 'string') throw new TypeError('quire: ownerPassphrase is a string');
+  // Core reads an empty key or passphrase as none: the file would be written plain.
+  if (o.ownerKey?.length === 0) throw new TypeError('quire: ownerKey is empty (a key is 32 bytes: format.keygen())');
+  if (o.ownerPassphrase === '') throw new TypeError('quire: ownerPassphrase is empty');
+  if (o.ownerKey !== undefined && o.ownerPassphrase !== undefined) throw new TypeError('quire: give ownerKey or ownerPassphrase, not both');
   if (o.onNewKey !== undefined && typeof o.onNewKey !== 'function') throw new TypeError('quire: onNewKey is a function (value, key) => void');
 }
 

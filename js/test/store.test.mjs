@@ -191,6 +191,9 @@ test('store: an exception of the caller\'s callback stops the commit and is thro
   const t = format.store(bytes, { ownerKey: owner, partitionKeys: { west: new Uint8Array(8) } });
   assert.equal(codeOf(() => t.append(clinicRows(30, 31, 'west'))), 'INVALID_ARGUMENT');
   t.close();
+  // An empty key or passphrase would mean a plain file: refused as misuse.
+  assert.throws(() => format.write(clinicRows(0, 3), { store: true, ownerKey: new Uint8Array(0) }), (e) => e instanceof TypeError && /ownerKey is empty/.test(e.message));
+  assert.throws(() => format.write(clinicRows(0, 3), { store: true, ownerPassphrase: '' }), (e) => e instanceof TypeError && /ownerPassphrase is empty/.test(e.message));
   // A sealed, partitioned write without a way to keep its keys is refused before anything is written.
   assert.throws(() => format.write(clinicRows(0, 3), { store: true, partitionBy: 'clinic', ownerKey: owner }), /partitionKeys or onNewKey/);
 });
