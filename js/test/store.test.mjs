@@ -290,3 +290,23 @@ test('store: a file sealed here opens in the CLI with the same keys and rows (sk
   assert.equal(f.count(), 197);
   f.close();
 });
+
+test('store: close() frees the in-memory file, and so does the finalizer', async () => {
+  const { bytes, owner, keys } = sealedFile();
+  const before = quire.memory().heapBytes;
+  for (let i = 0; i < 30; i++) {
+    const s = format.store(bytes, { ownerKey: owner, partitionKeys: keys });
+    s.delete(`id = ${i}`);
+    s.close();
+  }
+  const afterClose = quire.memory().heapBytes;
+  assert.ok(afterClose - before < 64 * 1024, `close() leaked ${afterClose - before} bytes`);
+  assert.equal(typeof globalThis.gc, 'function', 'run with --expose-gc (npm test does)');
+  for (let i = 0; i < 30; i++) format.store(bytes, { ownerKey: owner }).delete(`id = ${i}`);
+  assert.ok(quire.memory().heapBytes - before > 64 * 1024, 'forgotten stores hold memory until collected');
+  for (let i = 0; i < 10 && quire.memory().heapBytes - before > 64 * 1024; i++) {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(quire.memory().heapBytes - before < 64 * 1024, 'the finalizer frees forgotten stores');
+});
