@@ -10,6 +10,7 @@ import { wasm, withInput, type Input } from './module.js';
 import { concatBytes, driveWriter, nodeFs, writeThroughTemp, type StreamWriterHandle } from './files.js';
 import { openDataset, type QuireDataset } from './dataset.js';
 import { writeRowColumns } from './rows.js';
+import { keygen, openStore, storeStorage, writeStoreBytes, type QuireStore, type StoreOptions, type StoreWriteOptions } from './store.js';
 
 // --- the Embind functions this module binds (wasm/bind_format.cpp) ---------------------------------
 
@@ -33,9 +34,21 @@ interface ColumnRecord {
   textLength: number;
   offsets: number;
 }
+/** The version-2 members of a file's info (wasm/bind_format.cpp store_info_record). */
+interface StoreInfoRecord {
+  commit: number;
+  sealed: boolean;
+  partitionBy: string;
+  partitions: number;
+  partitionsRead: number;
+  segments: number;
+  deletedRows: number;
+  partitionKey: boolean;
+}
 interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
+  storeInfo(): StoreInfoRecord;
   query(queryJson: string, form: RowText): TextResult;
   find(column: string, keyJson: string, queryJson: string, form: RowText): TextResult;
   count(queryJson: string): NumberResult;
@@ -59,8 +72,8 @@ interface FormatBindings {
   HEAPU8: Uint8Array;
   _malloc(size: number): number;
   _free(pointer: number): void;
-  FormatFile: new (pointer: number, length: number) => FormatFileHandle;
-  formatOpenReader(size: number, reader: { read(offset: number, length: number, pointer: number): number }): FormatFileHandle;
+  FormatFile: new (pointer: number, length: number, key: Uint8Array, passphrase: string) => FormatFileHandle;
+  formatOpenReader(size: number, reader: { read(offset: number, length: number, pointer: number): number }, key: Uint8Array, passphrase: string): FormatFileHandle;
   formatWrite(pointer: number, length: number, from: string, optionsJson: string): FormatBytesHandle;
 }
 
@@ -273,6 +286,29 @@ export interface ReadCounters {
 export interface FileInfo extends FileFacts {
   columns: ColumnDef[];
   indexes: { column: string; kind: IndexKind }[];
+  /** Version 2 (format.store): the commit opened (0 for version 1). */
+  commit: number;
+  /** Whether the pages are sealed (opened with `key` or `passphrase`). */
+  sealed: boolean;
+  /** The column the rows are partitioned by, or null. */
+  partitionBy: string | null;
+  /** The file's partitions (1 when not partitioned), and those the key reads (all for the owner; 1 for a partition's key). */
+  partitions: number;
+  partitionsRead: number;
+  /** Segments read (one per partition and commit until compacted). */
+  segments: number;
+  /** Rows deleted and not yet compacted away (not counted in rows). */
+  deletedRows: number;
+  /** Whether a partition's key opened it (it then reads that partition only). */
+  partitionKey: boolean;
+}
+
+/** How format.open opens a sealed (version-2) file; plain files ignore both. */
+export interface OpenOptions {
+  /** A key file's 32 bytes: the owner's (every partition) or one partition's (that partition only). */
+  key?: Uint8Array;
+  /** The owner's passphrase. */
+  passphrase?: string;
 }
 
 /** Reads ranges synchronously: copy `length` bytes at `offset` into `into` and return how many were copied. */
@@ -321,7 +357,18 @@ export class QuireFile extends Handle<FormatFileHandle> {
   constructor(token: typeof INTERNAL, handle: FormatFileHandle, onClose?: () => void) {
     checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
-    this.#info = JSON.parse(handle.info()) as FileInfo;
+    const store = handle.storeInfo();
+    this.#info = {
+      ...(JSON.parse(handle.info()) as FileInfo),
+      commit: store.commit,
+      sealed: store.sealed,
+      partitionBy: store.partitionBy || null,
+      partitions: store.partitions,
+      partitionsRead: store.partitionsRead,
+      segments: store.segments,
+      deletedRows: store.deletedRows,
+      partitionKey: store.partitionKey,
+    };
     this.#onClose = onClose;
   }
 
@@ -536,14 +583,26 @@ function openHandle(handle: FormatFileHandle, onClose?: () => void): QuireFile {
   return new QuireFile(INTERNAL, handle, onClose);
 }
 
-function openBytes(bytes: Uint8Array | ArrayBuffer): QuireFile {
+const NO_KEY = new Uint8Array(0);
+
+/** The key and passphrase as the binding takes them (a key that is not a Uint8Array is misuse). */
+function openKeys(options: OpenOptions): [Uint8Array, string] {
+  if (options === null || typeof options !== 'object') throw new TypeError('quire: format.open takes options { key?: Uint8Array, passphrase?: string }');
+  const { key, passphrase } = options;
+  if (key !== undefined && !(key instanceof Uint8Array)) throw new TypeError("quire: a key is a Uint8Array of 32 bytes (a key file's bytes)");
+  if (passphrase !== undefined && typeof passphrase !== 'string') throw new TypeError('quire: a passphrase is a string');
+  return [key ?? NO_KEY, passphrase ?? ''];
+}
+
+function openBytes(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): QuireFile {
+  const [key, passphrase] = openKeys(options);
   const m = bindings();
   let handle: FormatFileHandle | undefined;
   // The file keeps the heap copy and frees it with itself.
   withInput(
     bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes,
     (pointer, length) => {
-      handle = new m.FormatFile(pointer, length);
+      handle = new m.FormatFile(pointer, length, key, passphrase);
       return handle;
     },
     () => true,
@@ -551,14 +610,26 @@ function openBytes(bytes: Uint8Array | ArrayBuffer): QuireFile {
   return openHandle(handle!);
 }
 
-function openReader(reader: RangeReader): QuireFile {
+function openReader(reader: RangeReader, options: OpenOptions = {}): QuireFile {
   const m = bindings();
-  const handle = m.formatOpenReader(reader.size, {
-    read(offset: number, length: number, pointer: number): number {
-      // HEAPU8 is taken inside the call: memory may have grown since the file was opened.
-      return reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length));
+  let keys: [Uint8Array, string];
+  try {
+    keys = openKeys(options);
+  } catch (e) {
+    reader.close?.();
+    throw e;
+  }
+  const handle = m.formatOpenReader(
+    reader.size,
+    {
+      read(offset: number, length: number, pointer: number): number {
+        // HEAPU8 is taken inside the call: memory may have grown since the file was opened.
+        return reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length));
+      },
     },
-  });
+    keys[0],
+    keys[1],
+  );
   return openHandle(handle, () => reader.close?.());
 }
 
@@ -650,7 +721,10 @@ function writeFile(path: string, input: readonly object[] | Input, options?: Wri
 /** Node: writes a table from a stream (a Node Readable, a ReadableStream...) to `path` through a temporary name renamed at the end; the file is never whole in memory. */
 function writeFile(path: string, input: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string>, options?: StreamWriteOptions): Promise<void>;
 function writeFile(path: string, input: readonly object[] | Input | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array | string>, options: WriteOptions | StreamWriteOptions = {}): void | Promise<void> {
-  if (isStreamSource(input)) return writeFileFromStream(path, input, options as StreamWriteOptions);
+  if (isStreamSource(input)) {
+    if ((options as StoreWriteOptions).store) throw new TypeError('quire: a store (store: true) is written from rows or text whole, not from a stream');
+    return writeFileFromStream(path, input, options as StreamWriteOptions);
+  }
   writeFileWhole(path, input as readonly object[] | Input, options as WriteOptions);
 }
 
@@ -665,8 +739,11 @@ export const format = {
   /**
    * Writes a table and returns the file's bytes. `input`: an array of plain objects, or CSV /
    * NDJSON text (or its UTF-8 bytes). Throws QuireError (SCHEMA_MISMATCH, INVALID_CSV...).
+   * With `store: true` the file is version 2 (it can grow: format.store), partitioned and sealed
+   * as StoreWriteOptions say.
    */
-  write(input: readonly object[] | Input, options: WriteOptions = {}): Uint8Array {
+  write(input: readonly object[] | Input, options: WriteOptions | StoreWriteOptions = {}): Uint8Array {
+    if ((options as StoreWriteOptions).store) return writeStoreBytes(input, options as StoreWriteOptions);
     const m = bindings();
     let from = options.from;
     let data: Input;
@@ -717,22 +794,37 @@ export const format = {
   /**
    * Opens a file, reading only its footer. `source`: bytes (copied into wasm memory once), a
    * RangeReader (read synchronously, range by range), or in Node a path (read by ranges with
-   * fs.readSync; close() closes the descriptor).
+   * fs.readSync; close() closes the descriptor). A sealed file needs `key` or `passphrase`
+   * (KEY_REQUIRED without; WRONG_KEY for a key that opens nothing).
    */
-  open(source: Uint8Array | ArrayBuffer | RangeReader | string): QuireFile {
-    if (typeof source === 'string') return openReader(nodeFileReader(source));
-    if (source instanceof Uint8Array || source instanceof ArrayBuffer) return openBytes(source);
-    return openReader(source);
+  open(source: Uint8Array | ArrayBuffer | RangeReader | string, options: OpenOptions = {}): QuireFile {
+    if (typeof source === 'string') return openReader(nodeFileReader(source), options);
+    if (source instanceof Uint8Array || source instanceof ArrayBuffer) return openBytes(source, options);
+    return openReader(source, options);
   },
+
+  /**
+   * Opens a version-2 file (written with `store: true`) to change it commit by commit: bytes in
+   * memory (bytes() gives the new ones) or, in Node, a path changed in place (store.ts).
+   */
+  store(source: Uint8Array | ArrayBuffer | string, options: StoreOptions = {}): QuireStore {
+    return openStore(source, options);
+  },
+
+  /** A new random 256-bit key (crypto.getRandomValues), as `quire keygen` writes to a key file. */
+  keygen,
+
+  /** A version-2 file's commits, partitions, segments and garbage as a key sees it (`quire inspect --storage`; store.ts). */
+  storeStorage,
 
   /** Node: opens a partitioned dataset's folder (see openDataset in dataset.ts, docs/format.md §9). */
   openDataset(dir: string): QuireDataset {
     return openDataset(dir);
   },
 
-  /** Opens a Blob or File: by ranges in a Worker (FileReaderSync); on the main thread it is read whole first. */
-  async openBlob(blob: Blob): Promise<QuireFile> {
-    if ((globalThis as { FileReaderSync?: unknown }).FileReaderSync) return openReader(blobReader(blob));
-    return openBytes(new Uint8Array(await blob.arrayBuffer()));
+  /** Opens a Blob or File: by ranges in a Worker (FileReaderSync); on the main thread it is read whole first. `options` as for open(). */
+  async openBlob(blob: Blob, options: OpenOptions = {}): Promise<QuireFile> {
+    if ((globalThis as { FileReaderSync?: unknown }).FileReaderSync) return openReader(blobReader(blob), options);
+    return openBytes(new Uint8Array(await blob.arrayBuffer()), options);
   },
 };

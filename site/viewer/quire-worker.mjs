@@ -99,7 +99,9 @@ function memory() {
 }
 
 const ops = {
-  async open({ blob, url, size, pkgUrl }) {
+  // `key` (a key file's bytes) or `passphrase` opens a sealed file; they stay in this worker's
+  // memory and go nowhere else (the page's CSP allows no other origin).
+  async open({ blob, url, size, pkgUrl, key, passphrase }) {
     if (!pkg) {
       pkg = await import(pkgUrl);
       await pkg.init();
@@ -108,8 +110,12 @@ const ops = {
     file = null;
     const reader = cachedReader(size, blob ? blobFetcher(blob) : urlFetcher(url));
     const t0 = performance.now();
-    file = pkg.format.open(reader);
-    return { info: file.info, openMs: performance.now() - t0, memory: memory() };
+    file = pkg.format.open(reader, { key, passphrase });
+    const info = file.info;
+    // A partition's key reads one partition: core's storage report, as that key sees it, names it.
+    let partition;
+    if (info.partitionKey) partition = pkg.format.storeStorage(reader, { key, passphrase }).byPartition[0]?.value;
+    return { info, partition, openMs: performance.now() - t0, memory: memory() };
   },
   storage: () => file.storage(),
   chunkStatistics: ({ column }) => file.chunkStatistics(column),

@@ -4,6 +4,8 @@
 // (core's ExplainReport, analyzed) and export; the matching rows in the virtualised grid. Every
 // figure and message is core's, shown as the package returns it. State in the URL hash: `q` (the
 // filter: expression text or the object form's JSON), `row` (the selected row), `find` (col=key).
+// A sealed file (version 2) asks for its key first (askForKey): a key file or a passphrase, kept
+// in the page and its worker; a partition's key shows that partition's rows and says so.
 import { createGrid } from '../grid.mjs';
 
 const PKG_URL = new URL('/pkg/index.js', location.href).href;
@@ -16,6 +18,7 @@ class Client {
     this.next = 1;
     this.pending = new Map();
     this.worker = null;
+    this.keys = null; // a sealed file's { key } or { passphrase }: kept here and in the worker only
   }
   spawn() {
     this.worker = new Worker(WORKER_URL, { type: 'module', name: 'quire' });
@@ -36,7 +39,7 @@ class Client {
   async open() {
     if (!this.worker) this.spawn();
     const s = this.source;
-    return this.call('open', { blob: s.blob, url: s.blob ? undefined : s.url, size: s.size, pkgUrl: PKG_URL });
+    return this.call('open', { blob: s.blob, url: s.blob ? undefined : s.url, size: s.size, pkgUrl: PKG_URL, ...this.keys });
   }
   call(op, args, { onChunk, signal } = {}) {
     const id = this.next++;
@@ -101,6 +104,60 @@ function table(rows, cols, caption) {
   return el('div', { class: 'scroll' }, t);
 }
 
+/**
+ * Asks for a sealed file's key in a modal dialog: a key file (the picker; its bytes are read here)
+ * or the owner's passphrase. Resolves to { key } or { passphrase }, or null when cancelled. The key
+ * goes to the view's worker and nowhere else: the page sends nothing to any server.
+ */
+let asks = 0; // dialogs shown, for the tests (dataset.ask): a new one is a new question
+
+function askForKey(name, message) {
+  return new Promise((resolve) => {
+    const keyFile = el('input', { type: 'file', id: 'key-file', 'aria-describedby': 'key-help' });
+    const passphrase = el('input', { type: 'password', id: 'key-passphrase', autocomplete: 'off', 'aria-describedby': 'key-help' });
+    const note = el('p', { id: 'key-message', class: message ? 'key-error' : 'muted', role: message ? 'alert' : null, text: message ?? '' });
+    const form = el('form', { id: 'key-form' },
+      el('h2', { id: 'key-title', text: `${name} is sealed` }),
+      el('p', { id: 'key-help', text: "It opens with a key file — the owner's, or one partition's, which shows that partition only — or with the owner's passphrase. The key stays in this page: nothing is sent anywhere." }),
+      el('label', { for: 'key-file', text: 'Key file' }), keyFile,
+      el('label', { for: 'key-passphrase', text: 'or passphrase' }), passphrase,
+      note,
+      el('div', { class: 'controls' }, el('button', { type: 'submit', id: 'key-open', text: 'Open' }), el('button', { type: 'button', id: 'key-cancel', text: 'Cancel' })));
+    const dialog = el('dialog', { id: 'key-dialog', 'aria-labelledby': 'key-title', 'data-ask': String(++asks) }, form);
+    let answered = false;
+    const finish = (value) => {
+      if (answered) return;
+      answered = true;
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const file = keyFile.files?.[0];
+      if (file) return finish({ key: new Uint8Array(await file.arrayBuffer()) });
+      if (passphrase.value) return finish({ passphrase: passphrase.value });
+      note.className = 'key-error';
+      note.setAttribute('role', 'alert');
+      note.textContent = 'Choose a key file or type the passphrase.';
+    });
+    form.querySelector('#key-cancel').addEventListener('click', () => finish(null));
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      finish(null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    (message ? passphrase : keyFile).focus();
+  });
+}
+
+/** What the dialog says when a key did not open the file (core's message follows the code). */
+function keyRefusal(err, name) {
+  if (err.code === 'WRONG_KEY') return `That key opens nothing in ${name} (WRONG_KEY). Try another key file or passphrase.`;
+  return `${err.code}: ${err.message}`;
+}
+
 const OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'contains', 'startsWith', 'isNull'];
 
 /** A typed key or literal from what was typed, by the column's type (core checks it: WRONG_KEY). */
@@ -112,10 +169,28 @@ function literal(text, type) {
 
 export async function mount(ctx) {
   const client = new Client(ctx.source);
-  const opened = await client.open().catch((err) => {
-    client.close();
-    throw err;
-  });
+  let opened;
+  for (;;) {
+    try {
+      opened = await client.open();
+      break;
+    } catch (err) {
+      // A sealed file without a key, or a key that opens nothing (or is no key): ask (again).
+      const keyProblem = err.code === 'KEY_REQUIRED' || (client.keys && ['WRONG_KEY', 'INVALID_ARGUMENT'].includes(err.code));
+      if (!keyProblem) {
+        client.close();
+        throw err;
+      }
+      ctx.progress(null);
+      const keys = await askForKey(ctx.source.name, client.keys ? keyRefusal(err, ctx.source.name) : null);
+      if (!keys) {
+        client.close();
+        throw err.code === 'KEY_REQUIRED' ? err : Object.assign(new Error(`${ctx.source.name} is sealed: it opens with a key file or the owner's passphrase`), { code: 'KEY_REQUIRED' });
+      }
+      client.keys = keys;
+      ctx.progress(0, 0, `Opening ${ctx.source.name} with the key…`);
+    }
+  }
   const info = opened.info;
   // The first rows are read before the view is up: a file whose first pages are corrupt fails
   // to open (CORRUPT_BLOCK), and the file open before it stays.
@@ -163,12 +238,22 @@ export async function mount(ctx) {
   root.classList.add('quire-view');
   const status = el('p', { class: 'muted', id: 'quire-status', 'aria-live': 'polite' });
   root.append(el('h2', { text: `${ctx.source.name}` }), status);
+  if (info.sealed) {
+    // Which rows the key shows: a partition's key reads its partition only, and the view says so.
+    const text = info.partitionKey
+      ? `Sealed. Opened with a partition's key: only the rows of partition ${opened.partition === null ? 'null' : JSON.stringify(opened.partition)} — 1 of the ${info.partitions} partitions in the file; the other ${info.partitions - 1} are sealed under their own keys and not shown.`
+      : `Sealed. Opened with the owner's ${client.keys?.passphrase !== undefined ? 'passphrase' : 'key'}: every row${info.partitionBy ? `, all ${info.partitions} partitions (by ${info.partitionBy})` : ''}.`;
+    root.append(el('p', { class: info.partitionKey ? 'sealed partition' : 'sealed', id: 'quire-sealed', role: 'note', text }));
+  }
 
   // --- the facts: footer, schema, storage, chunks ---------------------------------------------
   const facts = el('section', { class: 'panel', 'aria-labelledby': 'q-facts' }, el('h3', { id: 'q-facts', text: 'File' }),
     table([
       ['rows', info.rows], ['chunks', info.chunks], ['rows per chunk', info.chunkRows], ['bytes', info.bytes],
       ['sorted by', info.sortedBy], ['format version', info.version], ['created by', info.createdBy],
+      ...(info.version >= 2 ? [['commit', info.commit], ['sealed', info.sealed ? 'yes' : 'no'], ['partitioned by', info.partitionBy],
+        ...(info.partitionKey ? [['partition this key reads', opened.partition === null ? 'null' : JSON.stringify(opened.partition)]] : []),
+        ['partitions (read / in the file)', `${info.partitionsRead} / ${info.partitions}`], ['segments', info.segments], ['deleted rows', info.deletedRows]] : []),
       ['opened in (ms)', opened.openMs.toFixed(1)],
     ].map(([k, v]) => ({ k, v })), [['k', 'fact'], ['v', 'value', true]], 'file facts'));
   facts.querySelector('tbody').parentElement.dataset.facts = '';
