@@ -893,14 +893,12 @@ struct committer {
         pk = **found;
         tag = key_tag(*pk, st.file_id);
       } else {
-        // No key for the value: a new partition, unless the file has the value under a key that is
-        // not in the folder (which would split one partition in two).
+        // No key for the value in the folder: the owner holds every data key, so the file's own
+        // partition of that value (its directories read, this once) takes the rows; only a value
+        // the file does not hold makes a new partition (and a new key).
         for (auto &p : st.parts) {
           if (auto r = ensure_loaded(p); !r) return std::move(r).error();
-          if (p.null == null && p.value == value) {
-            return quire::error(error_code::INVALID_ARGUMENT,
-                                "the keys folder has no key for a partition the file holds");
-          }
+          if (p.null == null && p.value == value) return &p;
         }
       }
     }
