@@ -71,13 +71,21 @@ $(FUZZ)/build.ninja:
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/*_fuzz.cpp)))
 fuzz: bootstrap $(FUZZ)/build.ninja
 	cmake --build $(FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
-	for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
-	  name=$${target%_fuzz}; mkdir -p $(FUZZ)/found/$$name; \
+	failed=; for target in $$(cd $(FUZZ)/tests && ls *_fuzz 2>/dev/null); do \
+	  name=$${target%_fuzz}; found=$(FUZZ)/found/$$name; mkdir -p $$found $(FUZZ)/artifacts; \
 	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
 	  dict=tests/fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
-	  $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-	    $$dict $(FUZZ)/found/$$name tests/fuzz/corpus/$$name 2>&1 | tail -n 12; \
-	done
+	  rm -f $(FUZZ)/artifacts/$$name-*; \
+	  if $(FUZZ)/tests/$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+	      -artifact_prefix=$(FUZZ)/artifacts/$$name- $$dict $$found tests/fuzz/corpus/$$name >$$found.log 2>&1; then \
+	    tail -n 12 $$found.log; \
+	  else \
+	    failed="$$failed $$name"; grep -v -E '^(#[0-9]+ +(NEW|REDUCE|pulse|INITED|RELOAD)|\s+NEW_FUNC)' $$found.log | tail -n 80; \
+	    for a in $(FUZZ)/artifacts/$$name-*; do [ -f "$$a" ] || continue; \
+	      echo "fuzz: $$target failed on $$a ($$(stat -c %s "$$a") bytes), base64:"; head -c 16384 "$$a" | base64 -w 120; done; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: FAILED:$$failed (replay: build/fuzz/tests/NAME_fuzz $(FUZZ)/artifacts/NAME-*)"; exit 1; fi
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=10

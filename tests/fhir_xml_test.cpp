@@ -168,6 +168,31 @@ TEST_CASE("fhir xml: JSON to XML to JSON gives the same canonical JSON", "[fhir]
   CHECK(compact.find(R"(<given><extension url="http://example.org/missing">)") != std::string::npos);
 }
 
+// Found by the fhir_xml fuzz target: an empty primitive element (no value, no id, no extension)
+// reads as a null in its place, which validation reports; it must write back as an empty element
+// and read back the same, or the XML and JSON forms of one resource would differ.
+TEST_CASE("fhir xml: an empty primitive element reads back the same after writing", "[fhir][xml]") {
+  const char *const cases[] = {
+      R"(<Observation xmlns="http://hl7.org/fhir"><status value="final"/><code><text value="x"/></code>)"
+      R"(<valueQuantity><value value="1.0"/><unit /></valueQuantity></Observation>)",
+      R"(<Patient xmlns="http://hl7.org/fhir"><name><given /><given><extension url="u"><valueCode value="c"/>)"
+      R"(</extension></given></name></Patient>)",
+      R"(<Patient xmlns="http://hl7.org/fhir"><name><given value="a"/><given/><given value="b"/></name></Patient>)",
+  };
+  for (const char *xml : cases) {
+    INFO(xml);
+    auto r = fhir::read_xml(xml);
+    REQUIRE(r);
+    CHECK(r.value().outcome().errors >= 1);
+    const std::string json = fhir::write(r.value());
+    auto written = fhir::write_xml(r.value());
+    REQUIRE(written);
+    CHECK(json_of_xml(written.value()) == json);
+  }
+  CHECK(json_of_xml(cases[0]).find(R"("unit":null)") != std::string::npos);
+  CHECK(json_of_xml(cases[1]).find(R"("_given":[null,{"extension")") != std::string::npos);
+}
+
 TEST_CASE("fhir xml: writing refuses what XML cannot hold", "[fhir][xml]") {
   auto bad_div = fhir::read(
       R"({"resourceType":"Patient","text":{"status":"generated","div":"<div xmlns=\"http://www.w3.org/1999/xhtml\"><p>open</div>"}})");

@@ -218,22 +218,33 @@ class xml_writer {
     }
     for (size_t i = 0; i < n; ++i) {
       json::value v, e;
-      bool hv = false, he = false;
+      bool hv = false, he = false, null_value = false;
       if (value) {
         if (value_array) {
-          if (i < vs.size()) v = vs[i], hv = v.type() != json::kind::null_value;
+          if (i < vs.size()) v = vs[i], hv = v.type() != json::kind::null_value, null_value = !hv;
         } else if (i == 0) {
-          v = *value, hv = v.type() != json::kind::null_value;
+          v = *value, hv = v.type() != json::kind::null_value, null_value = !hv;
         }
       }
       if (extra) {
         if (extra_array) {
-          if (i < es.size()) e = es[i], he = e.type() != json::kind::null_value;
+          if (i < es.size()) e = es[i], he = e.type() != json::kind::null_value, null_value |= !he;
         } else if (i == 0) {
           e = *extra, he = e.type() != json::kind::null_value;
         }
       }
-      if (!hv && !he) continue;
+      if (!hv && !he) {
+        // A null with nothing beside it (a value, or an item of either array) is what read_xml
+        // makes of an empty element (`<unit/>`, `<given/>`; invalid, and reported by validation):
+        // it is written back as one, so it reads back the same.
+        if (null_value) {
+          indent(depth);
+          out_ += '<';
+          out_ += name;
+          out_ += "/>";
+        }
+        continue;
+      }
       if (TYPES[k->type].prim == primitive::xhtml && hv && !he) {
         if (v.type() != json::kind::string || !well_formed_div(v.get_string().value())) {
           return fail("a narrative div that is not one well-formed XHTML div element", name);

@@ -1,4 +1,6 @@
-// verify: reads and checks every stored page of a file (CRC, decompression, decoding).
+// verify: reads and checks every stored page of a file (CRC, decompression, decoding), and that
+// what a page holds is what its column's type promises.
+#include "../common/decimal_text.h"
 #include "format_file.h"
 
 namespace quire::format {
@@ -16,6 +18,24 @@ result<uint64_t> file::verify() {
       for (size_t p = 0; p < dir.value()->pages.size(); ++p) {
         auto v = f.page(c, ch, p);
         if (!v) return std::move(v).error();
+        // A decimal column stores its values as text; decoding a page does not read that text, so a
+        // cell that is not a decimal number (a crafted page, or a damaged one read without its
+        // checksum) would first show itself in an aggregate. verify() is where it is caught.
+        if (f.sch.columns[c].type == column_type::decimal) {
+          const auto &vals = *v->values;
+          for (uint32_t r = 0; r < dir.value()->pages[p].rows; ++r) {
+            quire::detail::decimal_text parts;
+            if (vals.is_valid(r) &&
+                !quire::detail::split_decimal_text(v->text(r), quire::detail::DECIMAL_EXPONENT, parts)) {
+              quire::error e(error_code::CORRUPT_BLOCK,
+                             "row " + std::to_string(v->first_row + r) +
+                                 " of a decimal column holds text that is not a decimal number");
+              e.path =
+                  "column " + f.sch.columns[c].name + ", chunk " + std::to_string(ch) + ", page " + std::to_string(p);
+              return e;
+            }
+          }
+        }
         ++pages;
       }
       if (dir.value()->has_dictionary) ++pages;
