@@ -5,12 +5,12 @@
 // scale a column), integers as BIGINT, booleans, text with its empty strings and nulls apart,
 // json columns as their text — and the types are the ones native/parquet/README.md promises.
 //   node tests/parquet_readback.mjs path/to/quire
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ARROW_TYPES, expectedCell, fromArrow, fromDuckDb, openDuckDb, parseCsv, readbackCases } from './readback_support.mjs';
 
 const quire = process.argv[2];
 if (!quire) {
@@ -19,67 +19,15 @@ if (!quire) {
 }
 const here = new URL('.', import.meta.url).pathname;
 const require = createRequire(join(here, '../native/parquet/package.json'));
-const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
 const arrow = await import(require.resolve('apache-arrow'));
-const corpus = join(here, '../../shared/corpus/bulk-ndjson-synthea');
-
-const cases = [
-  { view: 'data/parquet/observation_view.json', input: join(here, 'data/parquet/observations.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'DECIMAL(38,18)', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
-  { view: 'data/parquet/medication_view.json', input: join(corpus, 'MedicationRequest.000.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'BOOLEAN', 'DECIMAL(38,18)', 'BIGINT', 'VARCHAR', 'VARCHAR'] },
-  { view: 'data/view_output/patient_view.json', input: join(corpus, 'Patient.000.ndjson'),
-    types: ['VARCHAR', 'BOOLEAN', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
-];
-
-// RFC 4180 as core writes it: null is an empty unquoted field, "" an empty string.
-function parseCsv(text) {
-  const rows = [];
-  let row = [], i = 0;
-  while (i < text.length) {
-    let value;
-    if (text[i] === '"') {
-      let s = '';
-      i++;
-      for (;;) {
-        const q = text.indexOf('"', i);
-        s += text.slice(i, q);
-        i = q + 1;
-        if (text[i] === '"') { s += '"'; i++; } else break;
-      }
-      value = s;
-    } else {
-      let end = i;
-      while (end < text.length && text[end] !== ',' && text[end] !== '\n') end++;
-      value = end === i ? null : text.slice(i, end);
-      i = end;
-    }
-    row.push(value);
-    if (text[i] === ',') { i++; continue; }
-    rows.push(row);
-    row = [];
-    i++;  // the \n
-  }
-  return rows;
-}
-
-// A decimal's text as (digits, scale): `-12.50` -> (-1250n, 2).
-function decimalOf(text) {
-  const neg = text.startsWith('-');
-  const t = text.replace(/^[-+]/, '');
-  const [whole, frac = ''] = t.split('.');
-  const digits = BigInt(whole + frac) * (neg ? -1n : 1n);
-  return { digits, scale: frac.length };
-}
-const sameDecimal = (a, b) => a.digits * 10n ** BigInt(b.scale) === b.digits * 10n ** BigInt(a.scale);
+const cases = readbackCases(join(here, '../../shared/corpus'));
 
 let failures = 0, compared = 0;
 const work = mkdtempSync(join(tmpdir(), 'quire-parquet-'));
 try {
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
+  const c = await openDuckDb();
   for (const k of cases) {
-    const view = join(here, k.view);
+    const view = k.viewPath;
     const csvPath = join(work, 'rows.csv'), parquetPath = join(work, 'rows.parquet');
     execFileSync(quire, ['view', 'run', view, k.input, '--out', csvPath, '--quiet']);
     execFileSync(quire, ['view', 'run', view, k.input, '--out', parquetPath, '--quiet']);
@@ -93,12 +41,7 @@ try {
     for (let r = 0; r < Math.min(got.length, expected.length); r++) {
       for (let col = 0; col < header.length; col++) {
         const want = expected[r][col], have = got[r][col];
-        let ok;
-        if (want === null || have === null) ok = want === null && have === null;
-        else if (types[col].startsWith('DECIMAL')) ok = sameDecimal(decimalOf(want), { digits: have.value, scale: have.scale });
-        else if (types[col] === 'BIGINT') ok = BigInt(want) === have;
-        else if (types[col] === 'BOOLEAN') ok = String(have) === want;
-        else ok = have === want;
+        const ok = fromDuckDb(types[col], have) === expectedCell(types[col], want);
         compared++;
         if (!ok && failures++ < 20) console.log(`FAIL ${k.view} row ${r} ${header[col]}: DuckDB ${String(have)}, quire ${want}`);
       }
@@ -110,22 +53,14 @@ try {
     execFileSync(quire, ['view', 'run', view, k.input, '--out', arrowPath, '--quiet']);
     const table = arrow.tableFromIPC(readFileSync(arrowPath));
     const arrowTypes = table.schema.fields.map((f) => String(f.type));
-    const wantTypes = k.types.map((t) => ({ VARCHAR: 'Utf8', BIGINT: 'Int64', BOOLEAN: 'Bool', 'DECIMAL(38,18)': 'Decimal[38e+18]' })[t]);
+    const wantTypes = k.types.map((t) => ARROW_TYPES[t]);
     if (JSON.stringify(arrowTypes) !== JSON.stringify(wantTypes)) { failures++; console.log(`FAIL ${k.view} arrow: types ${arrowTypes}`); }
     if (table.numRows !== expected.length) { failures++; console.log(`FAIL ${k.view} arrow: ${table.numRows} rows`); }
     for (let col = 0; col < header.length; col++) {
       const vector = table.getChildAt(col);
       for (let r = 0; r < Math.min(table.numRows, expected.length); r++) {
         const want = expected[r][col], have = vector.get(r);
-        let ok;
-        if (want === null || have === null) ok = want === null && have === null;
-        else if (arrowTypes[col].startsWith('Decimal')) {
-          const w = Array.from(have, (x) => BigInt(x));
-          const unscaled = BigInt.asIntN(128, w[0] | (w[1] << 32n) | (w[2] << 64n) | (w[3] << 96n));
-          ok = sameDecimal(decimalOf(want), { digits: unscaled, scale: 18 });
-        } else if (arrowTypes[col] === 'Int64') ok = BigInt(want) === have;
-        else if (arrowTypes[col] === 'Bool') ok = String(have) === want;
-        else ok = have === want;
+        const ok = fromArrow(arrowTypes[col], have) === expectedCell(k.types[col], want);
         compared++;
         if (!ok && failures++ < 20) console.log(`FAIL ${k.view} arrow row ${r} ${header[col]}: ${String(have)}, quire ${want}`);
       }

@@ -9,96 +9,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import * as parquet from 'parquet-wasm';
 import { corpusDir, dataDir, dist, loadQuire, repo } from './helpers.mjs';
+import { ARROW_TYPES, expectedCell, fromArrow, fromDuckDb, openDuckDb, parseCsv, readbackCases } from '../../tests/readback_support.mjs';
 
 const quire = await loadQuire();
 const work = mkdtempSync(path.join(tmpdir(), 'quire-view-arrow-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-// DuckDB comes with the CLI's Parquet helper (native/parquet/, installed by scripts/bootstrap).
-const helperRequire = createRequire(path.join(repo, 'native', 'parquet', 'package.json'));
-const { DuckDBInstance } = await import(helperRequire.resolve('@duckdb/node-api'));
-const db = await DuckDBInstance.create(':memory:');
-const duck = await db.connect();
+const duck = await openDuckDb();
 
 const cli = process.env.QUIRE_CLI ?? path.join(repo, 'build', 'native', 'native', 'quire');
 
-const CASES = [
-  { view: 'parquet/observation_view.json', input: path.join(dataDir, 'parquet', 'observations.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'DECIMAL(38,18)', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
-  { view: 'parquet/medication_view.json', input: path.join(corpusDir(), 'bulk-ndjson-synthea', 'MedicationRequest.000.ndjson'),
-    types: ['VARCHAR', 'VARCHAR', 'VARCHAR', 'BOOLEAN', 'DECIMAL(38,18)', 'BIGINT', 'VARCHAR', 'VARCHAR'] },
-  { view: 'view_output/patient_view.json', input: path.join(corpusDir(), 'bulk-ndjson-synthea', 'Patient.000.ndjson'),
-    types: ['VARCHAR', 'BOOLEAN', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'VARCHAR', 'VARCHAR'] },
-];
-const ARROW_TYPES = { VARCHAR: 'Utf8', BIGINT: 'Int64', BOOLEAN: 'Bool', 'DECIMAL(38,18)': 'Decimal[38e+18]' };
-
-// RFC 4180 as core writes it: null is an empty unquoted field, "" an empty string.
-function parseCsv(text) {
-  const rows = [];
-  let row = [], i = 0;
-  while (i < text.length) {
-    let value;
-    if (text[i] === '"') {
-      let s = '';
-      i++;
-      for (;;) {
-        const q = text.indexOf('"', i);
-        s += text.slice(i, q);
-        i = q + 1;
-        if (text[i] === '"') { s += '"'; i++; } else break;
-      }
-      value = s;
-    } else {
-      let end = i;
-      while (end < text.length && text[end] !== ',' && text[end] !== '\n') end++;
-      value = end === i ? null : text.slice(i, end);
-      i = end;
-    }
-    row.push(value);
-    if (text[i] === ',') { i++; continue; }
-    rows.push(row);
-    row = [];
-    i++;
-  }
-  return rows;
-}
-
-// quire's exact decimal text as the value x 10^18 (test-side arithmetic, to check core's).
-function unscaled(text) {
-  const neg = text.startsWith('-');
-  const [whole, frac = ''] = text.replace(/^-/, '').split('.');
-  const v = BigInt(whole + frac.padEnd(18, '0'));
-  return neg ? -v : v;
-}
-
-// A cell DuckDB or apache-arrow read, as a comparable value: decimals as their x 10^18 BigInt.
-function fromDuckDb(type, v) {
-  if (v === null) return null;
-  if (type.startsWith('DECIMAL')) return v.value * 10n ** BigInt(18 - v.scale);
-  return v;
-}
-function fromArrow(type, v) {
-  if (v === null) return null;
-  if (type.startsWith('Decimal')) {
-    const w = Array.from(v, (x) => BigInt(x));
-    return BigInt.asIntN(128, w[0] | (w[1] << 32n) | (w[2] << 64n) | (w[3] << 96n));
-  }
-  return v;
-}
-// quire's CSV cell as the value DuckDB and Arrow should hold.
-function expected(type, text) {
-  if (text === null) return null;
-  if (type.startsWith('DECIMAL')) return unscaled(text);
-  if (type === 'BIGINT') return BigInt(text);
-  if (type === 'BOOLEAN') return text === 'true';
-  return text;
-}
+const CASES = readbackCases(corpusDir());
 
 async function readParquet(file) {
   const from = `read_parquet('${file}', hive_partitioning = true)`;
@@ -122,7 +48,7 @@ function compareRows(what, types, got, csvRows) {
   let compared = 0;
   for (let r = 0; r < csvRows.length; r++) {
     for (let c = 0; c < types.length; c++) {
-      const want = expected(types[c], csvRows[r][c]);
+      const want = expectedCell(types[c], csvRows[r][c]);
       if (got[r][c] !== want) assert.fail(`${what}: row ${r} column ${c}: ${String(got[r][c])}, quire's rows have ${String(csvRows[r][c])}`);
       compared++;
     }
