@@ -147,13 +147,11 @@ struct file::impl {
   };
   std::vector<cached_page> cache;
   uint64_t clock = 0;
-  ZSTD_DCtx *dctx = nullptr;
 
   read_counters counters;
   std::set<uint64_t> touched_blocks, touched_chunks, touched_columns;
 
   impl() = default;
-  ~impl() { ZSTD_freeDCtx(dctx); }
   impl(const impl &) = delete;
   impl &operator=(const impl &) = delete;
 

@@ -25,6 +25,20 @@ quire::error corrupt_block(std::string message, std::string path, uint64_t offse
   return e;
 }
 
+// One zstd decompression context a thread, shared by every file the thread reads: a context is
+// about 160 KB, which malloc maps and unmaps, so a context a file made each cold open a file
+// (a lookup from a cold open: open, one page of each column, close) cost more than the pages.
+// Decompression does not call back into the reader, so one thread never needs two at once.
+ZSTD_DCtx *thread_dctx() {
+  struct holder {
+    ZSTD_DCtx *ctx = ZSTD_createDCtx();
+    ~holder() { ZSTD_freeDCtx(ctx); }
+  };
+  thread_local holder h;
+  if (!h.ctx) h.ctx = ZSTD_createDCtx();
+  return h.ctx;
+}
+
 result<void> read_range(const byte_source &src, uint64_t offset, std::span<uint8_t> out) {
   return src.read_at(offset, out);
 }
@@ -99,7 +113,7 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   if (declared == ZSTD_CONTENTSIZE_ERROR || (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ref.raw_length)) {
     return corrupt_block("the compressed frame does not match its declared size", what, at);
   }
-  if (!dctx) dctx = ZSTD_createDCtx();
+  ZSTD_DCtx *dctx = thread_dctx();
   if (!dctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
   size_t n = ZSTD_decompressDCtx(dctx, out.data(), ref.raw_length, stored.data(), stored.size());
   if (ZSTD_isError(n) || n != ref.raw_length)
