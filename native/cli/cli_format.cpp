@@ -96,6 +96,13 @@ int run_convert(arguments &args) {
     if (d->kind == input_kind::csv) table.input.csv.delimiter = d->delimiter;
   }
   if (int spilled = table.open_spill(); spilled != EXIT_OK) return spilled;
+  for (const auto &d : table.write.indexes) {
+    if (!table.quiet && format::answered_by_order(table.write, d))
+      std::fprintf(
+          stderr,
+          "%s: no %s index on %s is written: the file is sorted by it, and its order answers =, in and ranges on it\n",
+          output_path.c_str(), std::string(format::index_kind_name(d.kind)).c_str(), d.column.c_str());
+  }
   // A version-2 file (cli_store.h) is written from the table in memory; a version-1 file straight
   // to its temporary name.
   std::optional<temp_file_sink> file_sink;

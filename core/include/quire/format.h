@@ -238,6 +238,12 @@ class writer {
   std::unique_ptr<impl> impl_;
 };
 
+/// True when an index `def` would answer nothing the file's order does not: a sorted or hash index
+/// on the `sorted_by` column (`=`, `in` and ranges on that column find their chunks and pages by
+/// min/max statistics, in fewer reads than through an index). Writers leave such an index out
+/// (a text index on it is written); the CLI says so.
+bool answered_by_order(const write_options &options, const index_def &def) noexcept;
+
 /// How write_ndjson and write_csv read their input.
 struct input_options {
   std::optional<format::schema> schema;  ///< given: values are checked against it; absent: inferred

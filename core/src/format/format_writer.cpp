@@ -112,6 +112,7 @@ struct writer::impl {
     std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
   };
   std::vector<index_state> indexes;
+  std::vector<index_def> skipped_indexes;  // asked for, answered by the order (answered_by_order)
 
   impl(const format::schema &s, const write_options &o, byte_sink &k) : sch(s), opt(o), sink(k) {}
   ~impl() { ZSTD_freeCCtx(cctx); }
@@ -774,6 +775,10 @@ writer::writer(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 writer::~writer() = default;
 uint64_t writer::rows() const noexcept { return impl_->rows_in; }
 
+bool answered_by_order(const write_options &options, const index_def &def) noexcept {
+  return !options.sorted_by.empty() && def.column == options.sorted_by && def.kind != index_kind::text;
+}
+
 result<std::unique_ptr<writer>> writer::create(const format::schema &s, const write_options &o, byte_sink &sink) {
   if (s.columns.empty()) return quire::error(error_code::INVALID_ARGUMENT, "a table needs at least one column");
   if (s.columns.size() > MAX_COLUMNS)
@@ -797,7 +802,9 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
   if (!p->cctx) return quire::error(error_code::OUT_OF_MEMORY, "cannot create a zstd context");
   p->buffers.resize(s.columns.size());
   p->column_dirs.resize(s.columns.size());
-  size_t sorters = o.indexes.size() + (o.sorted_by.empty() ? 0 : 1);
+  size_t sorters = static_cast<size_t>(std::count_if(o.indexes.begin(), o.indexes.end(),
+                                                     [&](const index_def &d) { return !answered_by_order(o, d); })) +
+                   (o.sorted_by.empty() ? 0 : 1);
   size_t share = sorters ? o.sort_memory_bytes / sorters : o.sort_memory_bytes;
   if (!o.sorted_by.empty()) {
     auto c = s.find(o.sorted_by);
@@ -815,10 +822,15 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     }
     if (!parse_index_kind(index_kind_name(d.kind)))
       return quire::error(error_code::INVALID_ARGUMENT, "unknown index kind");
-    for (const auto &other : p->indexes) {
-      if (other.column == *c && other.def.kind == d.kind)
+    for (const auto &other : o.indexes) {
+      if (&other == &d) break;
+      if (other.column == d.column && other.kind == d.kind)
         return quire::error(error_code::INVALID_ARGUMENT,
                             "index " + d.column + ":" + std::string(index_kind_name(d.kind)) + " is asked twice");
+    }
+    if (answered_by_order(o, d)) {
+      p->skipped_indexes.push_back(d);
+      continue;
     }
     p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
