@@ -102,7 +102,10 @@ export interface WriteOptions {
   schema?: ColumnDef[];
   /** Sort the rows by this column (stable, nulls last). */
   sortedBy?: string;
-  /** Indexes to build: `{ id: 'hash', name: ['text', 'sorted'] }` or `[{ column, kind }]`. */
+  /**
+   * Indexes to build: `{ id: 'hash', name: ['text', 'sorted'] }` or `[{ column, kind }]`. A sorted or
+   * hash index on the `sortedBy` column is not written: the order answers its lookups in fewer reads.
+   */
   indexes?: Record<string, IndexKind | IndexKind[]> | { column: string; kind: IndexKind }[];
   /** Rows per chunk (default 65536). */
   chunkRows?: number;
