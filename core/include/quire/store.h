@@ -124,6 +124,22 @@ result<store_result> rotate_owner_key(append_target &target, const store_options
 result<store_result> rotate_partition_key(append_target &target, const store_options &options, std::string_view value,
                                           bool null, const crypto::key &new_key);
 
+/// Re-seals the pages of `source` under new data keys into `fresh` (empty), which the caller then
+/// renames over the old file (as for compaction): every page of every live segment of the
+/// partitions re-sealed is opened under its old data key and sealed under a new random one with a
+/// new salt, never decompressed or decoded (the segments' directories and footers are rewritten,
+/// their page_refs carrying the new bytes' CRCs and places); deletion vectors and partition
+/// directories are sealed again under the new keys, and the new data keys wrapped under each
+/// partition's key (from `options.keys`) and the owner's. The file id stays, so every partition's
+/// key still opens its partition; a holder of an old data key opens nothing. `only` (a partition
+/// value, `only_null` for the null value) re-seals that partition alone and copies the others'
+/// segments byte for byte. Old commits and the bytes they left are not copied. Errors:
+/// INVALID_ARGUMENT (a plain file, no random source, a partitioned file with no keys folder or one
+/// missing a partition's key, `only` naming no partition), WRONG_KEY (a folder key of another
+/// file), KEY_REQUIRED (not the owner's key), CORRUPT_BLOCK (a page that does not authenticate).
+result<store_result> reseal_store(append_target &source, append_target &fresh, const store_options &options,
+                                  const std::optional<std::string> &only = std::nullopt, bool only_null = false);
+
 /// Where a version-2 file's bytes go (file::store_report).
 struct store_report {
   uint64_t bytes = 0, commits = 0, live_bytes = 0, garbage_bytes = 0;
