@@ -932,3 +932,111 @@ TEST_CASE("store: a crash mid-reseal leaves the old file; bad re-seals are typed
   REQUIRE(!r);
   CHECK((r.error().code == error_code::CORRUPT_BLOCK || r.error().code == error_code::CORRUPT_FILE));
 }
+
+namespace {
+
+/// The parts of a storage report, added up as store.h says they add up to the file.
+uint64_t parts_of(const store_report &r) {
+  uint64_t sum = 32 + r.segment_frame_bytes + r.deletion_bytes + r.directory_bytes + r.map_bytes + r.meta_bytes +
+                 r.footer_bytes + 48 + r.garbage_bytes;
+  for (const auto &c : r.columns) sum += c.data_bytes + c.directory_bytes;
+  for (const auto &i : r.indexes) sum += i.bytes;
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("store: the storage report's bytes by column and index add up to the file", "[store][storage]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);  // two commits of rows, then a delete: garbage and deletion vectors
+  open_options owner;
+  owner.key = key_bytes('O');
+  auto r = storage_of_store(t, owner);
+  REQUIRE(r);
+  CHECK(r->bytes == t.bytes.size());
+  CHECK(r->garbage_bytes > 0);
+  CHECK(r->deletion_bytes > 0);
+  CHECK(r->meta_bytes > 0);
+  CHECK(r->segment_frame_bytes > 6 * 32);
+  CHECK(parts_of(*r) == r->bytes);
+  CHECK(r->segments == 6);
+  CHECK(r->max_segments_per_partition == 2);
+  CHECK(r->segments_per_partition == 2.0);
+  // By column and index: the same as the table the owner reads (file::storage, all segments).
+  auto f = open_with(t, key_bytes('O'));
+  REQUIRE(f);
+  auto s = f->storage();
+  REQUIRE(s);
+  REQUIRE(r->columns.size() == 5);
+  for (size_t c = 0; c < 5; ++c) {
+    CHECK(r->columns[c].name == s->columns[c].name);
+    CHECK(r->columns[c].data_bytes == s->columns[c].data_bytes);
+    CHECK(r->columns[c].directory_bytes == s->columns[c].directory_bytes);
+    CHECK(r->columns[c].data_bytes > 0);
+  }
+  REQUIRE(r->indexes.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(r->indexes[i].column == s->indexes[i].column);
+    CHECK(r->indexes[i].bytes == s->indexes[i].bytes);
+  }
+  // ...each partition's bytes are its segments, deletion vectors and directory pages.
+  uint64_t partitions = 0;
+  for (const auto &p : r->by_partition) partitions += p.bytes;
+  uint64_t segment_parts = r->segment_frame_bytes + r->deletion_bytes + r->directory_bytes;
+  for (const auto &c : r->columns) segment_parts += c.data_bytes + c.directory_bytes;
+  for (const auto &i : r->indexes) segment_parts += i.bytes;
+  CHECK(partitions == segment_parts);
+  const std::string json = to_json(*r);
+  CHECK(json.find("\"columns\":[{\"name\":\"id\",\"dataBytes\":" + std::to_string(r->columns[0].data_bytes)) !=
+        std::string::npos);
+  CHECK(json.find("\"indexes\":[{\"column\":\"id\",\"kind\":\"hash\",\"bytes\":") != std::string::npos);
+  CHECK(json.find("\"maxSegmentsPerPartition\":2") != std::string::npos);
+
+  // Compacted: no garbage, one segment a partition, and still the sum.
+  memory_target fresh;
+  REQUIRE(compact_store(t, fresh, o));
+  auto c = storage_of_store(fresh, owner);
+  REQUIRE(c);
+  CHECK(c->garbage_bytes == 0);
+  CHECK(c->deletion_bytes == 0);
+  CHECK(c->max_segments_per_partition == 1);
+  CHECK(parts_of(*c) == fresh.bytes.size());
+  // A plain file adds up the same way; a partition's key sees its own columns' bytes only.
+  memory_target plain;
+  auto po = options(&keys, false, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 40))->f, po, plain));
+  REQUIRE(append_store(plain, *make_table(rows_text(40, 9))->f, po));
+  auto p = storage_of_store(plain);
+  REQUIRE(p);
+  CHECK(parts_of(*p) == plain.bytes.size());
+  open_options north;
+  north.key = keys.bytes_of("north");
+  auto n = storage_of_store(t, north);
+  REQUIRE(n);
+  CHECK(n->by_partition.size() == 1);
+  CHECK(n->columns[0].data_bytes < r->columns[0].data_bytes);
+  CHECK(parts_of(*n) == n->bytes);
+}
+
+TEST_CASE("store: file info's JSON holds version 2's members; a partition's key knows the column", "[store][info]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);
+  auto owner = open_with(t, key_bytes('O'));
+  REQUIRE(owner);
+  const std::string j = to_json(owner->info());
+  CHECK(j.find(",\"commit\":3,\"sealed\":true,\"partitionBy\":\"clinic\",\"partitions\":3,\"partitionsRead\":3,"
+               "\"segments\":6,\"deletedRows\":8,\"partitionKey\":false}") != std::string::npos);
+  auto south = open_with(t, keys.bytes_of("south"));
+  REQUIRE(south);
+  CHECK(south->info().partition_by == "clinic");
+  CHECK(to_json(south->info()).find("\"partitionBy\":\"clinic\",\"partitions\":3,\"partitionsRead\":1,") !=
+        std::string::npos);
+  CHECK(to_json(south->info()).find("\"partitionKey\":true}") != std::string::npos);
+  // A version-1 file: commit 0, not sealed, no partitions.
+  auto v1 = make_table(rows_text(0, 3));
+  CHECK(to_json(v1->f->info()).find(",\"commit\":0,\"sealed\":false,\"partitionBy\":null,") != std::string::npos);
+}

@@ -132,6 +132,7 @@ struct partition {
   std::optional<crypto::key> data_key;
   std::string value;
   bool null = false;
+  std::string partition_by;  // as its newest directory page names it
   std::vector<segment_entry> segment_list;
   size_t chain = 0;  // directory pages in its chain
   uint64_t directory_bytes = 0;
@@ -294,9 +295,10 @@ result<meta> decode_meta(std::span<const uint8_t> raw) {
 }
 
 /// A partition's directory page: its value, the previous page of its chain, the segments this page
-/// adds (ordinals from `first`), and deletion vectors that replace earlier ones.
+/// adds (ordinals from `first`), deletion vectors that replace earlier ones, and the name of the
+/// column the file is partitioned by (so a partition's key, which cannot open the meta page, knows it).
 std::string encode_directory(const partition &p, const page_ref &prev, size_t first, size_t count,
-                             const std::vector<size_t> &dv_ordinals) {
+                             const std::vector<size_t> &dv_ordinals, std::string_view partition_by) {
   std::string o;
   put_u8(o, p.null ? 1 : 0);
   put_bytes(o, p.value);
@@ -316,6 +318,7 @@ std::string encode_directory(const partition &p, const page_ref &prev, size_t fi
     put_ref(o, p.segment_list[i].deletions);
     put_varint(o, p.segment_list[i].deleted);
   }
+  put_bytes(o, partition_by);
   return o;
 }
 
@@ -538,6 +541,8 @@ result<void> read_directory(const byte_source &src, const state &st, partition &
       p.segment_list[ordinal].deletions = ref;
       p.segment_list[ordinal].deleted = deleted;
     }
+    // The partition column's name (absent from pages written before it was added).
+    if (p.chain == 0 && r.remaining() > 0) p.partition_by = std::string(r.bytes());
     if (r.failed()) return corrupt("a partition directory is malformed", at.offset);
     ++p.chain;
     if (first == 0) break;  // it lists everything before it: older pages are not needed
@@ -722,7 +727,8 @@ result<void> open_store(file::impl &f) {
   f.partition_key = !st->is_owner;
   f.partitions = st->partition_count;
   f.partitions_read = st->parts.size();
-  f.partition_by = st->has_meta ? st->m.partition_by : std::string();
+  // A partition's key cannot open the meta page: its directory names the column.
+  f.partition_by = st->has_meta ? st->m.partition_by : (st->parts.empty() ? std::string() : st->parts[0].partition_by);
   if (segs->empty()) {
     // A file with no rows (or a partition with none): the schema from the meta page.
     if (!st->has_meta) return corrupt("a partition with no segments");
@@ -1004,8 +1010,8 @@ struct committer {
         if (consolidate ? p.segment_list[i].deletions.offset != 0 : p.new_deletions.count(i) > 0) dv.push_back(i);
       }
       page_ref prev = consolidate ? page_ref{} : p.directory;
-      auto ref = buf.object(encode_directory(p, prev, first, p.segment_list.size() - first, dv), KIND_DIRECTORY, k,
-                            st.file_id, o.random);
+      auto ref = buf.object(encode_directory(p, prev, first, p.segment_list.size() - first, dv, st.m.partition_by),
+                            KIND_DIRECTORY, k, st.file_id, o.random);
       if (!ref) return std::move(ref).error();
       p.directory = *ref;
       p.chain = consolidate ? 1 : p.chain + 1;
@@ -1910,9 +1916,9 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
   out.commits = st->commit;
   out.partitions = st->partition_count;
   out.map_bytes = st->map_bytes;
-  uint64_t live = STORE_HEADER + st->map_bytes + st->meta_ref.stored_length + STORE_TAIL;
-  live += st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;  // the footer
+  out.meta_bytes = st->meta_ref.stored_length;
   out.footer_bytes = st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;
+  uint64_t live = STORE_HEADER + out.map_bytes + out.meta_bytes + out.footer_bytes + STORE_TAIL;
   std::sort(st->parts.begin(), st->parts.end(), partition_less);
   for (const auto &p : st->parts) {
     store_report::partition_storage ps;
@@ -1923,7 +1929,9 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
       ps.rows += s.rows - s.deleted;
       ps.deleted_rows += s.deleted;
       ps.bytes += s.length + s.deletions.stored_length;
+      out.deletion_bytes += s.deletions.stored_length;
     }
+    out.max_segments_per_partition = std::max<uint64_t>(out.max_segments_per_partition, ps.segments);
     ps.bytes += p.directory_bytes;
     out.directory_bytes += p.directory_bytes;
     live += ps.bytes;
@@ -1931,6 +1939,42 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
     out.rows += ps.rows;
     out.deleted_rows += ps.deleted_rows;
     out.by_partition.push_back(std::move(ps));
+  }
+  // Bytes by column and index: the live segments read as the table they make (as a query would).
+  if (out.segments > 0) {
+    auto segs = segments_of(source, *st);
+    if (!segs) return std::move(segs).error();
+    file::impl f;
+    f.source = &source;
+    f.size = st->end;
+    f.options = options;
+    if (auto r = load_segments(f, std::move(segs).value()); !r) return std::move(r).error();
+    for (const auto &sg : f.segments) out.segment_frame_bytes += HEADER_SIZE + (sg.length - sg.footer_offset);
+    for (size_t c = 0; c < f.sch.columns.size(); ++c) {
+      auto cd = f.column_directory(c);
+      if (!cd) return std::move(cd).error();
+      store_report::column_bytes cb;
+      cb.name = f.sch.columns[c].name;
+      for (const auto &entry : *cd.value()) {
+        cb.data_bytes += entry.data_bytes;
+        cb.directory_bytes += entry.page_directory.stored_length;
+      }
+      for (const auto &sg : f.segments) cb.directory_bytes += sg.columns[c].directory.stored_length;
+      out.columns.push_back(std::move(cb));
+    }
+    for (size_t i = 0; i < f.indexes.size(); ++i) {
+      store_report::index_bytes ib;
+      ib.column = f.sch.columns[f.indexes[i].column].name;
+      ib.kind = f.indexes[i].kind;
+      for (size_t seg = 0; seg < f.segments.size(); ++seg) {
+        auto root = f.load_index_root(i, seg);
+        if (!root) return std::move(root).error();
+        ib.bytes += f.segments[seg].index_roots[i].stored_length;
+        for (const auto &l : root.value()->leaves) ib.bytes += l.ref.stored_length;
+        for (const auto &b : root.value()->blooms) ib.bytes += b.ref.stored_length;
+      }
+      out.indexes.push_back(std::move(ib));
+    }
   }
   out.live_bytes = std::min(live, out.bytes);
   out.garbage_bytes = out.bytes - out.live_bytes;
@@ -1947,8 +1991,28 @@ std::string to_json(const store_report &r) {
       ",\"partitions\":" + std::to_string(r.partitions) + ",\"segments\":" + std::to_string(r.segments) +
       ",\"rows\":" + std::to_string(r.rows) + ",\"deletedRows\":" + std::to_string(r.deleted_rows) +
       ",\"mapBytes\":" + std::to_string(r.map_bytes) + ",\"directoryBytes\":" + std::to_string(r.directory_bytes) +
-      ",\"footerBytes\":" + std::to_string(r.footer_bytes) + ",\"segmentsPerPartition\":";
+      ",\"footerBytes\":" + std::to_string(r.footer_bytes) + ",\"metaBytes\":" + std::to_string(r.meta_bytes) +
+      ",\"deletionBytes\":" + std::to_string(r.deletion_bytes) +
+      ",\"segmentFrameBytes\":" + std::to_string(r.segment_frame_bytes) + ",\"columns\":[";
+  for (size_t i = 0; i < r.columns.size(); ++i) {
+    if (i) o.push_back(',');
+    o += "{\"name\":";
+    json::append_quoted(o, r.columns[i].name);
+    o += ",\"dataBytes\":" + std::to_string(r.columns[i].data_bytes) +
+         ",\"directoryBytes\":" + std::to_string(r.columns[i].directory_bytes) + "}";
+  }
+  o += "],\"indexes\":[";
+  for (size_t i = 0; i < r.indexes.size(); ++i) {
+    if (i) o.push_back(',');
+    o += "{\"column\":";
+    json::append_quoted(o, r.indexes[i].column);
+    o += ",\"kind\":\"";
+    o += index_kind_name(r.indexes[i].kind);
+    o += "\",\"bytes\":" + std::to_string(r.indexes[i].bytes) + "}";
+  }
+  o += "],\"segmentsPerPartition\":";
   append_double(o, r.segments_per_partition);
+  o += ",\"maxSegmentsPerPartition\":" + std::to_string(r.max_segments_per_partition);
   o += ",\"compactionPays\":";
   o += r.compaction_pays ? "true" : "false";
   o += ",\"byPartition\":[";
