@@ -357,18 +357,8 @@ export class QuireFile extends Handle<FormatFileHandle> {
   constructor(token: typeof INTERNAL, handle: FormatFileHandle, onClose?: () => void) {
     checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
-    const store = handle.storeInfo();
-    this.#info = {
-      ...(JSON.parse(handle.info()) as FileInfo),
-      commit: store.commit,
-      sealed: store.sealed,
-      partitionBy: store.partitionBy || null,
-      partitions: store.partitions,
-      partitionsRead: store.partitionsRead,
-      segments: store.segments,
-      deletedRows: store.deletedRows,
-      partitionKey: store.partitionKey,
-    };
+    // Core's to_json(file_info) holds version 2's members too: the bytes `quire inspect` prints.
+    this.#info = JSON.parse(handle.info()) as FileInfo;
     this.#onClose = onClose;
   }
 
