@@ -1647,6 +1647,7 @@ struct segment_resealer {
   const sealing &to;
   int level = DEFAULT_COMPRESSION_LEVEL;
   ZSTD_CCtx *cctx = nullptr;                   // the commit's, for the directories rewritten
+  ZSTD_DCtx *dctx = nullptr;                   // one for every segment (a one-shot call makes its own)
   std::map<uint64_t, segment_object> objects;  // by offset within the segment
   uint64_t footer_offset = 0;
   uint64_t pages = 0, page_bytes = 0;  // pages re-sealed as they were, and their stored bytes
@@ -1682,7 +1683,7 @@ struct segment_resealer {
       if (plain->size() != ref.raw_length) return damaged("a directory of a segment: sizes differ", ref.offset);
       std::memcpy(out.data(), plain->data(), plain->size());
     } else {
-      size_t n = ZSTD_decompress(out.data(), out.size(), plain->data(), plain->size());
+      size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), plain->data(), plain->size());
       if (ZSTD_isError(n) || n != ref.raw_length)
         return damaged("a directory of a segment does not decompress", ref.offset);
     }
@@ -1823,6 +1824,7 @@ result<store_result> reseal_store(append_target &source, append_target &fresh, c
   std::vector<partition> parts = std::move(c.st.parts);
   c.st.parts.clear();
   uint64_t rows = 0, segments = 0;
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> dctx{ZSTD_createDCtx(), ZSTD_freeDCtx};
   for (auto &p : parts) {
     const bool redo = !only || (p.null == only_null && p.value == *only);
     partition q;
@@ -1869,7 +1871,8 @@ result<store_result> reseal_store(append_target &source, append_target &fresh, c
         to.key = *q.data_key;
         to.file_id = c.st.file_id;
         to.salt = t.salt;
-        segment_resealer rs{source, s.base, s.length, from, to, c.st.m.level, c.buf.cctx.get(), {}, 0, 0, 0};
+        segment_resealer rs{source,           s.base,     s.length, from, to, c.st.m.level,
+                            c.buf.cctx.get(), dctx.get(), {},       0,    0,  0};
         auto made = rs.run();
         if (!made) return std::move(made).error();
         bytes = std::move(made).value();
