@@ -65,6 +65,11 @@ run 0 "the updated row" -- query s.quire --key owner.key --find id=150 --columns
 says '{"name":"Renamed"}' "updated row"
 run 0 "storage report" -- inspect s.quire --storage --key owner.key
 grep -q '"compactionPays":true' out.txt || fail "storage report: compaction should pay after deletes"
+grep -q '"columns":\[{"name":"id","dataBytes":[0-9]*,"directoryBytes":[0-9]*},' out.txt || fail "storage report: no bytes by column"
+grep -q '"maxSegmentsPerPartition":[0-9]' out.txt || fail "storage report: no segments a partition's query touches"
+run 0 "inspect with a partition's key" -- inspect s.quire --json --key keys/north.key
+grep -q '"partitionBy":"clinic","partitions":4,"partitionsRead":1,' out.txt || fail "a partition's key: partitionBy and partitions: $(cat out.txt)"
+grep -q '"partitionKey":true}$' out.txt || fail "a partition's key: partitionKey"
 before=$(stat -c %s s.quire)
 run 0 "compact" -- compact s.quire --key owner.key
 (($(stat -c %s s.quire) < before)) || fail "compaction did not shrink the file"
