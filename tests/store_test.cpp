@@ -1040,3 +1040,27 @@ TEST_CASE("store: file info's JSON holds version 2's members; a partition's key 
   auto v1 = make_table(rows_text(0, 3));
   CHECK(to_json(v1->f->info()).find(",\"commit\":0,\"sealed\":false,\"partitionBy\":null,") != std::string::npos);
 }
+
+TEST_CASE("store: re-sealing an unpartitioned file sealed by a passphrase", "[store][reseal]") {
+  memory_target t;
+  auto o = options(nullptr, false, false);
+  o.owner_passphrase = "correct horse battery staple";
+  o.cost = {1, 64 << 10};
+  REQUIRE(create_store(*make_table(rows_text(0, 40))->f, o, t));
+  REQUIRE(append_store(t, *make_table(rows_text(40, 5))->f, o));
+  memory_target fresh;
+  auto r = reseal_store(t, fresh, o);
+  REQUIRE(r);
+  CHECK(r->segments_written == 2);
+  auto before = open_with(t, {}, "correct horse battery staple");
+  auto after = open_with(fresh, {}, "correct horse battery staple");
+  REQUIRE(before);
+  REQUIRE(after);
+  CHECK(all_rows(*after) == all_rows(*before));
+  CHECK(after->info().commit == 1);
+  memory_target other;
+  auto only = reseal_store(t, other, o, std::string("north"));  // no partitions to name
+  REQUIRE(!only);
+  CHECK(only.error().code == error_code::INVALID_ARGUMENT);
+  for (std::string_view s : {"Okafor", "north", "clinic"}) CHECK_FALSE(contains(fresh.bytes, s));
+}
