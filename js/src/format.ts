@@ -34,21 +34,9 @@ interface ColumnRecord {
   textLength: number;
   offsets: number;
 }
-/** The version-2 members of a file's info (wasm/bind_format.cpp store_info_record). */
-interface StoreInfoRecord {
-  commit: number;
-  sealed: boolean;
-  partitionBy: string;
-  partitions: number;
-  partitionsRead: number;
-  segments: number;
-  deletedRows: number;
-  partitionKey: boolean;
-}
 interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
-  storeInfo(): StoreInfoRecord;
   query(queryJson: string, form: RowText): TextResult;
   find(column: string, keyJson: string, queryJson: string, form: RowText): TextResult;
   count(queryJson: string): NumberResult;
