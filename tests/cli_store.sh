@@ -2,7 +2,7 @@
 # Growing and sealed .quire files on the command line (ctest cli_store, native only): keygen,
 # convert --store/--owner-key/--partition-by/--keys-dir, each key reading what it may (and the
 # exit codes of a missing, wrong or malformed key), append (a new partition's key made), delete,
-# update, compact, key rotation, inspect --storage; no plaintext in a sealed file; a writer's lock;
+# update, compact, key rotation, re-sealing, inspect --storage; no plaintext in a sealed file; a writer's lock;
 # and appends killed with SIGKILL at random moments, after which the file opens at a whole commit.
 #   tests/cli_store.sh path/to/quire
 set -uo pipefail
@@ -65,6 +65,11 @@ run 0 "the updated row" -- query s.quire --key owner.key --find id=150 --columns
 says '{"name":"Renamed"}' "updated row"
 run 0 "storage report" -- inspect s.quire --storage --key owner.key
 grep -q '"compactionPays":true' out.txt || fail "storage report: compaction should pay after deletes"
+grep -q '"columns":\[{"name":"id","dataBytes":[0-9]*,"directoryBytes":[0-9]*},' out.txt || fail "storage report: no bytes by column"
+grep -q '"maxSegmentsPerPartition":[0-9]' out.txt || fail "storage report: no segments a partition's query touches"
+run 0 "inspect with a partition's key" -- inspect s.quire --json --key keys/north.key
+grep -q '"partitionBy":"clinic","partitions":4,"partitionsRead":1,' out.txt || fail "a partition's key: partitionBy and partitions: $(cat out.txt)"
+grep -q '"partitionKey":true}$' out.txt || fail "a partition's key: partitionKey"
 before=$(stat -c %s s.quire)
 run 0 "compact" -- compact s.quire --key owner.key
 (($(stat -c %s s.quire) < before)) || fail "compaction did not shrink the file"
@@ -85,6 +90,30 @@ cmp -s keys/east.key east.old && fail "the partition's key file did not change"
 run 2 "the partition's old key" -- query s.quire --key east.old --count
 run 0 "the partition's new key" -- query s.quire --key keys/east.key --count
 says 167 "east after its key's rotation"
+
+# Re-sealing: every page under new data keys (the old file replaced), the same rows for every key.
+run 0 "rows before re-sealing" -- query s.quire --key new.key --order id --csv
+cp out.txt rows.before
+cp s.quire s.before
+run 2 "re-sealing a partitioned file needs its keys folder" -- keys rotate s.quire --key new.key --reseal
+has "keys folder" "reseal without keys"
+cmp -s s.quire s.before || fail "a refused re-seal changed the file"
+run 0 "re-seal every partition" -- keys rotate s.quire --key new.key --reseal --keys-dir keys
+grep -qF "re-sealed, 530 rows in 4 segments under new data keys" out.txt || fail "reseal message: $(cat out.txt)"
+cmp -s s.quire s.before && fail "re-sealing left the file as it was"
+ls s.quire.reseal-* >/dev/null 2>&1 && fail "re-sealing left its temporary file"
+run 0 "rows after re-sealing" -- query s.quire --key new.key --order id --csv
+cmp -s out.txt rows.before || fail "re-sealing changed the rows"
+run 0 "a partition key after re-sealing" -- query s.quire --key keys/east.key --count
+says 167 "east after re-sealing"
+run 0 "re-seal one partition" -- keys rotate s.quire --key new.key --reseal --partition south --keys-dir keys
+grep -qF "re-sealed, 167 rows in 1 segments" out.txt || fail "reseal one partition: $(cat out.txt)"
+run 0 "south after its re-seal" -- query s.quire --key keys/south.key --count
+says 167 "south after its re-seal"
+run 2 "re-seal a partition the file does not hold" -- keys rotate s.quire --key new.key --reseal --partition nowhere --keys-dir keys
+has "no partition" "reseal of an unknown partition"
+run 2 "re-seal with a partition's key" -- keys rotate s.quire --key keys/north.key --reseal --keys-dir keys
+has "KEY_REQUIRED" "reseal needs the owner"
 
 run 0 "a passphrase-sealed file" -- convert a.ndjson p.quire --passphrase-file <(printf 'open sesame\n')
 run 0 "opened by its passphrase" -- query p.quire --passphrase-file <(printf 'open sesame') --count

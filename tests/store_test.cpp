@@ -140,6 +140,168 @@ bool contains(const std::vector<uint8_t> &hay, std::string_view needle) {
   return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
 }
 
+// --- reading a sealed store's keys by hand, from docs/format.md section 10 (tests of re-sealing) ---
+
+struct raw_reader {
+  const std::vector<uint8_t> &b;
+  size_t at;
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const uint8_t x = b.at(at++);
+      v |= uint64_t{x & 0x7fu} << shift;
+      if (!(x & 0x80)) break;
+    }
+    return v;
+  }
+  uint64_t fixed(size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t{b.at(at + i)} << (8 * i);
+    at += n;
+    return v;
+  }
+  std::vector<uint8_t> take(size_t n) {
+    REQUIRE(at + n <= b.size());
+    std::vector<uint8_t> out(b.begin() + static_cast<std::ptrdiff_t>(at),
+                             b.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+    return out;
+  }
+  struct ref {
+    uint64_t offset, stored, raw;
+    uint8_t compression;
+  };
+  ref page_ref() {
+    ref r{};
+    r.offset = varint();
+    r.stored = varint();
+    r.raw = varint();
+    fixed(4);
+    r.compression = static_cast<uint8_t>(fixed(1));
+    return r;
+  }
+};
+
+std::vector<uint8_t> bytes_with(std::vector<uint8_t> a, const std::vector<uint8_t> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+std::vector<uint8_t> u64_bytes(uint64_t v) {
+  std::vector<uint8_t> o(8);
+  for (int i = 0; i < 8; ++i) o[i] = static_cast<uint8_t>(v >> (8 * i));
+  return o;
+}
+
+/// `u8[24] nonce || ciphertext || tag` opened under `k` with `associated`, or nullopt.
+std::optional<std::vector<uint8_t>> open_nonce_first(const std::vector<uint8_t> &sealed, const crypto::key &k,
+                                                     const std::vector<uint8_t> &associated) {
+  if (sealed.size() < crypto::NONCE_BYTES + crypto::TAG_BYTES) return std::nullopt;
+  crypto::nonce n;
+  std::copy(sealed.begin(), sealed.begin() + crypto::NONCE_BYTES, n.begin());
+  std::vector<uint8_t> out(sealed.size() - crypto::NONCE_BYTES - crypto::TAG_BYTES);
+  std::span<const uint8_t> body(sealed.data() + crypto::NONCE_BYTES, sealed.size() - crypto::NONCE_BYTES);
+  if (!crypto::open(out, body, associated, n, k)) return std::nullopt;
+  return out;
+}
+
+/// A sealed store's partitions as the owner (key file `owner`) sees them, parsed from the bytes:
+/// each one's data key and its segments' (base, footer offset, footer length, salt).
+struct sealed_segment {
+  uint64_t base = 0, length = 0;
+  std::vector<uint8_t> salt;
+};
+struct sealed_partition {
+  crypto::key data_key;
+  std::vector<sealed_segment> segments;
+};
+std::vector<sealed_partition> sealed_partitions(const std::vector<uint8_t> &file, const std::string &owner) {
+  const crypto::key ok =
+      crypto::key_from_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(owner.data()), owner.size()))
+          .value();
+  const std::vector<uint8_t> file_id(file.begin() + 8, file.begin() + 24);
+  raw_reader tail{file, file.size() - 48};
+  const uint64_t footer_offset = tail.fixed(8);
+  raw_reader footer{file, static_cast<size_t>(footer_offset)};
+  footer.fixed(8);                // commit
+  REQUIRE(footer.fixed(1) == 1);  // XChaCha20-Poly1305
+  REQUIRE(footer.fixed(1) == 1);  // an owner key file
+  footer.page_ref();              // meta
+  const auto root = footer.page_ref();
+  REQUIRE(root.compression == 0);  // a root this small is stored raw (under 64 bytes)
+  raw_reader rr{file, static_cast<size_t>(root.offset)};
+  const uint64_t leaves = rr.varint();
+  std::vector<sealed_partition> out;
+  for (uint64_t l = 0; l < leaves; ++l) {
+    rr.take(16);
+    rr.varint();
+    const auto leaf = rr.page_ref();
+    REQUIRE(leaf.compression == 0);  // random tags and wraps: zstd saves less than 1/16
+    raw_reader lr{file, static_cast<size_t>(leaf.offset)};
+    const uint64_t n = lr.varint();
+    for (uint64_t e = 0; e < n; ++e) {
+      const auto tag = lr.take(16);
+      const auto dir = lr.page_ref();
+      for (int i = 0; i < 5; ++i) lr.varint();  // rows, deleted, bytes, segments, chain
+      if (lr.fixed(1)) lr.take(72);             // the partition's wrap
+      const auto wrap = lr.take(72);
+      auto associated = bytes_with(file_id, tag);
+      associated.push_back(7);
+      auto dk = open_nonce_first(wrap, ok, associated);
+      REQUIRE(dk);
+      sealed_partition p{crypto::key_from_bytes(*dk).value(), {}};
+      // Its directory pages (kind 2), sealed under the data key, newest first back to the one
+      // that lists from the first segment.
+      auto page = dir;
+      for (;;) {
+        raw_reader whole{file, static_cast<size_t>(page.offset)};
+        auto sealed = whole.take(static_cast<size_t>(page.stored));
+        auto dir_ad = bytes_with(file_id, u64_bytes(page.offset));
+        dir_ad.push_back(2);
+        auto plain = open_nonce_first(sealed, p.data_key, dir_ad);
+        REQUIRE(plain);
+        REQUIRE(page.compression == 0);  // a few segments' entries: under 64 bytes or incompressible salts
+        raw_reader d{*plain, 0};
+        d.fixed(1);
+        d.take(static_cast<size_t>(d.varint()));  // the value
+        const auto previous = d.page_ref();
+        const uint64_t first = d.varint(), count = d.varint();
+        std::vector<sealed_segment> these;
+        for (uint64_t s = 0; s < count; ++s) {
+          sealed_segment sg;
+          sg.base = d.varint();
+          sg.length = d.varint();
+          d.varint();  // rows
+          sg.salt = d.take(16);
+          these.push_back(std::move(sg));
+        }
+        p.segments.insert(p.segments.begin(), these.begin(), these.end());
+        if (first == 0) break;
+        page = previous;
+      }
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+/// Whether `k` opens the footer of segment `s` of `file` (nonce salt || offset, kind 1).
+bool opens_segment_footer(const std::vector<uint8_t> &file, const sealed_segment &s, const crypto::key &k) {
+  raw_reader tail{file, static_cast<size_t>(s.base + s.length - 24)};
+  const uint64_t at = tail.fixed(8);
+  const uint64_t length = tail.fixed(4);
+  raw_reader fr{file, static_cast<size_t>(s.base + at)};
+  const auto sealed = fr.take(static_cast<size_t>(length));
+  crypto::nonce n;
+  std::copy(s.salt.begin(), s.salt.end(), n.begin());
+  const auto off = u64_bytes(at);
+  std::copy(off.begin(), off.end(), n.begin() + 16);
+  const std::vector<uint8_t> file_id(file.begin() + 8, file.begin() + 24);
+  auto associated = bytes_with(bytes_with(file_id, s.salt), off);
+  associated.push_back(1);
+  std::vector<uint8_t> out(sealed.size() - crypto::TAG_BYTES);
+  return static_cast<bool>(crypto::open(out, sealed, associated, n, k));
+}
+
 }  // namespace
 
 TEST_CASE("store: a plain file created, appended to and read as one table", "[store]") {
@@ -576,3 +738,329 @@ TEST_CASE("store: on disk, a reader keeps its version while a writer appends; wr
   std::filesystem::remove(path);
 }
 #endif
+
+namespace {
+
+bool same_key(const crypto::key &a, const crypto::key &b) {
+  return std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin());
+}
+
+// A sealed, partitioned store with indexes, three commits and deleted rows.
+void grown_store(memory_keys &keys, memory_target &t, store_options &o) {
+  o = options(&keys, true, true);
+  o.write.indexes = {{"id", index_kind::hash}, {"name", index_kind::text}, {"seen", index_kind::sorted}};
+  REQUIRE(create_store(*make_table(rows_text(0, 90))->f, o, t));
+  REQUIRE(append_store(t, *make_table(rows_text(90, 30))->f, o));
+  REQUIRE(delete_rows(t, parse_expression("id < 7 or id = 100").value(), o));
+}
+
+}  // namespace
+
+TEST_CASE("store: re-sealing puts every page under new data keys, bytes unchanged in length", "[store][reseal]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);
+  const auto before = t.bytes;
+  auto f = open_with(t, key_bytes('O'));
+  REQUIRE(f);
+  const std::string rows = all_rows(*f);
+  CHECK(f->row_count() == 120 - 8);
+  auto old_storage = f->storage();
+  REQUIRE(old_storage);
+  const auto old_parts = sealed_partitions(t.bytes, key_bytes('O'));
+  REQUIRE(old_parts.size() == 3);
+
+  memory_target fresh;
+  auto r = reseal_store(t, fresh, o);
+  REQUIRE(r);
+  CHECK(r->rows == 120 - 8);
+  CHECK(r->segments_written == 6);  // 3 partitions, 2 commits of rows each
+  CHECK(t.bytes == before);         // the old file is only read
+
+  auto g = open_with(fresh, key_bytes('O'));
+  REQUIRE(g);
+  CHECK(all_rows(*g) == rows);
+  CHECK(g->info().commit == 1);
+  CHECK(g->info().segments == 6);
+  CHECK(g->find("id", value::of(int64_t{50}), {"name"}).value().value() == "{\"name\":\"Patient-Okafor-50\"}");
+  CHECK(g->count(rows_where(parse_expression("name contains 'Okafor-11'").value())).value() == 11);
+  for (const char *clinic : {"north", "south", "east"}) {
+    CAPTURE(clinic);
+    auto before_p = open_with(t, keys.bytes_of(clinic));
+    auto after_p = open_with(fresh, keys.bytes_of(clinic));
+    REQUIRE(before_p);
+    REQUIRE(after_p);
+    CHECK(all_rows(*after_p) == all_rows(*before_p));
+  }
+  // Pages kept their stored bytes: the same lengths, column by column and index by index.
+  auto new_storage = g->storage();
+  REQUIRE(new_storage);
+  REQUIRE(new_storage->columns.size() == old_storage->columns.size());
+  for (size_t c = 0; c < new_storage->columns.size(); ++c) {
+    CAPTURE(c);
+    CHECK(new_storage->columns[c].data_bytes == old_storage->columns[c].data_bytes);
+    CHECK(new_storage->columns[c].encoded_bytes == old_storage->columns[c].encoded_bytes);
+    CHECK(new_storage->columns[c].pages == old_storage->columns[c].pages);
+  }
+  REQUIRE(new_storage->indexes.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(new_storage->indexes[i].bloom_bytes == old_storage->indexes[i].bloom_bytes);
+    CHECK(new_storage->indexes[i].leaves == old_storage->indexes[i].leaves);
+  }
+  // Segments' sizes move only by their directories' few bytes (rewritten page_refs).
+  CHECK(fresh.bytes.size() < before.size());
+
+  // New data keys: an old one opens no segment of the new file, a new one opens each.
+  const auto new_parts = sealed_partitions(fresh.bytes, key_bytes('O'));
+  REQUIRE(new_parts.size() == 3);
+  size_t opened = 0;
+  for (const auto &p : new_parts) {
+    for (const auto &q : old_parts) CHECK_FALSE(same_key(p.data_key, q.data_key));
+    for (const auto &s : p.segments) {
+      CHECK(opens_segment_footer(fresh.bytes, s, p.data_key));
+      opened += opens_segment_footer(fresh.bytes, s, p.data_key);
+      for (const auto &q : old_parts) CHECK_FALSE(opens_segment_footer(fresh.bytes, s, q.data_key));
+    }
+  }
+  CHECK(opened == 6);
+  // ...and the test's own reading of the old file is right: the old keys open the old segments.
+  for (const auto &q : old_parts)
+    for (const auto &s : q.segments) CHECK(opens_segment_footer(t.bytes, s, q.data_key));
+  for (std::string_view s : {"Okafor", "north", "south", "clinic"}) CHECK_FALSE(contains(fresh.bytes, s));
+  // The re-sealed file grows as any other.
+  REQUIRE(append_store(fresh, *make_table(rows_text(120, 6))->f, o));
+  auto h = open_with(fresh, keys.bytes_of("east"));
+  REQUIRE(h);
+  CHECK(h->count(rows_where(parse_expression("id >= 120").value())).value() == 2);
+}
+
+TEST_CASE("store: re-sealing one partition leaves the others' keys and bytes", "[store][reseal]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);
+  auto old_parts = sealed_partitions(t.bytes, key_bytes('O'));
+  memory_target fresh;
+  auto r = reseal_store(t, fresh, o, std::string("south"));
+  REQUIRE(r);
+  CHECK(r->segments_written == 2);
+  CHECK(r->rows == 40 - 3);  // south: ids 1, 4, 7, ...; 1, 4 and 100 deleted
+  auto f = open_with(t, key_bytes('O'));
+  auto g = open_with(fresh, key_bytes('O'));
+  REQUIRE(f);
+  REQUIRE(g);
+  CHECK(all_rows(*g) == all_rows(*f));
+  auto new_parts = sealed_partitions(fresh.bytes, key_bytes('O'));
+  REQUIRE(new_parts.size() == 3);
+  // The map is in tag order in both files: the same partitions at the same places.
+  size_t changed = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const bool same = same_key(new_parts[i].data_key, old_parts[i].data_key);
+    changed += !same;
+    for (const auto &s : new_parts[i].segments)
+      CHECK(opens_segment_footer(fresh.bytes, s, old_parts[i].data_key) == same);
+  }
+  CHECK(changed == 1);
+  auto south = open_with(fresh, keys.bytes_of("south"));
+  REQUIRE(south);
+  CHECK(south->row_count() == 37);
+  auto missing = reseal_store(t, fresh, o, std::string("west"));
+  REQUIRE(!missing);
+  CHECK(missing.error().code == error_code::INVALID_ARGUMENT);
+}
+
+TEST_CASE("store: a crash mid-reseal leaves the old file; bad re-seals are typed errors", "[store][reseal]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);
+  const auto before = t.bytes;
+  const std::string rows = [&] {
+    auto f = open_with(t, key_bytes('O'));
+    REQUIRE(f);
+    return all_rows(*f);
+  }();
+  memory_target whole;
+  auto made = reseal_store(t, whole, o);
+  if (!made) FAIL(made.error().message << " at " << made.error().offset);
+  const size_t n = whole.bytes.size();
+  for (size_t k = 0; k < n; k += std::max<size_t>(1, n / 40)) {
+    CAPTURE(k);
+    memory_target crashed;
+    crashed.fail_after = k;
+    auto r = reseal_store(t, crashed, o);
+    REQUIRE(!r);
+    CHECK(r.error().code == error_code::IO_ERROR);
+    CHECK(t.bytes == before);
+    CHECK_FALSE(open_with(crashed, key_bytes('O')));  // never renamed over the old file
+  }
+  auto f = open_with(t, key_bytes('O'));
+  REQUIRE(f);
+  CHECK(all_rows(*f) == rows);
+
+  memory_target fresh;
+  auto as_partition = o;
+  as_partition.owner_key = keys.bytes_of("north");
+  auto r = reseal_store(t, fresh, as_partition);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::KEY_REQUIRED);
+  auto no_keys = o;
+  no_keys.keys = nullptr;
+  r = reseal_store(t, fresh, no_keys);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+  memory_keys other;  // keys of another file
+  for (const char *c : {"north", "south", "east"})
+    other.keys[c] = crypto::key_from_bytes(std::vector<uint8_t>(32, 9)).value();
+  auto wrong_keys = o;
+  wrong_keys.keys = &other;
+  r = reseal_store(t, fresh, wrong_keys);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::WRONG_KEY);
+  memory_target plain;
+  auto po = options(&keys, false, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 9))->f, po, plain));
+  r = reseal_store(plain, fresh, po);
+  REQUIRE(!r);
+  CHECK(r.error().code == error_code::INVALID_ARGUMENT);
+  CHECK(fresh.bytes.empty());
+  // A tampered page of the old file is refused, not carried over.
+  memory_target tampered(before);
+  tampered.bytes[200] ^= 1;
+  r = reseal_store(tampered, fresh, o);
+  REQUIRE(!r);
+  CHECK((r.error().code == error_code::CORRUPT_BLOCK || r.error().code == error_code::CORRUPT_FILE));
+}
+
+namespace {
+
+/// The parts of a storage report, added up as store.h says they add up to the file.
+uint64_t parts_of(const store_report &r) {
+  uint64_t sum = 32 + r.segment_frame_bytes + r.deletion_bytes + r.directory_bytes + r.map_bytes + r.meta_bytes +
+                 r.footer_bytes + 48 + r.garbage_bytes;
+  for (const auto &c : r.columns) sum += c.data_bytes + c.directory_bytes;
+  for (const auto &i : r.indexes) sum += i.bytes;
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("store: the storage report's bytes by column and index add up to the file", "[store][storage]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);  // two commits of rows, then a delete: garbage and deletion vectors
+  open_options owner;
+  owner.key = key_bytes('O');
+  auto r = storage_of_store(t, owner);
+  REQUIRE(r);
+  CHECK(r->bytes == t.bytes.size());
+  CHECK(r->garbage_bytes > 0);
+  CHECK(r->deletion_bytes > 0);
+  CHECK(r->meta_bytes > 0);
+  CHECK(r->segment_frame_bytes > 6 * 32);
+  CHECK(parts_of(*r) == r->bytes);
+  CHECK(r->segments == 6);
+  CHECK(r->max_segments_per_partition == 2);
+  CHECK(r->segments_per_partition == 2.0);
+  // By column and index: the same as the table the owner reads (file::storage, all segments).
+  auto f = open_with(t, key_bytes('O'));
+  REQUIRE(f);
+  auto s = f->storage();
+  REQUIRE(s);
+  REQUIRE(r->columns.size() == 5);
+  for (size_t c = 0; c < 5; ++c) {
+    CHECK(r->columns[c].name == s->columns[c].name);
+    CHECK(r->columns[c].data_bytes == s->columns[c].data_bytes);
+    CHECK(r->columns[c].directory_bytes == s->columns[c].directory_bytes);
+    CHECK(r->columns[c].data_bytes > 0);
+  }
+  REQUIRE(r->indexes.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(r->indexes[i].column == s->indexes[i].column);
+    CHECK(r->indexes[i].bytes == s->indexes[i].bytes);
+  }
+  // ...each partition's bytes are its segments, deletion vectors and directory pages.
+  uint64_t partitions = 0;
+  for (const auto &p : r->by_partition) partitions += p.bytes;
+  uint64_t segment_parts = r->segment_frame_bytes + r->deletion_bytes + r->directory_bytes;
+  for (const auto &c : r->columns) segment_parts += c.data_bytes + c.directory_bytes;
+  for (const auto &i : r->indexes) segment_parts += i.bytes;
+  CHECK(partitions == segment_parts);
+  const std::string json = to_json(*r);
+  CHECK(json.find("\"columns\":[{\"name\":\"id\",\"dataBytes\":" + std::to_string(r->columns[0].data_bytes)) !=
+        std::string::npos);
+  CHECK(json.find("\"indexes\":[{\"column\":\"id\",\"kind\":\"hash\",\"bytes\":") != std::string::npos);
+  CHECK(json.find("\"maxSegmentsPerPartition\":2") != std::string::npos);
+
+  // Compacted: no garbage, one segment a partition, and still the sum.
+  memory_target fresh;
+  REQUIRE(compact_store(t, fresh, o));
+  auto c = storage_of_store(fresh, owner);
+  REQUIRE(c);
+  CHECK(c->garbage_bytes == 0);
+  CHECK(c->deletion_bytes == 0);
+  CHECK(c->max_segments_per_partition == 1);
+  CHECK(parts_of(*c) == fresh.bytes.size());
+  // A plain file adds up the same way; a partition's key sees its own columns' bytes only.
+  memory_target plain;
+  auto po = options(&keys, false, true);
+  REQUIRE(create_store(*make_table(rows_text(0, 40))->f, po, plain));
+  REQUIRE(append_store(plain, *make_table(rows_text(40, 9))->f, po));
+  auto p = storage_of_store(plain);
+  REQUIRE(p);
+  CHECK(parts_of(*p) == plain.bytes.size());
+  open_options north;
+  north.key = keys.bytes_of("north");
+  auto n = storage_of_store(t, north);
+  REQUIRE(n);
+  CHECK(n->by_partition.size() == 1);
+  CHECK(n->columns[0].data_bytes < r->columns[0].data_bytes);
+  CHECK(parts_of(*n) == n->bytes);
+}
+
+TEST_CASE("store: file info's JSON holds version 2's members; a partition's key knows the column", "[store][info]") {
+  memory_keys keys;
+  memory_target t;
+  store_options o;
+  grown_store(keys, t, o);
+  auto owner = open_with(t, key_bytes('O'));
+  REQUIRE(owner);
+  const std::string j = to_json(owner->info());
+  CHECK(j.find(",\"commit\":3,\"sealed\":true,\"partitionBy\":\"clinic\",\"partitions\":3,\"partitionsRead\":3,"
+               "\"segments\":6,\"deletedRows\":8,\"partitionKey\":false}") != std::string::npos);
+  auto south = open_with(t, keys.bytes_of("south"));
+  REQUIRE(south);
+  CHECK(south->info().partition_by == "clinic");
+  CHECK(to_json(south->info()).find("\"partitionBy\":\"clinic\",\"partitions\":3,\"partitionsRead\":1,") !=
+        std::string::npos);
+  CHECK(to_json(south->info()).find("\"partitionKey\":true}") != std::string::npos);
+  // A version-1 file: commit 0, not sealed, no partitions.
+  auto v1 = make_table(rows_text(0, 3));
+  CHECK(to_json(v1->f->info()).find(",\"commit\":0,\"sealed\":false,\"partitionBy\":null,") != std::string::npos);
+}
+
+TEST_CASE("store: re-sealing an unpartitioned file sealed by a passphrase", "[store][reseal]") {
+  memory_target t;
+  auto o = options(nullptr, false, false);
+  o.owner_passphrase = "correct horse battery staple";
+  o.cost = {1, 64 << 10};
+  REQUIRE(create_store(*make_table(rows_text(0, 40))->f, o, t));
+  REQUIRE(append_store(t, *make_table(rows_text(40, 5))->f, o));
+  memory_target fresh;
+  auto r = reseal_store(t, fresh, o);
+  REQUIRE(r);
+  CHECK(r->segments_written == 2);
+  auto before = open_with(t, {}, "correct horse battery staple");
+  auto after = open_with(fresh, {}, "correct horse battery staple");
+  REQUIRE(before);
+  REQUIRE(after);
+  CHECK(all_rows(*after) == all_rows(*before));
+  CHECK(after->info().commit == 1);
+  memory_target other;
+  auto only = reseal_store(t, other, o, std::string("north"));  // no partitions to name
+  REQUIRE(!only);
+  CHECK(only.error().code == error_code::INVALID_ARGUMENT);
+  for (std::string_view s : {"Okafor", "north", "clinic"}) CHECK_FALSE(contains(fresh.bytes, s));
+}

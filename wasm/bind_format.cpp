@@ -99,16 +99,6 @@ struct column_record {
   double valid = 0, numbers = 0, ints = 0, text = 0, text_length = 0, offsets = 0;  // heap pointers (0: none)
 };
 
-/// What file_info says of a version-2 file beyond what to_json(file_info) writes (core does not
-/// write these members yet): the wrapper adds them to info().
-struct store_info_record {
-  double commit = 0;
-  bool sealed = false;
-  std::string partition_by;
-  double partitions = 0, partitions_read = 0, segments = 0, deleted_rows = 0;
-  bool partition_key = false;
-};
-
 class format_file {
  public:
   /// `key` (32 bytes, the owner's or a partition's) or `passphrase` opens a sealed file; "" none.
@@ -122,20 +112,6 @@ class format_file {
   error_record error() const { return error_; }
 
   std::string info() const { return fmt::to_json(file_->info()); }
-
-  store_info_record store_info() const {
-    auto i = file_->info();
-    store_info_record r;
-    r.commit = static_cast<double>(i.commit);
-    r.sealed = i.sealed;
-    r.partition_by = i.partition_by;
-    r.partitions = static_cast<double>(i.partitions);
-    r.partitions_read = static_cast<double>(i.partitions_read);
-    r.segments = static_cast<double>(i.segments);
-    r.deleted_rows = static_cast<double>(i.deleted_rows);
-    r.partition_key = i.partition_key;
-    return r;
-  }
 
   /// The rows in the row text core names `form` (fmt::row_text_named: ndjson, array, csv, cells).
   text_result query(const std::string &query_json, const std::string &form) {
@@ -424,20 +400,10 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .field("text", &column_record::text)
       .field("textLength", &column_record::text_length)
       .field("offsets", &column_record::offsets);
-  value_object<store_info_record>("FormatStoreInfo")
-      .field("commit", &store_info_record::commit)
-      .field("sealed", &store_info_record::sealed)
-      .field("partitionBy", &store_info_record::partition_by)
-      .field("partitions", &store_info_record::partitions)
-      .field("partitionsRead", &store_info_record::partitions_read)
-      .field("segments", &store_info_record::segments)
-      .field("deletedRows", &store_info_record::deleted_rows)
-      .field("partitionKey", &store_info_record::partition_key);
   class_<format_file>("FormatFile")
       .constructor<uintptr_t, size_t, const std::string &, const std::string &>()
       .function("error", &format_file::error)
       .function("info", &format_file::info)
-      .function("storeInfo", &format_file::store_info)
       .function("query", &format_file::query)
       .function("find", &format_file::find)
       .function("count", &format_file::count)

@@ -234,6 +234,17 @@ class store_file {
     return committed(fmt::compact_store(*target_, *fresh.target_, c->options));
   }
 
+  /// Re-seals the pages into `fresh` (empty) under new data keys: every partition, or (`one`) the
+  /// partition `value` (`is_null`: the null value); the wrapper then puts `fresh` in this one's place.
+  commit_record reseal_into(store_file &fresh, const store_settings &s, val hooks, bool one, const std::string &value,
+                            bool is_null) {
+    auto c = options_from(s, hooks);
+    if (!c) return failed(c.error());
+    std::optional<std::string> only;
+    if (one) only = value;
+    return committed(fmt::reseal_store(*target_, *fresh.target_, c->options, only, is_null));
+  }
+
   /// `new_key` (32 bytes) or `new_passphrase`: the owner's from now on; `s` holds the old one.
   commit_record rotate(const store_settings &s, val hooks, const std::string &new_key,
                        const std::string &new_passphrase) {
@@ -328,6 +339,7 @@ EMSCRIPTEN_BINDINGS(quire_store) {
       .function("remove", &store_file::remove)
       .function("update", &store_file::update)
       .function("compactInto", &store_file::compact_into)
+      .function("resealInto", &store_file::reseal_into)
       .function("rotate", &store_file::rotate)
       .function("storage", &store_file::storage)
       .function("info", &store_file::info);

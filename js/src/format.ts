@@ -34,21 +34,9 @@ interface ColumnRecord {
   textLength: number;
   offsets: number;
 }
-/** The version-2 members of a file's info (wasm/bind_format.cpp store_info_record). */
-interface StoreInfoRecord {
-  commit: number;
-  sealed: boolean;
-  partitionBy: string;
-  partitions: number;
-  partitionsRead: number;
-  segments: number;
-  deletedRows: number;
-  partitionKey: boolean;
-}
 interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
-  storeInfo(): StoreInfoRecord;
   query(queryJson: string, form: RowText): TextResult;
   find(column: string, keyJson: string, queryJson: string, form: RowText): TextResult;
   count(queryJson: string): NumberResult;
@@ -360,18 +348,8 @@ export class QuireFile extends Handle<FormatFileHandle> {
   constructor(token: typeof INTERNAL, handle: FormatFileHandle, onClose?: () => void) {
     checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
-    const store = handle.storeInfo();
-    this.#info = {
-      ...(JSON.parse(handle.info()) as FileInfo),
-      commit: store.commit,
-      sealed: store.sealed,
-      partitionBy: store.partitionBy || null,
-      partitions: store.partitions,
-      partitionsRead: store.partitionsRead,
-      segments: store.segments,
-      deletedRows: store.deletedRows,
-      partitionKey: store.partitionKey,
-    };
+    // Core's to_json(file_info) holds version 2's members too: the bytes `quire inspect` prints.
+    this.#info = JSON.parse(handle.info()) as FileInfo;
     this.#onClose = onClose;
   }
 

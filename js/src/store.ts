@@ -8,7 +8,7 @@ import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
 import { nodeFs, type NodeFs } from './files.js';
-import { format, nodeFileReader, writeOptionsJson, type ColumnDef, type FileInfo, type OpenOptions, type QuireFile, type RangeReader, type Where, type WriteOptions } from './format.js';
+import { format, nodeFileReader, writeOptionsJson, type ColumnDef, type FileInfo, type IndexKind, type OpenOptions, type QuireFile, type RangeReader, type Where, type WriteOptions } from './format.js';
 
 // --- the Embind functions this module binds (wasm/bind_store.cpp) ---------------------------------
 
@@ -55,6 +55,7 @@ interface StoreFileHandle extends EmbindHandle {
   remove(whereJson: string, settings: StoreSettings, hooks: StoreHooks): CommitRecord;
   update(whereJson: string, column: string, valueText: string, settings: StoreSettings, hooks: StoreHooks): CommitRecord;
   compactInto(fresh: StoreFileHandle, settings: StoreSettings, hooks: StoreHooks): CommitRecord;
+  resealInto(fresh: StoreFileHandle, settings: StoreSettings, hooks: StoreHooks, one: boolean, value: string, isNull: boolean): CommitRecord;
   rotate(settings: StoreSettings, hooks: StoreHooks, newKey: Uint8Array, newPassphrase: string): CommitRecord;
   storage(settings: StoreSettings): TextRecord;
   info(settings: StoreSettings): TextRecord;
@@ -137,10 +138,27 @@ export interface StoreStorage {
   rows: number;
   deletedRows: number;
   mapBytes: number;
+  /** The partitions' directory pages. */
   directoryBytes: number;
   footerBytes: number;
+  /** The meta page (schema, partition column, write options). */
+  metaBytes: number;
+  /** Live deletion vectors. */
+  deletionBytes: number;
+  /** Each live segment's 8-byte header, footer and 24-byte tail. */
+  segmentFrameBytes: number;
+  /**
+   * Bytes by column (data pages with dictionaries; page and column directories) and by index
+   * (roots, leaves, Bloom filters), over the live segments. With the others they add up to the
+   * file: bytes = 32 + columns + indexes + segmentFrameBytes + deletionBytes + directoryBytes +
+   * mapBytes + metaBytes + footerBytes + 48 + garbageBytes.
+   */
+  columns: { name: string; dataBytes: number; directoryBytes: number }[];
+  indexes: { column: string; kind: IndexKind; bytes: number }[];
   /** Segments a query of one partition touches on average. */
   segmentsPerPartition: number;
+  /** ...and for the partition with the most. */
+  maxSegmentsPerPartition: number;
   /** Whether compacting would help (deleted rows, garbage, many segments). */
   compactionPays: boolean;
   /** The owner's view; a partition's key sees its own. */
@@ -437,11 +455,34 @@ export class QuireStore extends Handle<StoreFileHandle> {
   /** Rewrites the live rows as one segment per partition, without deleted rows or garbage (every key still opens it). In Node the new file is written beside the old one, then renamed over it. */
   compact(): StoreCommit {
     const h = this.handle;
+    return this.#replace('compact', (fresh) => this.#commit((hooks, s) => h.compactInto(fresh, s, hooks)));
+  }
+
+  /**
+   * Seals every page again under new random data keys (`partition`: that partition's pages only;
+   * null names the null value), without decompressing or decoding them, so a holder of an old
+   * data key opens nothing in the new file; every partition's key still opens its partition. A
+   * partitioned file needs partitionKeys holding each re-sealed partition's key (INVALID_ARGUMENT
+   * without). As compact(), the new file replaces the old one (in Node: written beside it, then
+   * renamed over it); old commits are not carried over. `rows` is the rows re-sealed.
+   */
+  reseal(options: { partition?: string | null } = {}): StoreCommit {
+    const h = this.handle;
+    if (options === null || typeof options !== 'object') throw new TypeError('quire: reseal takes { partition }');
+    const one = 'partition' in options && options.partition !== undefined;
+    const value = one ? options.partition : '';
+    if (value !== null && typeof value !== 'string') throw new TypeError('quire: reseal\'s partition is a value\'s text or null');
+    return this.#replace('reseal', (fresh) => this.#commit((hooks, s) => h.resealInto(fresh, s, hooks, one, value ?? '', value === null)));
+  }
+
+  /** Runs `write` into a new empty file, then puts it in this one's place (Node: renamed over it). */
+  #replace(what: string, write: (fresh: StoreFileHandle) => StoreCommit): StoreCommit {
+    const h = this.handle;
     const m = bindings();
     if (!this.#file) {
       const fresh = m.storeInMemory();
       try {
-        const r = this.#commit((hooks, s) => h.compactInto(fresh, s, hooks));
+        const r = write(fresh);
         h.load(fresh.pointer(), fresh.size());
         return r;
       } finally {
@@ -449,13 +490,13 @@ export class QuireStore extends Handle<StoreFileHandle> {
       }
     }
     const fs = nodeFs() as StoreFs;
-    const temp = `${this.#file.path}.compact-${process.pid}`;
+    const temp = `${this.#file.path}.${what}-${process.pid}`;
     fs.rmSync(temp, { force: true });
     const target = new NodeFileTarget(temp, 'wx+');
     const fresh = m.storeThrough(target);
     let renamed = false;
     try {
-      const r = this.#commit((hooks, s) => h.compactInto(fresh, s, hooks));
+      const r = write(fresh);
       target.close();
       fs.renameSync(temp, this.#file.path);
       renamed = true;

@@ -1,6 +1,6 @@
 // Growing and sealed .quire files in the npm package (store.ts): format.write with store: true,
 // format.open with a key or passphrase, format.store's commits (append, delete, update, compact,
-// rotate) in memory and on a Node file, and the same rows as the CLI both ways: a file the CLI
+// rotate, reseal) in memory and on a Node file, and the same rows as the CLI both ways: a file the CLI
 // seals opens here with the CLI's keys, and a file sealed here opens in the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -178,6 +178,110 @@ test('store: append, delete, update, storage, compact and rotate in memory', () 
   assert.throws(() => s.bytes(), /closed/);
 });
 
+test('store: reseal puts every page under new data keys: the same rows, every key still opens, pages the same length', () => {
+  const { bytes, owner, keys } = sealedFile();
+  const s = format.store(bytes, { ownerKey: owner, partitionKeys: keys });
+  s.append(clinicRows(600, 660));
+  s.delete('id < 50');
+  const old = s.bytes();
+  const rowsOf = (b, key) => {
+    const f = format.open(b, { key });
+    try {
+      return { rows: f.queryText({ orderBy: 'id' }), columns: f.storage().columns.map((c) => [c.name, c.dataBytes, c.pages]) };
+    } finally {
+      f.close();
+    }
+  };
+  const before = rowsOf(old, owner);
+  const r = s.reseal();
+  assert.equal(r.rows, 610);
+  assert.equal(r.segmentsWritten, 6);
+  assert.equal(r.commit, 1);
+  const now = s.bytes();
+  assert.deepEqual(rowsOf(now, owner), before);
+  for (const c of CLINICS) assert.equal(rowsOf(now, keys.get(c)).rows, rowsOf(old, keys.get(c)).rows, c);
+  // Sealed again: no 32-byte run of the old file's pages is left in the new one.
+  const within = Buffer.from(now);
+  let found = 0;
+  for (let at = 64; at + 32 < old.length - 4096; at += 509) if (within.indexOf(Buffer.from(old.subarray(at, at + 32))) >= 0) found++;
+  assert.equal(found, 0);
+  // One partition alone; then a partitioned file without its keys is refused.
+  assert.equal(s.reseal({ partition: 'south' }).segmentsWritten, 2);
+  assert.deepEqual(rowsOf(s.bytes(), owner), before);
+  assert.equal(codeOf(() => s.reseal({ partition: 'west' })), 'INVALID_ARGUMENT');
+  assert.throws(() => s.reseal({ partition: 7 }), TypeError);
+  s.close();
+  const t = format.store(now, { ownerKey: owner });
+  assert.equal(codeOf(() => t.reseal()), 'INVALID_ARGUMENT');
+  assert.deepEqual(t.bytes(), now, 'a refused re-seal changes nothing');
+  t.close();
+  const u = format.store(now, { ownerKey: keys.get('north'), partitionKeys: keys });
+  assert.equal(codeOf(() => u.reseal()), 'KEY_REQUIRED');
+  u.close();
+});
+
+test('store: reseal of a Node file renames the new file over it (the CLI reads it)', (t) => {
+  const file = path.join(work, 'reseal.quire');
+  const owner = format.keygen();
+  const keys = new Map();
+  format.writeFile(file, clinicRows(0, 300), { store: true, schema: SCHEMA, partitionBy: 'clinic', ownerKey: owner, onNewKey: (v, k) => keys.set(v, k) });
+  const s = format.store(file, { ownerKey: owner, partitionKeys: keys });
+  const old = readFileSync(file);
+  assert.equal(s.reseal().rows, 300);
+  assert.ok(!existsSync(`${file}.reseal-${process.pid}`));
+  assert.notDeepEqual(readFileSync(file), old);
+  assert.equal(s.append(clinicRows(300, 303)).rows, 3);
+  s.close();
+  const f = format.open(file, { key: keys.get('east') });
+  assert.equal(f.count(), 101);
+  f.close();
+  if (!existsSync(cli)) return t.skip(`${cli} is absent (make native builds it)`);
+  writeFileSync(path.join(work, 'reseal-owner.key'), owner);
+  const out = execFileSync(cli, ['query', file, '--key', path.join(work, 'reseal-owner.key'), '--count'], { encoding: 'utf8' });
+  assert.equal(out.trim(), '303');
+});
+
+test('store: the storage report adds up to the file; info() is core\'s JSON with version 2\'s members', () => {
+  const { bytes, owner, keys } = sealedFile();
+  const s = format.store(bytes, { ownerKey: owner, partitionKeys: keys });
+  s.append(clinicRows(600, 660));
+  s.delete('id < 50');
+  const parts = (r) => 32 + r.segmentFrameBytes + r.deletionBytes + r.directoryBytes + r.mapBytes + r.metaBytes + r.footerBytes + 48 + r.garbageBytes + r.columns.reduce((a, c) => a + c.dataBytes + c.directoryBytes, 0) + r.indexes.reduce((a, i) => a + i.bytes, 0);
+  const r = s.storage();
+  assert.equal(r.bytes, s.bytes().length);
+  assert.ok(r.garbageBytes > 0 && r.deletionBytes > 0);
+  assert.equal(parts(r), r.bytes);
+  assert.deepEqual(r.columns.map((c) => c.name), ['id', 'clinic', 'name', 'balance']);
+  assert.equal(r.maxSegmentsPerPartition, 2);
+  // The same figures through format.storeStorage, and as the CLI's core writes them.
+  assert.deepEqual(format.storeStorage(s.bytes(), { key: owner }), r);
+  const f = format.open(s.bytes(), { key: owner });
+  const st = f.storage();
+  for (let c = 0; c < 4; c++) assert.equal(r.columns[c].dataBytes, st.columns[c].dataBytes);
+  assert.deepEqual(
+    { commit: f.info.commit, sealed: f.info.sealed, partitionBy: f.info.partitionBy, partitions: f.info.partitions, partitionsRead: f.info.partitionsRead, segments: f.info.segments, deletedRows: f.info.deletedRows, partitionKey: f.info.partitionKey },
+    { commit: 3, sealed: true, partitionBy: 'clinic', partitions: 3, partitionsRead: 3, segments: 6, deletedRows: 50, partitionKey: false },
+  );
+  f.close();
+  s.compact();
+  const c = s.storage();
+  assert.equal(c.garbageBytes, 0);
+  assert.equal(parts(c), s.bytes().length);
+  // A partition's key now knows the column its file is partitioned by.
+  const south = format.open(s.bytes(), { key: keys.get('south') });
+  assert.equal(south.info.partitionBy, 'clinic');
+  assert.equal(south.info.partitionKey, true);
+  assert.equal(south.info.partitionsRead, 1);
+  south.close();
+  s.close();
+  // A version-1 file: commit 0, nothing sealed, no partitions (the same members, as before).
+  const v1 = format.open(format.write(clinicRows(0, 3)));
+  assert.equal(v1.info.commit, 0);
+  assert.equal(v1.info.sealed, false);
+  assert.equal(v1.info.partitionBy, null);
+  v1.close();
+});
+
 test('store: an exception of the caller\'s callback stops the commit and is thrown as it was', () => {
   const { bytes, owner, keys } = sealedFile(clinicRows(0, 30));
   const s = format.store(bytes, { ownerKey: owner, partitionKeys: keys, onNewKey: () => { throw new RangeError('no room for keys'); } });
@@ -272,6 +376,10 @@ test('store: a file sealed here opens in the CLI with the same keys and rows (sk
   for (const keyFile of ['owner.key', 'north.key', 'west.key']) {
     const f = format.open(file, { key: new Uint8Array(readFileSync(path.join(dir, keyFile))) });
     assert.equal(run('query', 'npm.quire', '--key', keyFile), f.queryText({}, { ndjson: true }), keyFile);
+    // Version 2's members of info() are core's bytes, the ones `quire inspect --json` prints.
+    const members = ['commit', 'sealed', 'partitionBy', 'partitions', 'partitionsRead', 'segments', 'deletedRows', 'partitionKey'];
+    const text = (o) => JSON.stringify(Object.fromEntries(members.map((m) => [m, o[m]])));
+    assert.equal(text(JSON.parse(run('inspect', 'npm.quire', '--json', '--key', keyFile))), text(f.info), keyFile);
     f.close();
   }
   assert.equal(run('query', 'npm.quire', '--key', 'west.key', '--count').trim(), '10');

@@ -312,8 +312,45 @@ int rotate_partition(const std::string &path, const key_options &keys, const std
   return EXIT_OK;
 }
 
+/// `keys rotate FILE --key OWNER --reseal [--partition VALUE] [--keys-dir DIR]`: every page (or
+/// one partition's) sealed again under new data keys, into a file beside the old one that is then
+/// renamed over it, as compaction does. The partitions' keys (DIR) stay as they are.
+int reseal(const std::string &path, const key_options &keys, const std::optional<std::string> &partition,
+           const std::optional<std::string> &dir, bool quiet) {
+  format::store_options o;
+  if (int r = keys.load(o); r != EXIT_OK) return r;
+  o.random = platform_random();
+  std::optional<native::key_folder> folder;
+  if (dir) {
+    folder.emplace(*dir);
+    o.keys = &*folder;
+  }
+  // The old file stays locked (no append can slip in) until the new one has replaced it.
+  auto source = open_for_change(path);
+  if (!source) return fail(path, source.error());
+  const std::string temp = path + ".reseal-" + std::to_string(::getpid());
+  std::remove(temp.c_str());
+  auto fresh = native::append_file::open(temp, true);
+  if (!fresh) return fail(temp, fresh.error());
+  auto r = format::reseal_store(*source.value(), *fresh.value(), o, partition, false);
+  fresh.value().reset();
+  if (!r) {
+    std::remove(temp.c_str());
+    return fail(path, r.error());
+  }
+  const uint64_t before = source.value()->size();
+  if (int e = rename_into_place(temp, path); e != EXIT_OK) return e;
+  if (!quiet) {
+    std::printf("%s: re-sealed, %llu rows in %llu segments under new data keys, %llu -> %llu bytes\n", path.c_str(),
+                static_cast<unsigned long long>(r->rows), static_cast<unsigned long long>(r->segments_written),
+                static_cast<unsigned long long>(before), static_cast<unsigned long long>(r->bytes_after));
+  }
+  return EXIT_OK;
+}
+
 int run_rotate(arguments &args) {
   key_options keys(args);
+  const bool resealing = args.flag("--reseal");
   auto new_key = args.option("--new-key");
   auto new_phrase = args.option("--new-passphrase-file");
   auto partition = args.option("--partition");
@@ -321,6 +358,11 @@ int run_rotate(arguments &args) {
   bool quiet = args.flag("--quiet");
   auto files = args.finish("keys rotate", 1, 1, "needs FILE.quire");
   if (!files) return args.exit_status();
+  if (resealing) {
+    if (new_key || new_phrase)
+      return usage_error("keys rotate", "--reseal keeps the owner's key: rotate it with --new-key in its own run");
+    return reseal((*files)[0], keys, partition, keys_dir, quiet);
+  }
   if (partition) {
     if (!keys_dir || new_key || new_phrase)
       return usage_error("keys rotate", "--partition VALUE takes --keys-dir DIR (the new key is made there)");
@@ -370,8 +412,13 @@ registration store_compact{{"compact", "", "FILE.quire [--key FILE | --passphras
                             "(written beside it, then renamed over it).",
                             run_compact}};
 registration store_rotate{
-    {"keys", "rotate", "FILE.quire (--key OLD | --passphrase-file OLD) (--new-key NEW | --new-passphrase-file NEW)",
-     "Re-wrap every data key under a new owner key or passphrase (no page is rewritten).", run_rotate}};
+    {"keys", "rotate",
+     "FILE.quire (--key OLD | --passphrase-file OLD) (--new-key NEW | --new-passphrase-file NEW | --partition VALUE "
+     "--keys-dir DIR | --reseal [--partition VALUE] [--keys-dir DIR])",
+     "Re-wrap every data key under a new owner key or passphrase, or give one partition a new key (no page is "
+     "rewritten); --reseal seals every page (or one partition's) again under new data keys, without decompressing "
+     "it, into a file renamed over the old one (a partitioned file needs its keys folder).",
+     run_rotate}};
 
 }  // namespace
 }  // namespace quire::cli

@@ -124,19 +124,59 @@ result<store_result> rotate_owner_key(append_target &target, const store_options
 result<store_result> rotate_partition_key(append_target &target, const store_options &options, std::string_view value,
                                           bool null, const crypto::key &new_key);
 
-/// Where a version-2 file's bytes go (file::store_report).
+/// Re-seals the pages of `source` under new data keys into `fresh` (empty), which the caller then
+/// renames over the old file (as for compaction): every page of every live segment of the
+/// partitions re-sealed is opened under its old data key and sealed under a new random one with a
+/// new salt, never decompressed or decoded (the segments' directories and footers are rewritten,
+/// their page_refs carrying the new bytes' CRCs and places); deletion vectors and partition
+/// directories are sealed again under the new keys, and the new data keys wrapped under each
+/// partition's key (from `options.keys`) and the owner's. The file id stays, so every partition's
+/// key still opens its partition; a holder of an old data key opens nothing. `only` (a partition
+/// value, `only_null` for the null value) re-seals that partition alone and copies the others'
+/// segments byte for byte. Old commits and the bytes they left are not copied. Errors:
+/// INVALID_ARGUMENT (a plain file, no random source, a partitioned file with no keys folder or one
+/// missing a partition's key, `only` naming no partition), WRONG_KEY (a folder key of another
+/// file), KEY_REQUIRED (not the owner's key), CORRUPT_BLOCK (a page that does not authenticate).
+result<store_result> reseal_store(append_target &source, append_target &fresh, const store_options &options,
+                                  const std::optional<std::string> &only = std::nullopt, bool only_null = false);
+
+/// Where a version-2 file's bytes go (storage_of_store). As the owner (or anyone, for a plain
+/// file) sees it, the parts add up to the file:
+///   bytes = 32 (header) + columns' data and directory bytes + indexes' bytes + segment_frame_bytes
+///         + deletion_bytes + directory_bytes + map_bytes + meta_bytes + footer_bytes + 48 (tail)
+///         + garbage_bytes
+/// A partition's key sees its own partition's segments only; the rest counts as garbage.
 struct store_report {
   uint64_t bytes = 0, commits = 0, live_bytes = 0, garbage_bytes = 0;
   uint64_t partitions = 0, segments = 0, rows = 0, deleted_rows = 0;
   uint64_t map_bytes = 0, directory_bytes = 0, footer_bytes = 0;
+  uint64_t meta_bytes = 0;      ///< the meta page (schema, partition column, write options)
+  uint64_t deletion_bytes = 0;  ///< live deletion vectors
+  /// Each live segment's 8-byte header, its footer and its 24-byte tail (version 1's frame).
+  uint64_t segment_frame_bytes = 0;
+  /// Bytes by column (data pages and dictionaries; page and column directories) and by index
+  /// (roots, leaves and Bloom filters), summed over the live segments.
+  struct column_bytes {
+    std::string name;
+    uint64_t data_bytes = 0, directory_bytes = 0;
+  };
+  struct index_bytes {
+    std::string column;
+    index_kind kind = index_kind::sorted;
+    uint64_t bytes = 0;
+  };
+  std::vector<column_bytes> columns;
+  std::vector<index_bytes> indexes;
   struct partition_storage {
     std::string value;
     bool null = false;
     uint64_t rows = 0, deleted_rows = 0, segments = 0, bytes = 0;
   };
   std::vector<partition_storage> by_partition;  ///< the owner's view; a partition key sees its own
-  /// Segments a query of one partition touches on average, and whether compacting would help.
+  /// Segments a query of one partition touches: on average, and for the partition with the most
+  /// (a query of every partition touches `segments`). And whether compacting would help.
   double segments_per_partition = 0;
+  uint64_t max_segments_per_partition = 0;
   bool compaction_pays = false;
 };
 /// The storage report of a version-2 file, as the key in `options` sees it.

@@ -94,6 +94,24 @@ void info_members(std::string &o, const file_info &i, bool with_schema) {
   }
 }
 
+/// Version 2's members of file_info (quire/store.h): the same bytes in to_json(file_info) (npm's
+/// info()) and in a version-2 file's storage report (`quire inspect --json`).
+void store_members(std::string &o, const file_info &i) {
+  key(o, "commit");
+  number(o, i.commit);
+  key(o, "sealed");
+  boolean(o, i.sealed);
+  key(o, "partitionBy");
+  if (i.partition_by.empty()) o += "null";
+  else quoted(o, i.partition_by);
+  numbers(o, {{"partitions", i.partitions},
+              {"partitionsRead", i.partitions_read},
+              {"segments", i.segments},
+              {"deletedRows", i.deleted_rows}});
+  key(o, "partitionKey");
+  boolean(o, i.partition_key);
+}
+
 }  // namespace
 
 std::string_view row_text_name(row_text form) noexcept {
@@ -175,7 +193,10 @@ std::string to_json(const file_info &i) {
     o += index_kind_name(i.indexes[k].kind);
     o += "\"}";
   }
-  o += "]}";
+  o.push_back(']');
+  // Version 2's members, on every file: a version-1 file is commit 0, not sealed.
+  store_members(o, i);
+  o.push_back('}');
   return o;
 }
 
@@ -292,7 +313,9 @@ std::string to_json(const storage_report &s) {
     numbers(o, {{"entries", x.entries}, {"leaves", x.leaves}, {"bytes", x.bytes}, {"bloomBytes", x.bloom_bytes}});
     o.push_back('}');
   }
-  o += "]}";
+  o.push_back(']');
+  if (s.info.version >= 2) store_members(o, s.info);  // version 1's report stays as it was
+  o.push_back('}');
   return o;
 }
 

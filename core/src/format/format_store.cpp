@@ -132,6 +132,7 @@ struct partition {
   std::optional<crypto::key> data_key;
   std::string value;
   bool null = false;
+  std::string partition_by;  // as its newest directory page names it
   std::vector<segment_entry> segment_list;
   size_t chain = 0;  // directory pages in its chain
   uint64_t directory_bytes = 0;
@@ -214,13 +215,14 @@ result<std::vector<uint8_t>> read_object(const byte_source &src, const state &st
 struct commit_buffer {
   uint64_t base = 0;  // where bytes[0] will land
   std::string bytes;
+  /// One compression context for the commit's objects (a context costs more to make than a
+  /// small page to compress: a commit of 5,000 partitions writes 5,000 directory pages).
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx *)> cctx{ZSTD_createCCtx(), ZSTD_freeCCtx};
   uint64_t here() const { return base + bytes.size(); }
   result<page_ref> object(std::string_view raw, uint8_t kind, const crypto::key *k, const file_id_t &id,
                           const random_source &random) {
     page_ref ref;
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    std::string stored = seal_page(raw, DEFAULT_COMPRESSION_LEVEL, cctx, ref);
-    ZSTD_freeCCtx(cctx);
+    std::string stored = seal_page(raw, DEFAULT_COMPRESSION_LEVEL, cctx.get(), ref);
     ref.offset = here();
     if (k) {
       auto s = seal_with_nonce(stored, *k, place_data(id, ref.offset, kind), random);
@@ -294,9 +296,10 @@ result<meta> decode_meta(std::span<const uint8_t> raw) {
 }
 
 /// A partition's directory page: its value, the previous page of its chain, the segments this page
-/// adds (ordinals from `first`), and deletion vectors that replace earlier ones.
+/// adds (ordinals from `first`), deletion vectors that replace earlier ones, and the name of the
+/// column the file is partitioned by (so a partition's key, which cannot open the meta page, knows it).
 std::string encode_directory(const partition &p, const page_ref &prev, size_t first, size_t count,
-                             const std::vector<size_t> &dv_ordinals) {
+                             const std::vector<size_t> &dv_ordinals, std::string_view partition_by) {
   std::string o;
   put_u8(o, p.null ? 1 : 0);
   put_bytes(o, p.value);
@@ -316,6 +319,7 @@ std::string encode_directory(const partition &p, const page_ref &prev, size_t fi
     put_ref(o, p.segment_list[i].deletions);
     put_varint(o, p.segment_list[i].deleted);
   }
+  put_bytes(o, partition_by);
   return o;
 }
 
@@ -538,6 +542,8 @@ result<void> read_directory(const byte_source &src, const state &st, partition &
       p.segment_list[ordinal].deletions = ref;
       p.segment_list[ordinal].deleted = deleted;
     }
+    // The partition column's name (absent from pages written before it was added).
+    if (p.chain == 0 && r.remaining() > 0) p.partition_by = std::string(r.bytes());
     if (r.failed()) return corrupt("a partition directory is malformed", at.offset);
     ++p.chain;
     if (first == 0) break;  // it lists everything before it: older pages are not needed
@@ -722,7 +728,8 @@ result<void> open_store(file::impl &f) {
   f.partition_key = !st->is_owner;
   f.partitions = st->partition_count;
   f.partitions_read = st->parts.size();
-  f.partition_by = st->has_meta ? st->m.partition_by : std::string();
+  // A partition's key cannot open the meta page: its directory names the column.
+  f.partition_by = st->has_meta ? st->m.partition_by : (st->parts.empty() ? std::string() : st->parts[0].partition_by);
   if (segs->empty()) {
     // A file with no rows (or a partition with none): the schema from the meta page.
     if (!st->has_meta) return corrupt("a partition with no segments");
@@ -1004,8 +1011,8 @@ struct committer {
         if (consolidate ? p.segment_list[i].deletions.offset != 0 : p.new_deletions.count(i) > 0) dv.push_back(i);
       }
       page_ref prev = consolidate ? page_ref{} : p.directory;
-      auto ref = buf.object(encode_directory(p, prev, first, p.segment_list.size() - first, dv), KIND_DIRECTORY, k,
-                            st.file_id, o.random);
+      auto ref = buf.object(encode_directory(p, prev, first, p.segment_list.size() - first, dv, st.m.partition_by),
+                            KIND_DIRECTORY, k, st.file_id, o.random);
       if (!ref) return std::move(ref).error();
       p.directory = *ref;
       p.chain = consolidate ? 1 : p.chain + 1;
@@ -1517,6 +1524,393 @@ result<store_result> rotate_partition_key(append_target &target, const store_opt
   return c.finish();
 }
 
+namespace {
+
+// --- re-sealing: a segment's pages opened under the old data key and sealed under a new one ------
+
+/// What a segment's object holds: a page the re-seal only re-seals (data, dictionary, index leaf,
+/// Bloom filter), or a directory whose page_refs it rewrites (their offsets and CRCs change).
+enum class object_kind : uint8_t { opaque, page_directory, column_directory, index_root, footer };
+
+struct segment_object {
+  page_ref ref;
+  object_kind kind = object_kind::opaque;
+  domain dom = domain::ints;
+  std::vector<uint8_t> raw;  // a directory's bytes, decompressed (opaque: empty)
+};
+
+/// Walks a directory's bytes (docs/format.md 1.3–1.7) and gives each page_ref in it to
+/// `each(ref, kind of what it points at, domain)`, which returns the ref to write in its place;
+/// every other byte is copied as it is. Returns the rewritten bytes, or nullopt when the bytes do
+/// not follow the layout.
+template <typename Each>
+std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind kind, domain dom, Each each) {
+  byte_reader r(raw);
+  std::string out;
+  size_t copied = 0;
+  bool ok = true;
+  auto ref = [&](object_kind child, domain d) {
+    const size_t at = r.position();
+    out.append(reinterpret_cast<const char *>(raw.data()) + copied, at - copied);
+    page_ref old = read_ref(r);
+    if (r.failed()) {
+      ok = false;
+      return;
+    }
+    auto now = each(old, child, d);
+    if (!now) {
+      ok = false;
+      return;
+    }
+    put_ref(out, *now);
+    copied = r.position();
+  };
+  auto count = [&](uint64_t per) {
+    const uint64_t n = r.varint();
+    if (r.failed() || n > r.remaining() / per + 1) ok = false;
+    return ok ? n : 0;
+  };
+  switch (kind) {
+    case object_kind::footer: {
+      r.varint();
+      r.varint();
+      const uint64_t ncols = count(8);
+      std::vector<column_type> types;
+      for (uint64_t c = 0; c < ncols && ok; ++c) {
+        r.bytes();
+        types.push_back(static_cast<column_type>(r.u8()));
+        ref(object_kind::column_directory, domain_of(types.back()));
+      }
+      r.varint();
+      const uint64_t nidx = count(8);
+      for (uint64_t i = 0; i < nidx && ok; ++i) {
+        r.varint();
+        r.u8();
+        ref(object_kind::index_root, domain::ints);
+        r.varint();
+      }
+      r.bytes();
+      break;
+    }
+    case object_kind::column_directory: {
+      const uint64_t n = count(8);
+      for (uint64_t i = 0; i < n && ok; ++i) {
+        ref(object_kind::page_directory, dom);
+        r.varint();
+        read_stats(r, dom);
+      }
+      break;
+    }
+    case object_kind::page_directory: {
+      const uint64_t n = count(8);
+      if (r.u8() != 0) {
+        r.varint();
+        ref(object_kind::opaque, dom);
+      }
+      for (uint64_t i = 0; i < n && ok; ++i) {
+        ref(object_kind::opaque, dom);
+        r.varint();
+        r.u8();
+        read_stats(r, dom);
+      }
+      break;
+    }
+    case object_kind::index_root: {
+      const uint64_t leaves = count(8);
+      for (uint64_t i = 0; i < leaves && ok; ++i) {
+        r.bytes();
+        r.varint();
+        ref(object_kind::opaque, dom);
+      }
+      const uint64_t blooms = count(8);
+      for (uint64_t i = 0; i < blooms && ok; ++i) {
+        ref(object_kind::opaque, dom);
+        r.varint();
+        r.u8();
+      }
+      break;
+    }
+    case object_kind::opaque: return std::nullopt;
+  }
+  if (!ok || r.failed()) return std::nullopt;
+  out.append(reinterpret_cast<const char *>(raw.data()) + copied, raw.size() - copied);
+  return out;
+}
+
+/// Re-seals one segment: every object its footer reaches, in the order they lie, opened under
+/// `from` and sealed under `to` (a new key and salt). Pages keep their stored (compressed) bytes;
+/// directories are rewritten only where their page_refs are (offsets and CRCs of the new bytes).
+struct segment_resealer {
+  const byte_source &src;
+  uint64_t base = 0, length = 0;
+  const sealing &from;
+  const sealing &to;
+  int level = DEFAULT_COMPRESSION_LEVEL;
+  ZSTD_CCtx *cctx = nullptr;                   // the commit's, for the directories rewritten
+  ZSTD_DCtx *dctx = nullptr;                   // one for every segment (a one-shot call makes its own)
+  std::map<uint64_t, segment_object> objects;  // by offset within the segment
+  uint64_t footer_offset = 0;
+  uint64_t pages = 0, page_bytes = 0;  // pages re-sealed as they were, and their stored bytes
+
+  quire::error damaged(std::string what, uint64_t at) const { return bad_block(what, base + at); }
+
+  /// The stored bytes of the object at `ref`, checked and opened under the old key (still compressed).
+  result<std::string> open_stored(const page_ref &ref, uint8_t kind) const {
+    const uint64_t limit = kind == 1 ? length - TAIL_SIZE : footer_offset;  // pages lie before the footer
+    if (ref.offset < HEADER_SIZE || ref.offset > limit || ref.stored_length > limit - ref.offset)
+      return damaged("a page of a segment points outside it", ref.offset);
+    if (ref.stored_length < crypto::TAG_BYTES || ref.raw_length > DEFAULT_MAX_PAGE_BYTES)
+      return damaged("a page of a segment has impossible sizes", ref.offset);
+    std::string stored(ref.stored_length, '\0');
+    if (auto r = src.read_at(base + ref.offset, {reinterpret_cast<uint8_t *>(stored.data()), stored.size()}); !r)
+      return std::move(r).error();
+    if (crc32c(bytes_of(stored)) != ref.crc) return damaged("a page of a segment: checksum mismatch", ref.offset);
+    crypto::nonce n;
+    std::string associated;
+    segment_nonce(from, ref.offset, kind, n, associated);
+    std::string plain(stored.size() - crypto::TAG_BYTES, '\0');
+    if (!crypto::open({reinterpret_cast<uint8_t *>(plain.data()), plain.size()}, bytes_of(stored), bytes_of(associated),
+                      n, from.key))
+      return damaged("a page of a segment does not authenticate", ref.offset);
+    return plain;
+  }
+
+  result<std::vector<uint8_t>> open_raw(const page_ref &ref) const {
+    auto plain = open_stored(ref, 0);
+    if (!plain) return std::move(plain).error();
+    std::vector<uint8_t> out(ref.raw_length);
+    if (ref.compression == COMPRESSION_NONE) {
+      if (plain->size() != ref.raw_length) return damaged("a directory of a segment: sizes differ", ref.offset);
+      std::memcpy(out.data(), plain->data(), plain->size());
+    } else {
+      size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), plain->data(), plain->size());
+      if (ZSTD_isError(n) || n != ref.raw_length)
+        return damaged("a directory of a segment does not decompress", ref.offset);
+    }
+    return out;
+  }
+
+  /// Finds every object the directory `raw` points at (and theirs).
+  result<void> collect(std::span<const uint8_t> raw, object_kind kind, domain dom, uint64_t at) {
+    std::vector<segment_object> children;
+    auto walked = walk_refs(raw, kind, dom, [&](const page_ref &ref, object_kind child, domain d) {
+      segment_object o;
+      o.ref = ref;
+      o.kind = child;
+      o.dom = d;
+      children.push_back(std::move(o));
+      return std::optional<page_ref>(ref);
+    });
+    if (!walked) return damaged("a directory of a segment does not follow the layout", at);
+    for (auto &o : children) {
+      if (objects.count(o.ref.offset)) continue;
+      if (objects.size() > length / crypto::TAG_BYTES)
+        return damaged("a segment lists more pages than it has bytes", o.ref.offset);
+      if (o.kind != object_kind::opaque) {
+        auto r = open_raw(o.ref);
+        if (!r) return std::move(r).error();
+        o.raw = std::move(r).value();
+        if (auto c = collect(o.raw, o.kind, o.dom, o.ref.offset); !c) return c;
+      } else if (o.ref.offset < HEADER_SIZE || o.ref.offset > footer_offset ||
+                 o.ref.stored_length > footer_offset - o.ref.offset) {
+        return damaged("a page of a segment points outside it", o.ref.offset);
+      }
+      const uint64_t off = o.ref.offset;
+      objects.emplace(off, std::move(o));
+    }
+    return {};
+  }
+
+  /// The segment re-sealed, as bytes to append (offsets within it count from its first byte).
+  result<std::string> run() {
+    if (length < HEADER_SIZE + TAIL_SIZE) return damaged("a segment too short to be one", 0);
+    uint8_t tail[TAIL_SIZE];
+    if (auto r = src.read_at(base + length - TAIL_SIZE, tail); !r) return std::move(r).error();
+    footer_offset = load_u64(tail);
+    const uint32_t footer_length = load_u32(tail + 8);
+    if (footer_offset < HEADER_SIZE || footer_offset > length - TAIL_SIZE ||
+        footer_length != length - TAIL_SIZE - footer_offset || footer_length < crypto::TAG_BYTES)
+      return damaged("a segment's tail does not fit it", length - TAIL_SIZE);
+    page_ref fref;
+    fref.offset = footer_offset;
+    fref.stored_length = footer_length;
+    fref.crc = load_u32(tail + 12);
+    auto fplain = open_stored(fref, 1);
+    if (!fplain) return std::move(fplain).error();
+    const std::vector<uint8_t> footer(fplain->begin(), fplain->end());
+    if (auto c = collect(footer, object_kind::footer, domain::ints, footer_offset); !c) return std::move(c).error();
+
+    std::string out(HEADER_SIZE, '\0');
+    if (auto r = src.read_at(base, {reinterpret_cast<uint8_t *>(out.data()), out.size()}); !r)
+      return std::move(r).error();
+    std::map<uint64_t, page_ref> moved;  // old offset -> the ref of the re-sealed bytes
+    uint64_t end = HEADER_SIZE;          // where the last object ended (objects may not overlap)
+    auto refs_of = [&](const page_ref &ref, object_kind, domain) -> std::optional<page_ref> {
+      auto it = moved.find(ref.offset);
+      if (it == moved.end()) return std::nullopt;  // a directory before what it lists
+      return it->second;
+    };
+    for (auto &[off, o] : objects) {
+      if (off < end) return damaged("two pages of a segment overlap", off);
+      end = off + o.ref.stored_length;
+      page_ref now = o.ref;
+      now.offset = out.size();
+      std::string stored;
+      if (o.kind == object_kind::opaque) {
+        auto plain = open_stored(o.ref, 0);
+        if (!plain) return std::move(plain).error();
+        stored = std::move(plain).value();
+        ++pages;
+        page_bytes += o.ref.stored_length;
+      } else {
+        auto raw = walk_refs(o.raw, o.kind, o.dom, refs_of);
+        if (!raw) return damaged("a directory of a segment lies before a page it lists", off);
+        stored = seal_page(*raw, level, cctx, now);
+        now.offset = out.size();
+      }
+      if (auto s = seal_stored(stored, to, now.offset, 0); !s) return std::move(s).error();
+      now.stored_length = static_cast<uint32_t>(stored.size());
+      now.crc = crc32c(bytes_of(stored));
+      out += stored;
+      moved[off] = now;
+    }
+    auto nf = walk_refs(footer, object_kind::footer, domain::ints, refs_of);
+    if (!nf) return damaged("the segment's footer lists a page it does not hold", footer_offset);
+    const uint64_t new_footer_offset = out.size();
+    std::string sealed_footer = std::move(nf).value();
+    if (auto s = seal_stored(sealed_footer, to, new_footer_offset, 1); !s) return std::move(s).error();
+    out += sealed_footer;
+    put_u64(out, new_footer_offset);
+    put_u32(out, static_cast<uint32_t>(sealed_footer.size()));
+    put_u32(out, crc32c(bytes_of(sealed_footer)));
+    out.append(MAGIC, sizeof MAGIC);
+    put_u16(out, 1);
+    return out;
+  }
+};
+
+}  // namespace
+
+result<store_result> reseal_store(append_target &source, append_target &fresh, const store_options &o,
+                                  const std::optional<std::string> &only, bool only_null) {
+  if (fresh.size() != 0) return invalid("re-sealing writes into an empty file");
+  auto old = load_state(source, {o.owner_key, o.owner_passphrase});
+  if (!old) return std::move(old).error();
+  if (!old->is_owner) return quire::error(error_code::KEY_REQUIRED, "re-sealing needs the owner's key");
+  if (!old->sealed) return invalid("the file is not sealed: there are no pages to re-seal");
+  if (!o.random) return invalid("re-sealing needs a random source");
+  const bool partitioned = !old->m.partition_by.empty();
+  if (only && !partitioned) return invalid("the file is not partitioned: re-seal it whole");
+  if (partitioned && !o.keys)
+    return invalid("re-sealing a partitioned file needs the keys folder (each partition's key)");
+  if (only) {
+    bool found = false;
+    for (const auto &p : old->parts) found = found || (p.null == only_null && p.value == *only);
+    if (!found) return invalid("the file has no partition '" + *only + "'");
+  }
+  // The same file id (so every partition's key still finds its entry), new data keys and salts
+  // for the partitions re-sealed; the others' segments are copied byte for byte.
+  committer c(fresh, o);
+  c.st = *old;
+  c.st.commit = 0;
+  c.st.end = 0;
+  c.st.leaves.clear();
+  std::string header(MAGIC, sizeof MAGIC);
+  put_u16(header, STORE_VERSION);
+  header.append(reinterpret_cast<const char *>(c.st.file_id.data()), c.st.file_id.size());
+  put_u64(header, 0);
+  c.buf.base = 0;
+  c.buf.bytes = header;
+  std::vector<partition> parts = std::move(c.st.parts);
+  c.st.parts.clear();
+  uint64_t rows = 0, segments = 0;
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> dctx{ZSTD_createDCtx(), ZSTD_freeDCtx};
+  for (auto &p : parts) {
+    const bool redo = !only || (p.null == only_null && p.value == *only);
+    partition q;
+    q.tag = p.tag;
+    q.value = p.value;
+    q.null = p.null;
+    q.value_known = true;
+    q.data_key = p.data_key;
+    q.wrap_partition = p.wrap_partition;
+    q.wrap_owner = p.wrap_owner;
+    q.loaded = true;
+    q.changed = true;
+    if (redo) {
+      crypto::key data;
+      if (auto r = o.random(data.bytes()); !r) return std::move(r).error();
+      q.data_key = data;
+      if (partitioned) {
+        auto pk = o.keys->find(p.value, p.null);
+        if (!pk) return std::move(pk).error();
+        if (!*pk)
+          return invalid("the keys folder has no key for partition '" + p.value + "': re-sealing needs every one");
+        if (key_tag(**pk, c.st.file_id) != p.tag)
+          return quire::error(error_code::WRONG_KEY, "the folder's key for partition '" + p.value +
+                                                         "' is not the one the file was sealed for");
+        auto w = wrap_key(data, **pk, c.st.file_id, p.tag, o.random);
+        if (!w) return std::move(w).error();
+        q.wrap_partition = std::move(w).value();
+      }
+      auto w = wrap_key(data, *c.st.owner_key, c.st.file_id, p.tag, o.random);
+      if (!w) return std::move(w).error();
+      q.wrap_owner = std::move(w).value();
+    }
+    for (const auto &s : p.segment_list) {
+      segment_entry t = s;
+      t.base = c.buf.here();
+      t.deletions = page_ref{};
+      std::string bytes;
+      if (redo) {
+        if (auto r = o.random(t.salt); !r) return std::move(r).error();
+        sealing from, to;
+        from.key = *p.data_key;
+        from.file_id = c.st.file_id;
+        from.salt = s.salt;
+        to.key = *q.data_key;
+        to.file_id = c.st.file_id;
+        to.salt = t.salt;
+        segment_resealer rs{source,           s.base,     s.length, from, to, c.st.m.level,
+                            c.buf.cctx.get(), dctx.get(), {},       0,    0,  0};
+        auto made = rs.run();
+        if (!made) return std::move(made).error();
+        bytes = std::move(made).value();
+        rows += s.rows - s.deleted;
+        ++segments;
+      } else {
+        if (s.length > old->end || s.base > old->end - s.length)
+          return corrupt("a segment lies outside the file", s.base);
+        bytes.resize(static_cast<size_t>(s.length));
+        if (auto r = source.read_at(s.base, {reinterpret_cast<uint8_t *>(bytes.data()), bytes.size()}); !r)
+          return std::move(r).error();
+      }
+      t.length = bytes.size();
+      c.buf.bytes += bytes;
+      if (s.deletions.offset != 0) {
+        // The deletion vector's place is in its associated data: sealed again where it now lies.
+        auto raw = read_object(source, *old, s.deletions, KIND_DELETIONS, &*p.data_key, "a deletion vector");
+        if (!raw) return std::move(raw).error();
+        auto ref = c.buf.object({reinterpret_cast<const char *>(raw->data()), raw->size()}, KIND_DELETIONS,
+                                &*q.data_key, c.st.file_id, o.random);
+        if (!ref) return std::move(ref).error();
+        t.deletions = *ref;
+      }
+      q.segment_list.push_back(t);
+      q.rows += t.rows;
+      q.deleted += t.deleted;
+      q.bytes += t.length;
+    }
+    q.segments = q.segment_list.size();
+    c.st.parts.push_back(std::move(q));
+  }
+  auto out = c.finish();
+  if (!out) return out;
+  out->rows = rows;
+  out->segments_written = segments;
+  return out;
+}
+
 result<store_report> storage_of_store(const byte_source &source, const open_options &options) {
   auto st = load_state(source, {options.key, options.passphrase});
   if (!st) return std::move(st).error();
@@ -1525,9 +1919,9 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
   out.commits = st->commit;
   out.partitions = st->partition_count;
   out.map_bytes = st->map_bytes;
-  uint64_t live = STORE_HEADER + st->map_bytes + st->meta_ref.stored_length + STORE_TAIL;
-  live += st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;  // the footer
+  out.meta_bytes = st->meta_ref.stored_length;
   out.footer_bytes = st->end - STORE_TAIL - st->meta_ref.offset - st->meta_ref.stored_length;
+  uint64_t live = STORE_HEADER + out.map_bytes + out.meta_bytes + out.footer_bytes + STORE_TAIL;
   std::sort(st->parts.begin(), st->parts.end(), partition_less);
   for (const auto &p : st->parts) {
     store_report::partition_storage ps;
@@ -1538,7 +1932,9 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
       ps.rows += s.rows - s.deleted;
       ps.deleted_rows += s.deleted;
       ps.bytes += s.length + s.deletions.stored_length;
+      out.deletion_bytes += s.deletions.stored_length;
     }
+    out.max_segments_per_partition = std::max<uint64_t>(out.max_segments_per_partition, ps.segments);
     ps.bytes += p.directory_bytes;
     out.directory_bytes += p.directory_bytes;
     live += ps.bytes;
@@ -1546,6 +1942,42 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
     out.rows += ps.rows;
     out.deleted_rows += ps.deleted_rows;
     out.by_partition.push_back(std::move(ps));
+  }
+  // Bytes by column and index: the live segments read as the table they make (as a query would).
+  if (out.segments > 0) {
+    auto segs = segments_of(source, *st);
+    if (!segs) return std::move(segs).error();
+    file::impl f;
+    f.source = &source;
+    f.size = st->end;
+    f.options = options;
+    if (auto r = load_segments(f, std::move(segs).value()); !r) return std::move(r).error();
+    for (const auto &sg : f.segments) out.segment_frame_bytes += HEADER_SIZE + (sg.length - sg.footer_offset);
+    for (size_t c = 0; c < f.sch.columns.size(); ++c) {
+      auto cd = f.column_directory(c);
+      if (!cd) return std::move(cd).error();
+      store_report::column_bytes cb;
+      cb.name = f.sch.columns[c].name;
+      for (const auto &entry : *cd.value()) {
+        cb.data_bytes += entry.data_bytes;
+        cb.directory_bytes += entry.page_directory.stored_length;
+      }
+      for (const auto &sg : f.segments) cb.directory_bytes += sg.columns[c].directory.stored_length;
+      out.columns.push_back(std::move(cb));
+    }
+    for (size_t i = 0; i < f.indexes.size(); ++i) {
+      store_report::index_bytes ib;
+      ib.column = f.sch.columns[f.indexes[i].column].name;
+      ib.kind = f.indexes[i].kind;
+      for (size_t seg = 0; seg < f.segments.size(); ++seg) {
+        auto root = f.load_index_root(i, seg);
+        if (!root) return std::move(root).error();
+        ib.bytes += f.segments[seg].index_roots[i].stored_length;
+        for (const auto &l : root.value()->leaves) ib.bytes += l.ref.stored_length;
+        for (const auto &b : root.value()->blooms) ib.bytes += b.ref.stored_length;
+      }
+      out.indexes.push_back(std::move(ib));
+    }
   }
   out.live_bytes = std::min(live, out.bytes);
   out.garbage_bytes = out.bytes - out.live_bytes;
@@ -1562,8 +1994,28 @@ std::string to_json(const store_report &r) {
       ",\"partitions\":" + std::to_string(r.partitions) + ",\"segments\":" + std::to_string(r.segments) +
       ",\"rows\":" + std::to_string(r.rows) + ",\"deletedRows\":" + std::to_string(r.deleted_rows) +
       ",\"mapBytes\":" + std::to_string(r.map_bytes) + ",\"directoryBytes\":" + std::to_string(r.directory_bytes) +
-      ",\"footerBytes\":" + std::to_string(r.footer_bytes) + ",\"segmentsPerPartition\":";
+      ",\"footerBytes\":" + std::to_string(r.footer_bytes) + ",\"metaBytes\":" + std::to_string(r.meta_bytes) +
+      ",\"deletionBytes\":" + std::to_string(r.deletion_bytes) +
+      ",\"segmentFrameBytes\":" + std::to_string(r.segment_frame_bytes) + ",\"columns\":[";
+  for (size_t i = 0; i < r.columns.size(); ++i) {
+    if (i) o.push_back(',');
+    o += "{\"name\":";
+    json::append_quoted(o, r.columns[i].name);
+    o += ",\"dataBytes\":" + std::to_string(r.columns[i].data_bytes) +
+         ",\"directoryBytes\":" + std::to_string(r.columns[i].directory_bytes) + "}";
+  }
+  o += "],\"indexes\":[";
+  for (size_t i = 0; i < r.indexes.size(); ++i) {
+    if (i) o.push_back(',');
+    o += "{\"column\":";
+    json::append_quoted(o, r.indexes[i].column);
+    o += ",\"kind\":\"";
+    o += index_kind_name(r.indexes[i].kind);
+    o += "\",\"bytes\":" + std::to_string(r.indexes[i].bytes) + "}";
+  }
+  o += "],\"segmentsPerPartition\":";
   append_double(o, r.segments_per_partition);
+  o += ",\"maxSegmentsPerPartition\":" + std::to_string(r.max_segments_per_partition);
   o += ",\"compactionPays\":";
   o += r.compaction_pays ? "true" : "false";
   o += ",\"byPartition\":[";
