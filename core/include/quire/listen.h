@@ -149,7 +149,6 @@ class listener {
   listener(format::append_target &target, const options &o) : target_(target), options_(o) {}
   void admit(uint64_t connection, connection_state &c);
   void take(uint64_t connection, waiting_frame &&f);
-  size_t group_bytes_total() const noexcept { return group_bytes_; }
 
   format::append_target &target_;
   options options_;
@@ -157,7 +156,7 @@ class listener {
   std::unordered_set<std::string> stored_keys_;
   std::unordered_set<std::string> group_keys_;
   std::vector<entry> group_;
-  size_t group_rows_ = 0, group_bytes_ = 0, queued_ = 0, waiting_frames_ = 0;
+  size_t group_rows_ = 0, group_bytes_ = 0, waiting_frames_ = 0;
   quire::listen::counters counters_;
 };
 
