@@ -123,14 +123,21 @@ def ladder(args):
             args.port = int(p.stdout.readline().strip().rsplit(":", 1)[1])
             args.rate = rate
             args.prefix = "R%d-" % k
-            runs.append(run_load(args))
+            r = run_load(args)
+            # The listener's CPU time (user + system) a stored message: what a commit costs
+            # whatever else the machine runs.
+            fields = open("/proc/%d/stat" % p.pid).read().rsplit(")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])
+            r["cpu_us_per_msg"] = round(ticks / os.sysconf("SC_CLK_TCK") * 1e6 / max(1, r["acks"].get("AA", 0)), 1)
+            runs.append(r)
             p.terminate()
             p.wait()
         med = lambda key: statistics.median(r[key] for r in runs if r[key] is not None)
         print(json.dumps({"listen_flags": args.listen_flags, "offered_per_s": rate, "runs": args.repeat,
                           "all_aa": all(r["acks"].get("AA", 0) == r["sent"] for r in runs),
                           "achieved_per_s": med("achieved_per_s"), "p50_ms": med("p50_ms"), "p99_ms": med("p99_ms"),
-                          "p999_ms": med("p999_ms"), "max_ms": med("max_ms")}), flush=True)
+                          "p999_ms": med("p999_ms"), "max_ms": med("max_ms"),
+                          "cpu_us_per_msg": med("cpu_us_per_msg")}), flush=True)
 
 
 def main():
