@@ -271,6 +271,25 @@ stop_listener
 grep -q "refused 127.0.0.1:[0-9]*: not in --allow" a.log || fail "the refusal is logged with the address: $(cat a.log)"
 [[ $(rows_of a.quire) == 0 ]] || fail "nothing stored from a refused peer"
 
+# --max-connections: the one past the bound is closed at once and logged.
+start_listener m.log --port 0 --store m.quire --max-connections 3 || exit 1
+"$py" client.py idle "$port" 5 1 >idle.txt
+stop_listener
+[[ $(grep -c "refused 127.0.0.1:[0-9]*: --max-connections 3 reached" m.log) -ge 2 ]] ||
+  fail "connections past --max-connections are refused and logged: $(cat m.log)"
+
+# A sealed store: written with the owner's key, unreadable without it, continued with it.
+run 0 "keygen" -- keygen owner.key
+start_listener s.log --port 0 --store sealed.quire --key owner.key || exit 1
+"$py" client.py send "$port" SEALED 10 >acks.txt
+stop_listener
+[[ $(grep -c '^AA SEALED' acks.txt) == 10 ]] || fail "sealed: 10 AA"
+run 2 "a sealed store needs its key" -- query sealed.quire --count
+[[ $("$quire" query sealed.quire --count --key owner.key) == 10 ]] || fail "sealed: 10 rows with the key"
+grep -q "SEALED" sealed.quire && fail "no message text in a sealed store's bytes"
+"$quire" listen --port 0 --store sealed.quire >/dev/null 2>err.txt
+[[ $? == 2 ]] || fail "continuing a sealed store without --key is refused: $(cat err.txt)"
+
 # --- usage ----------------------------------------------------------------------------------------
 run 2 "listen needs --store" -- listen --port 0
 run 2 "a bad --allow" -- listen --port 0 --store x.quire --allow 10.0.0.0/33
