@@ -216,6 +216,14 @@ TEST_CASE("listen drops a frame over the bound, answers AR and goes on", "[liste
   CHECK(field_of((*acks)[0].bytes, "MSA-3") == "frame over 300 bytes");
   CHECK(msa_of((*acks)[1].bytes) == std::make_pair(std::string("AA"), std::string("SMALL")));
   CHECK(rows_in(t) == 1);
+  // In one read, the oversize frame between two good ones: its AR comes in its place.
+  l.value()->feed(4, as_bytes(hl7v2::mllp_encode(adt("BEFORE")) + framed + hl7v2::mllp_encode(adt("AFTER"))), 7);
+  acks = l.value()->commit();
+  REQUIRE(acks.ok());
+  REQUIRE(acks->size() == 3);
+  CHECK(msa_of((*acks)[0].bytes) == std::make_pair(std::string("AA"), std::string("BEFORE")));
+  CHECK(msa_of((*acks)[1].bytes).first == "AR");
+  CHECK(msa_of((*acks)[2].bytes) == std::make_pair(std::string("AA"), std::string("AFTER")));
 }
 
 TEST_CASE("listen holds frames past the group's bound on their connection", "[listen]") {

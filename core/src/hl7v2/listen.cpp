@@ -177,18 +177,24 @@ size_t listener::total_queued_bytes() const noexcept {
 void listener::feed(uint64_t connection, std::span<const uint8_t> bytes, int64_t receive_time_us) {
   auto it = connections_.try_emplace(connection, options_.max_frame_bytes).first;
   connection_state &c = it->second;
-  const uint64_t dropped_before = c.decoder.dropped_frames();
-  (void)c.decoder.feed(bytes);  // FRAME_TOO_LARGE: counted below, answered AR
-  // A dropped frame is answered where it stood; the decoder tells how many, not where, so its AR
-  // goes after the frames completed in the same read (a sender waiting for each ACK sees it next).
-  while (auto f = c.decoder.next_frame()) {
-    c.waiting_bytes += f->size();
-    ++waiting_frames_;
-    c.waiting.push_back({std::move(*f), receive_time_us, false});
-  }
-  for (uint64_t i = dropped_before; i < c.decoder.dropped_frames(); ++i) {
-    ++waiting_frames_;
-    c.waiting.push_back({std::string(), receive_time_us, true});
+  // Fed a start block at a time: each piece starts at most one frame, so a frame dropped for its
+  // size is answered in its place among the frames that completed in the same read.
+  size_t at = 0;
+  while (at < bytes.size()) {
+    size_t end = at + 1;
+    while (end < bytes.size() && bytes[end] != hl7v2::MLLP_START) ++end;
+    const uint64_t dropped_before = c.decoder.dropped_frames();
+    (void)c.decoder.feed(bytes.subspan(at, end - at));  // FRAME_TOO_LARGE: counted, answered AR
+    while (auto f = c.decoder.next_frame()) {
+      c.waiting_bytes += f->size();
+      ++waiting_frames_;
+      c.waiting.push_back({std::move(*f), receive_time_us, false});
+    }
+    for (uint64_t i = dropped_before; i < c.decoder.dropped_frames(); ++i) {
+      ++waiting_frames_;
+      c.waiting.push_back({std::string(), receive_time_us, true});
+    }
+    at = end;
   }
   admit(connection, c);
 }
