@@ -278,6 +278,26 @@ stop_listener
 [[ $(grep -c "refused 127.0.0.1:[0-9]*: --max-connections 3 reached" m.log) -ge 2 ]] ||
   fail "connections past --max-connections are refused and logged: $(cat m.log)"
 
+# Out of file descriptors (ulimit -n 64, 100 peers): the extra peers are refused and logged, the
+# loop does not spin, and once they are gone a client is served.
+(
+  ulimit -n 64
+  exec "$quire" listen --port 0 --store fd.quire >fd.out 2>fd.log
+) &
+fdpid=$!
+pids+=("$fdpid")
+for _ in $(seq 1 100); do grep -q listening fd.out 2>/dev/null && break; sleep 0.02; done
+fdport=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' fd.out)
+"$py" client.py idle "$fdport" 100 1 >/dev/null
+grep -q "out of file descriptors" fd.log || fail "running out of descriptors is logged: $(tail -3 fd.log)"
+cpu=$(awk '{print $14 + $15}' "/proc/$fdpid/stat")
+[[ $cpu -lt 100 ]] || fail "the loop does not spin when out of descriptors (${cpu} ticks)"
+sleep 0.5
+"$py" client.py send "$fdport" FD 5 >acks.txt
+[[ $(grep -c '^AA FD' acks.txt) == 5 ]] || fail "served again once descriptors are free"
+kill -TERM "$fdpid"
+wait "$fdpid"
+
 # A sealed store: written with the owner's key, unreadable without it, continued with it.
 run 0 "keygen" -- keygen owner.key
 start_listener s.log --port 0 --store sealed.quire --key owner.key || exit 1

@@ -108,7 +108,7 @@ class server {
 
   settings s_;
   listen::listener &l_;
-  int epoll_fd_ = -1, listen_fd_ = -1;
+  int epoll_fd_ = -1, listen_fd_ = -1, spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::unordered_map<uint64_t, connection> conns_;
   uint64_t next_id_ = 16;  // ids 0..15 are the listening socket and the signal fd in epoll data
   int64_t group_started_ms_ = -1;
@@ -149,7 +149,17 @@ void server::accept_all() {
     const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR) continue;
-      if (errno == EMFILE || errno == ENFILE) log_line("accept: out of file descriptors");
+      if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+        // Out of descriptors: the pending peer would keep the listening socket readable and the
+        // loop spinning. A descriptor kept in reserve lets it be accepted and closed.
+        ::close(spare_fd_);
+        const int extra = ::accept(listen_fd_, nullptr, nullptr);
+        if (extra >= 0) ::close(extra);
+        spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (extra < 0) return;  // nobody was waiting: accept4 fails on descriptors first
+        log_line("refused a peer: out of file descriptors (raise ulimit -n or lower --max-connections)");
+        continue;
+      }
       return;
     }
     const std::string who = address_of(peer);
@@ -292,8 +302,8 @@ int server::run(int listen_fd, int signal_fd) {
     int64_t now = mono_ms();
     int timeout = static_cast<int>(std::max<int64_t>(0, last_sweep + sweep_every - now));
     if (group_started_ms_ >= 0)
-      timeout = std::min<int>(
-          timeout, static_cast<int>(std::max<int64_t>(0, group_started_ms_ + static_cast<int64_t>(s_.group_ms) - now)));
+      timeout = static_cast<int>(std::min<int64_t>(
+          timeout, std::max<int64_t>(0, group_started_ms_ + static_cast<int64_t>(s_.group_ms) - now)));
     const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
     if (n < 0 && errno != EINTR) return fail("listen", quire::error(error_code::IO_ERROR, "epoll_wait failed"));
     for (int i = 0; i < n; ++i) {
@@ -415,6 +425,7 @@ int run_listen(arguments &args) {
   if (max_queued) s.max_queued_bytes = *max_queued;
   if (max_total) s.max_total_queued_bytes = *max_total;
   if (idle) s.idle_timeout_ms = *idle;
+  if (s.group_ms > 60000) return usage_error("listen", "--group-ms is 0..60000");
   if (s.max_queued_bytes == 0 || s.max_total_queued_bytes == 0 || s.max_connections == 0 || s.idle_timeout_ms == 0)
     return usage_error("listen",
                        "--max-connections, --max-queued-bytes, --max-total-queued-bytes and "
