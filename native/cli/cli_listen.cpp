@@ -1,0 +1,490 @@
+// `quire listen`: HL7 v2 over MLLP into a .quire store (docs/listen.md). One thread, one epoll
+// loop, non-blocking sockets, one writer: core's quire::listen::listener does framing, parsing,
+// rows, the commit and the ACKs; this file only moves bytes, reads the clock and says when a
+// group is due. TLS is not built yet.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cli.h"
+#include "quire/listen.h"
+#include "quire/store_file.h"
+
+namespace quire::cli {
+namespace {
+
+int64_t wall_us() {
+  timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t mono_ms() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void log_line(const std::string &line) {
+  std::string l = "listen: " + line + "\n";
+  std::fputs(l.c_str(), stderr);
+}
+
+struct cidr {
+  uint32_t net = 0, mask = 0;
+};
+
+bool parse_cidr(const std::string &text, cidr &out) {
+  const size_t slash = text.find('/');
+  const std::string addr = text.substr(0, slash);
+  int bits = 32;
+  if (slash != std::string::npos) {
+    const std::string b = text.substr(slash + 1);
+    if (b.empty() || b.size() > 2 || b.find_first_not_of("0123456789") != std::string::npos) return false;
+    bits = std::stoi(b);
+    if (bits > 32) return false;
+  }
+  in_addr a;
+  if (::inet_pton(AF_INET, addr.c_str(), &a) != 1) return false;
+  out.mask = bits == 0 ? 0 : ~uint32_t{0} << (32 - bits);
+  out.net = ntohl(a.s_addr) & out.mask;
+  return true;
+}
+
+std::string address_of(const sockaddr_in &a) {
+  char buf[INET_ADDRSTRLEN] = {0};
+  ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
+  return std::string(buf) + ":" + std::to_string(ntohs(a.sin_port));
+}
+
+struct connection {
+  int fd = -1;
+  std::string peer;
+  std::string out;  // ACK bytes not yet written
+  size_t out_done = 0;
+  int64_t last_ms = 0;
+  bool reading = true;   // EPOLLIN on
+  bool writing = false;  // EPOLLOUT on
+  bool eof = false;      // the peer closed its side: close once its ACKs are out
+};
+
+struct settings {
+  std::string store, bind = "127.0.0.1";
+  std::vector<cidr> allow;
+  uint64_t port = 0, group_ms = 5, max_connections = 1024, idle_timeout_ms = 60000;
+  uint64_t max_queued_bytes = uint64_t{4} << 20, max_total_queued_bytes = uint64_t{256} << 20;
+  listen::options engine;
+};
+
+class server {
+ public:
+  server(settings s, listen::listener &l) : s_(std::move(s)), l_(l) {}
+  int run(int listen_fd, int signal_fd);
+
+ private:
+  void accept_all();
+  void on_readable(uint64_t id, connection &c);
+  void flush(uint64_t id, connection &c);
+  void update_events(uint64_t id, connection &c);
+  void drop(uint64_t id, const char *why);
+  bool may_read(uint64_t id, const connection &c) const;
+  int commit();
+  void sweep_idle(int64_t now);
+
+  settings s_;
+  listen::listener &l_;
+  int epoll_fd_ = -1, listen_fd_ = -1, spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::unordered_map<uint64_t, connection> conns_;
+  uint64_t next_id_ = 16;  // ids 0..15 are the listening socket and the signal fd in epoll data
+  int64_t group_started_ms_ = -1;
+};
+
+bool server::may_read(uint64_t id, const connection &c) const {
+  const size_t mine = l_.queued_bytes(id) + (c.out.size() - c.out_done);
+  return !c.eof && mine < s_.max_queued_bytes && l_.total_queued_bytes() < s_.max_total_queued_bytes &&
+         !l_.frames_waiting();
+}
+
+void server::update_events(uint64_t id, connection &c) {
+  const bool want_read = may_read(id, c);
+  const bool want_write = c.out_done < c.out.size();
+  if (want_read == c.reading && want_write == c.writing) return;
+  epoll_event ev{};
+  ev.events = (want_read ? EPOLLIN : 0u) | (want_write ? EPOLLOUT : 0u);
+  ev.data.u64 = id;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.reading = want_read;
+  c.writing = want_write;
+}
+
+void server::drop(uint64_t id, const char *why) {
+  auto it = conns_.find(id);
+  if (it == conns_.end()) return;
+  if (why) log_line("closed " + it->second.peer + ": " + why);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+  ::close(it->second.fd);
+  l_.close(id);
+  conns_.erase(it);
+}
+
+void server::accept_all() {
+  for (;;) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR) continue;
+      if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+        // Out of descriptors: the pending peer would keep the listening socket readable and the
+        // loop spinning. A descriptor kept in reserve lets it be accepted and closed.
+        ::close(spare_fd_);
+        const int extra = ::accept(listen_fd_, nullptr, nullptr);
+        if (extra >= 0) ::close(extra);
+        spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (extra < 0) return;  // nobody was waiting: accept4 fails on descriptors first
+        log_line("refused a peer: out of file descriptors (raise ulimit -n or lower --max-connections)");
+        continue;
+      }
+      return;
+    }
+    const std::string who = address_of(peer);
+    if (!s_.allow.empty()) {
+      const uint32_t a = ntohl(peer.sin_addr.s_addr);
+      bool ok = false;
+      for (const cidr &c : s_.allow) ok = ok || (a & c.mask) == c.net;
+      if (!ok) {
+        log_line("refused " + who + ": not in --allow");
+        ::close(fd);
+        continue;
+      }
+    }
+    if (conns_.size() >= s_.max_connections) {
+      log_line("refused " + who + ": --max-connections " + std::to_string(s_.max_connections) + " reached");
+      ::close(fd);
+      continue;
+    }
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const uint64_t id = next_id_++;
+    connection c;
+    c.fd = fd;
+    c.peer = who;
+    c.last_ms = mono_ms();
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = id;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      ::close(fd);
+      continue;
+    }
+    conns_.emplace(id, std::move(c));
+  }
+}
+
+void server::on_readable(uint64_t id, connection &c) {
+  static thread_local std::vector<uint8_t> buffer(64 * 1024);
+  // Read while the connection's and the listener's bounds allow: the kernel's socket buffer holds
+  // the rest, and TCP's window tells the sender to wait.
+  while (may_read(id, c)) {
+    const ssize_t n = ::read(c.fd, buffer.data(), buffer.size());
+    if (n > 0) {
+      c.last_ms = mono_ms();
+      const bool was_empty = l_.group_size() == 0;
+      l_.feed(id, std::span<const uint8_t>(buffer.data(), static_cast<size_t>(n)), wall_us());
+      if (was_empty && l_.group_size() > 0) group_started_ms_ = c.last_ms;
+      continue;
+    }
+    if (n == 0) {
+      c.eof = true;
+      break;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      c.eof = true;
+      c.out.clear();
+      c.out_done = 0;
+    }
+    break;
+  }
+}
+
+void server::flush(uint64_t id, connection &c) {
+  while (c.out_done < c.out.size()) {
+    const ssize_t n = ::send(c.fd, c.out.data() + c.out_done, c.out.size() - c.out_done, MSG_NOSIGNAL);
+    if (n > 0) {
+      c.out_done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    c.out.clear();  // the peer is gone: nothing more to tell it
+    c.out_done = 0;
+    c.eof = true;
+    break;
+  }
+  if (c.out_done == c.out.size()) {
+    c.out.clear();
+    c.out_done = 0;
+  }
+  (void)id;
+}
+
+int server::commit() {
+  while (l_.group_size() > 0) {
+    auto acks = l_.commit();
+    group_started_ms_ = l_.group_size() > 0 ? mono_ms() : -1;
+    if (!acks) {
+      // The store refused a commit (disk full, I/O error): nothing of the group is acknowledged.
+      // Exiting is the one answer that keeps the promise for every connection at once; a restart
+      // continues the file at its last whole commit and the senders resend.
+      print_error(s_.store, acks.error());
+      log_line("a commit failed: no ACK sent for its group; exiting");
+      return EXIT_BAD_INPUT;
+    }
+    for (auto &a : *acks) {
+      auto it = conns_.find(a.connection);
+      if (it == conns_.end()) continue;  // closed meanwhile: stored, and a resend is acknowledged again
+      it->second.out += a.bytes;
+    }
+    if (!l_.group_full()) break;
+  }
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    const uint64_t id = it->first;
+    connection &c = it->second;
+    ++it;
+    flush(id, c);
+    if (c.eof && c.out.empty()) {
+      drop(id, nullptr);
+      continue;
+    }
+    update_events(id, c);
+  }
+  return EXIT_OK;
+}
+
+void server::sweep_idle(int64_t now) {
+  std::vector<uint64_t> idle;
+  for (auto &[id, c] : conns_)
+    if (now - c.last_ms >= static_cast<int64_t>(s_.idle_timeout_ms)) idle.push_back(id);
+  for (uint64_t id : idle) drop(id, "idle timeout");
+}
+
+int server::run(int listen_fd, int signal_fd) {
+  listen_fd_ = listen_fd;
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) return fail("listen", quire::error(error_code::IO_ERROR, "epoll_create1 failed"));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = 0;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd, &ev);
+  ev.data.u64 = 1;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, signal_fd, &ev);
+  std::vector<epoll_event> events(256);
+  int64_t last_sweep = mono_ms();
+  const int64_t sweep_every = std::max<int64_t>(10, std::min<int64_t>(1000, s_.idle_timeout_ms / 4));
+  bool stopping = false;
+  while (!stopping) {
+    int64_t now = mono_ms();
+    int timeout = static_cast<int>(std::max<int64_t>(0, last_sweep + sweep_every - now));
+    if (group_started_ms_ >= 0)
+      timeout = static_cast<int>(std::min<int64_t>(
+          timeout, std::max<int64_t>(0, group_started_ms_ + static_cast<int64_t>(s_.group_ms) - now)));
+    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
+    if (n < 0 && errno != EINTR) return fail("listen", quire::error(error_code::IO_ERROR, "epoll_wait failed"));
+    for (int i = 0; i < n; ++i) {
+      const uint64_t id = events[static_cast<size_t>(i)].data.u64;
+      if (id == 0) {
+        accept_all();
+        continue;
+      }
+      if (id == 1) {
+        signalfd_siginfo si;
+        while (::read(signal_fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) stopping = true;
+        continue;
+      }
+      auto it = conns_.find(id);
+      if (it == conns_.end()) continue;
+      connection &c = it->second;
+      const uint32_t e = events[static_cast<size_t>(i)].events;
+      if (e & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(id, c);
+      if (e & (EPOLLHUP | EPOLLERR)) {  // both ways closed: no ACK can reach the peer now
+        drop(id, nullptr);
+        continue;
+      }
+      if (e & EPOLLOUT) flush(id, c);
+      if (c.eof && c.out.empty() && l_.group_size() == 0) {
+        drop(id, nullptr);
+        continue;
+      }
+      update_events(id, c);
+    }
+    now = mono_ms();
+    if (l_.group_full() || (group_started_ms_ >= 0 && now >= group_started_ms_ + static_cast<int64_t>(s_.group_ms)))
+      if (int r = commit(); r != EXIT_OK) return r;
+    if (now >= last_sweep + sweep_every) {
+      sweep_idle(now);
+      last_sweep = now;
+    }
+  }
+  log_line("stopping: committing the last group");
+  ::close(listen_fd_);
+  if (int r = commit(); r != EXIT_OK) return r;
+  // Give the ACKs a moment to leave, then go.
+  const int64_t until = mono_ms() + 1000;
+  for (;;) {
+    bool pending = false;
+    for (auto &[id, c] : conns_) {
+      flush(id, c);
+      pending = pending || !c.out.empty();
+    }
+    if (!pending || mono_ms() >= until) break;
+    ::usleep(5000);
+  }
+  for (auto &[id, c] : conns_) ::close(c.fd);
+  log_line("stopped: " + std::to_string(l_.counters().stored) + " rows stored, " +
+           std::to_string(l_.counters().commits) + " commits");
+  return EXIT_OK;
+}
+
+// Creates the store beside its name and renames it into place, so a crash while creating never
+// leaves a file that is not a store under the real name.
+int create_store_file(const std::string &path, const listen::options &o) {
+  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+  std::remove(temp.c_str());
+  {
+    auto t = native::append_file::open(temp, true);
+    if (!t) return fail(temp, t.error());
+    auto l = listen::listener::open(*t.value(), o);
+    if (!l) {
+      std::remove(temp.c_str());
+      return fail(path, l.error());
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return fail(path, quire::error(error_code::IO_ERROR, "cannot rename the new store into place"));
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  log_line("created " + path);
+  return EXIT_OK;
+}
+
+int run_listen(arguments &args) {
+  settings s;
+  auto port = args.number("--port");
+  auto store = args.option("--store");
+  auto bind = args.option("--bind");
+  auto allow = args.options("--allow");
+  auto key = args.option("--key");
+  auto group_ms = args.number("--group-ms");
+  auto group_max = args.number("--group-max");
+  auto group_bytes = args.number("--group-bytes");
+  auto max_frame = args.number("--max-frame-bytes");
+  auto max_conns = args.number("--max-connections");
+  auto max_queued = args.number("--max-queued-bytes");
+  auto max_total = args.number("--max-total-queued-bytes");
+  auto idle = args.number("--idle-timeout-ms");
+  auto rest = args.finish("listen", 0, 0, "takes no positional words");
+  if (!rest) return args.exit_status();
+  if (!port || !store) return usage_error("listen", "needs --port N and --store FILE.quire");
+  if (*port > 65535) return usage_error("listen", "--port is 0..65535");
+  s.port = *port;
+  s.store = *store;
+  if (bind) s.bind = *bind;
+  for (const auto &a : allow) {
+    cidr c;
+    if (!parse_cidr(a, c)) return usage_error("listen", "--allow takes an IPv4 CIDR such as 10.0.0.0/8, not " + a);
+    s.allow.push_back(c);
+  }
+  if (group_ms) s.group_ms = *group_ms;
+  if (group_max) s.engine.max_group_rows = *group_max;
+  if (group_bytes) s.engine.max_group_bytes = *group_bytes;
+  if (max_frame) s.engine.max_frame_bytes = *max_frame;
+  if (max_conns) s.max_connections = *max_conns;
+  if (max_queued) s.max_queued_bytes = *max_queued;
+  if (max_total) s.max_total_queued_bytes = *max_total;
+  if (idle) s.idle_timeout_ms = *idle;
+  if (s.group_ms > 60000) return usage_error("listen", "--group-ms is 0..60000");
+  if (s.max_queued_bytes == 0 || s.max_total_queued_bytes == 0 || s.max_connections == 0 || s.idle_timeout_ms == 0)
+    return usage_error("listen",
+                       "--max-connections, --max-queued-bytes, --max-total-queued-bytes and "
+                       "--idle-timeout-ms must be above 0");
+  if (key) {
+    auto k = native::read_key_file(*key);
+    if (!k) return fail(*key, k.error());
+    s.engine.store.owner_key = std::move(k).value();
+  }
+  s.engine.store.random = [](std::span<uint8_t> out) { return native::system_random(out); };
+
+  struct stat st;
+  if (::stat(s.store.c_str(), &st) != 0) {
+    if (int r = create_store_file(s.store, s.engine); r != EXIT_OK) return r;
+  }
+  auto target = native::append_file::open(s.store, false);
+  if (!target) return fail(s.store, target.error());
+  auto l = listen::listener::open(*target.value(), s.engine);
+  if (!l) return fail(s.store, l.error());
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  const int signal_fd = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (signal_fd < 0) return fail("listen", quire::error(error_code::IO_ERROR, "signalfd failed"));
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail("listen", quire::error(error_code::IO_ERROR, "socket failed"));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(s.port));
+  if (::inet_pton(AF_INET, s.bind.c_str(), &addr.sin_addr) != 1)
+    return usage_error("listen", "--bind takes an IPv4 address, not " + s.bind);
+  if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 || ::listen(fd, 1024) != 0)
+    return fail(s.bind + ":" + std::to_string(s.port),
+                quire::error(error_code::IO_ERROR, std::string("cannot listen: ") + std::strerror(errno)));
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+  std::printf("listening on %s\n", address_of(addr).c_str());
+  std::fflush(stdout);
+  log_line(s.store + ": " + std::to_string(l.value()->counters().rows_at_open) + " rows at start, group " +
+           std::to_string(s.group_ms) + " ms / " + std::to_string(s.engine.max_group_rows) + " messages");
+  server srv(std::move(s), *l.value());
+  return srv.run(fd, signal_fd);
+}
+
+registration listen_command{
+    {"listen", "",
+     "--port N --store FILE.quire [--bind ADDR] [--allow CIDR]... [--key FILE] [--group-ms N] [--group-max N] "
+     "[--group-bytes N] [--max-frame-bytes N] [--max-connections N] [--max-queued-bytes N] "
+     "[--max-total-queued-bytes N] [--idle-timeout-ms N]",
+     "Take HL7 v2 messages over MLLP, store each as a row of FILE.quire and acknowledge it only once its commit is "
+     "durable (docs/listen.md).",
+     run_listen}};
+
+}  // namespace
+}  // namespace quire::cli

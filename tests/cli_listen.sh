@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# `quire listen` end to end (ctest cli_listen, native only): ACKs (MSA-1, MSA-2) for messages sent
+# over MLLP and the rows stored; a restart continuing the file and acknowledging a resend without
+# storing it twice; the listener killed with SIGKILL 20 times under load, restarted each time, then
+# every ACKed control id stored exactly once and the store verifying; hostile peers (a partial frame
+# left idle, a frame without its end block, a frame over the bound, binary noise, a peer outside
+# --allow, a client that never reads its ACKs, 1,000 idle sockets) storing nothing and not
+# stopping a well-behaved client, with the listener's VmRSS read under the battery; SIGTERM.
+#   tests/cli_listen.sh path/to/quire
+set -uo pipefail
+quire=$(realpath "${1:?usage: cli_listen.sh path/to/quire}") || exit 1
+here=$(cd "$(dirname "$0")" && pwd) || exit 1
+work=$(mktemp -d)
+py=/usr/bin/python3
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+# shellcheck source=cli_lib.sh
+source "$here/cli_lib.sh"
+
+cat >client.py <<'EOF'
+# The test's MLLP client: modes below; ACKs are checked (MSA-1 AA, MSA-2 the control id).
+import os, socket, sys, time
+
+VT, FS, CR = b"\x0b", b"\x1c", b"\r"
+
+def message(cid, sender="SND"):
+    return ("MSH|^~\\&|%s|FAC|RCV|RFAC|20261203064115||ADT^A01^ADT_A01|%s|P|2.5\r"
+            "EVN|A01|20261203064115\rPID|1||PAT-%s^^^HOSP^MR||DOE^JANE\rPV1|1|I|W1^101^1\r" % (sender, cid, cid)).encode()
+
+def frame(b):
+    return VT + b + FS + CR
+
+def read_acks(sock, want, timeout=10.0):
+    """Reads `want` ACK frames; returns [(msa1, msa2)] (fewer when the peer closes)."""
+    sock.settimeout(timeout)
+    buf, out = b"", []
+    while len(out) < want:
+        try:
+            data = sock.recv(65536)
+        except (socket.timeout, OSError):
+            break
+        if not data:
+            break
+        buf += data
+        while True:
+            s = buf.find(VT)
+            e = buf.find(FS + CR, s + 1)
+            if s < 0 or e < 0:
+                break
+            body, buf = buf[s + 1:e], buf[e + 2:]
+            msa = [seg for seg in body.split(b"\r") if seg.startswith(b"MSA|")]
+            f = msa[0].split(b"|") if msa else [b"", b"", b""]
+            out.append((f[1].decode(), f[2].decode() if len(f) > 2 else ""))
+    return out
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+mode = sys.argv[1]
+if mode == "send":  # send PORT PREFIX N: pipelined, then print each ACK's "code id"
+    port, prefix, n = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    s = connect(port)
+    s.sendall(b"".join(frame(message("%s%d" % (prefix, i))) for i in range(n)))
+    for code, cid in read_acks(s, n):
+        print(code, cid)
+elif mode == "raw":  # raw PORT HEXBYTES|@FILE WANT: sends bytes, prints the ACKs it gets
+    port, want = int(sys.argv[2]), int(sys.argv[4])
+    data = open(sys.argv[3][1:], "rb").read() if sys.argv[3].startswith("@") else bytes.fromhex(sys.argv[3])
+    s = connect(port)
+    s.sendall(data)
+    for code, cid in read_acks(s, want, timeout=1.5):
+        print(code, cid)
+elif mode == "load":  # load PORTFILE ACKED STOPFILE: sends until STOPFILE exists, resending what is not ACKed
+    portfile, acked_path, stopfile = sys.argv[2], sys.argv[3], sys.argv[4]
+    acked = open(acked_path, "a")
+    next_id, pending = 0, []
+    while not os.path.exists(stopfile):
+        try:
+            s = connect(int(open(portfile).read().split(":")[-1]))
+        except (OSError, ValueError):
+            time.sleep(0.02)
+            continue
+        try:
+            while not os.path.exists(stopfile):
+                while len(pending) < 20:
+                    pending.append("K%d" % next_id)
+                    next_id += 1
+                s.sendall(b"".join(frame(message(c)) for c in pending))
+                got = read_acks(s, len(pending), timeout=5.0)
+                for code, cid in got:
+                    if code == "AA" and cid in pending:
+                        acked.write(cid + "\n")
+                        pending.remove(cid)
+                acked.flush()
+                if len(got) == 0:
+                    break
+        except OSError:
+            pass
+        finally:
+            s.close()
+    print(next_id)
+elif mode == "idle":  # idle PORT N SECONDS: N sockets, some holding a partial frame, none sending more
+    port, n, secs = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    socks = []
+    for i in range(n):
+        try:
+            s = connect(port)
+            if i % 2:
+                s.sendall(VT + b"MSH|^~\\&|PARTIAL")
+            socks.append(s)
+        except OSError:
+            break
+    print(len(socks), flush=True)
+    time.sleep(secs)
+elif mode == "deaf":  # deaf PORT N: sends N messages and never reads an ACK
+    port, n = int(sys.argv[2]), int(sys.argv[3])
+    s = connect(port)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.setblocking(False)
+    sent, data = 0, b"".join(frame(message("DEAF%d" % i)) for i in range(n))
+    end = time.time() + 3
+    while sent < len(data) and time.time() < end:
+        try:
+            sent += s.send(data[sent:])
+        except BlockingIOError:
+            time.sleep(0.01)
+        except OSError:  # closed by the listener's idle timeout: it stopped reading us
+            break
+    print(sent, flush=True)
+    time.sleep(float(sys.argv[4]) if len(sys.argv) > 4 else 1)
+EOF
+
+# start_listener LOG ARGS...: starts quire listen in the background; sets lpid and port.
+start_listener() {
+  local log=$1
+  shift
+  "$quire" listen "$@" >listen.out 2>>"$log" &
+  lpid=$!
+  pids+=("$lpid")
+  port=""
+  for _ in $(seq 1 200); do
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' listen.out 2>/dev/null)
+    [[ -n $port ]] && return 0
+    kill -0 "$lpid" 2>/dev/null || break
+    sleep 0.02
+  done
+  fail "the listener did not start: $(cat "$log")"
+  return 1
+}
+stop_listener() {
+  kill -TERM "$lpid" 2>/dev/null
+  wait "$lpid"
+  stopped=$?
+}
+rows_of() { "$quire" query "$1" --count 2>/dev/null; }
+
+# --- ACKs and rows --------------------------------------------------------------------------------
+start_listener l1.log --port 0 --store s.quire --group-ms 5 || exit 1
+"$py" client.py send "$port" A 50 >acks.txt
+[[ $(grep -c '^AA A' acks.txt) == 50 ]] || fail "50 messages, 50 AA: $(sort acks.txt | uniq -c | head -3)"
+[[ $(awk '{print $2}' acks.txt | tr '\n' ' ') == "$(for i in $(seq 0 49); do printf 'A%d ' "$i"; done)" ]] ||
+  fail "ACKs in order, MSA-2 the control id"
+stop_listener
+[[ $stopped == 0 ]] || fail "SIGTERM exits 0 (got $stopped)"
+[[ $(rows_of s.quire) == 50 ]] || fail "50 rows stored, got $(rows_of s.quire)"
+run 0 "the store verifies" -- inspect s.quire --verify
+"$quire" query s.quire --find control_id=A7 --columns control_id,type,sending_application,patient_id,ack_code >row.txt
+[[ $(cat row.txt) == '{"control_id":"A7","type":"ADT^A01^ADT_A01","sending_application":"SND","patient_id":"PAT-A7","ack_code":"AA"}' ]] ||
+  fail "a row's columns: $(cat row.txt)"
+echo "ok: 50 ACKs and rows"
+
+# A restart continues the file; a resend is acknowledged and not stored again.
+start_listener l1.log --port 0 --store s.quire --group-ms 0 --group-max 1 || exit 1
+grep -q "50 rows at start" l1.log || fail "the restart read the 50 rows"
+"$py" client.py send "$port" A 60 >acks.txt
+[[ $(grep -c '^AA A' acks.txt) == 60 ]] || fail "resend: 60 AA"
+stop_listener
+[[ $(rows_of s.quire) == 60 ]] || fail "resend stored once: 60 rows, got $(rows_of s.quire)"
+echo "ok: restart and duplicates"
+
+# --- kill -9 under load, 20 times -----------------------------------------------------------------
+: >acked.txt
+rm -f stop portfile
+start_listener k.log --port 0 --store k.quire --group-ms 2 || exit 1
+echo "127.0.0.1:$port" >portfile
+for c in 1 2 3; do
+  "$py" client.py load portfile acked.txt stop >"sent$c.txt" &
+  pids+=($!)
+  loaders+=($!)
+done
+for k in $(seq 1 20); do
+  sleep "0.$((RANDOM % 3 + 1))"
+  kill -9 "$lpid"
+  wait "$lpid" 2>/dev/null
+  start_listener k.log --port "$port" --store k.quire --group-ms 2 || break
+done
+sleep 0.3
+touch stop
+for p in "${loaders[@]}"; do wait "$p"; done
+stop_listener
+acked=$(sort -u acked.txt | wc -l)
+"$quire" query k.quire --columns control_id --csv | tail -n +2 | sort >stored.txt
+[[ $acked -gt 200 ]] || fail "the load sent and had ACKed at least 200 messages under kills (got $acked)"
+[[ -z $(uniq -d stored.txt) ]] || fail "a control id stored twice: $(uniq -d stored.txt | head -3)"
+missing=$(comm -23 <(sort -u acked.txt) stored.txt | wc -l)
+[[ $missing == 0 ]] || fail "$missing ACKed control ids are not in the store"
+run 0 "the killed store verifies" -- inspect k.quire --verify
+echo "ok: 20 kills, $acked ACKed, $(wc -l <stored.txt) stored, none lost, none twice"
+
+# --- hostile peers --------------------------------------------------------------------------------
+start_listener h.log --port 0 --store h.quire --group-ms 5 --max-frame-bytes 4096 --idle-timeout-ms 1500 \
+  --max-queued-bytes 65536 || exit 1
+hex() { od -An -tx1 -v | tr -d ' \n'; }
+# A frame without its end block, then a good one on another connection.
+"$py" client.py raw "$port" "$(printf '\x0bMSH|^~\\&|X|Y|||2026||ADT^A01|NOEND|P|2.5\r' | hex)" 1 >r.txt
+[[ ! -s r.txt ]] || fail "a frame without its end block gets no ACK: $(cat r.txt)"
+# Binary noise inside a frame: AR, not stored.
+"$py" client.py raw "$port" "0b$(head -c 2000 /dev/urandom | tr -d '\013\034' | hex)1c0d" 1 >r.txt
+[[ $(cut -d' ' -f1 r.txt) == AR ]] || fail "noise in a frame is AR: $(cat r.txt)"
+# Noise outside frames: nothing.
+"$py" client.py raw "$port" "$(head -c 5000 /dev/urandom | tr -d '\013' | hex)" 1 >r.txt
+[[ ! -s r.txt ]] || fail "noise outside frames gets nothing: $(cat r.txt)"
+# A frame over the bound: AR, then the next message on the same connection AA.
+{
+  printf '\x0bMSH|^~\\&|B|F|||2026||ADT^A01|BIG|P|2.5\rNTE|'
+  head -c 100000 /dev/zero | tr '\0' x
+  printf '\r\x1c\r\x0bMSH|^~\\&|B|F|||2026||ADT^A01|AFTERBIG|P|2.5\r\x1c\r'
+} >big.bin
+"$py" client.py raw "$port" @big.bin 2 >r.txt
+[[ $(tr '\n' ' ' <r.txt) == "AR  AA AFTERBIG " ]] || fail "a frame over the bound is AR, the next AA: $(tr '\n' ' ' <r.txt)"
+# A client that never reads its ACKs, and 1,000 idle sockets (half of them holding a partial
+# frame), while a good client is served.
+"$py" client.py deaf "$port" 100000 4 >deaf.txt &
+pids+=($!)
+deaf=$!
+"$py" client.py idle "$port" 1000 4 >idle.txt &
+pids+=($!)
+idle=$!
+sleep 1.5
+"$py" client.py send "$port" GOOD 100 >acks.txt
+[[ $(grep -c '^AA GOOD' acks.txt) == 100 ]] || fail "a good client is served beside hostile ones: $(wc -l <acks.txt) ACKs"
+[[ $(head -1 idle.txt) -ge 900 ]] || fail "1,000 idle sockets open: $(cat idle.txt)"
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$lpid/status")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")
+echo "listener VmRSS ${rss} kB, peak ${hwm} kB, under the hostile battery"
+[[ $hwm -lt 200000 ]] || fail "peak RSS under the battery stays under 200 MB (got ${hwm} kB)"
+wait "$deaf" "$idle"
+sleep 2
+grep -q "idle timeout" h.log || fail "idle sockets are closed after --idle-timeout-ms"
+stop_listener
+deaf_rows=$("$quire" query h.quire --where "control_id startsWith 'DEAF'" --count)
+echo "the client that never read had $(head -1 deaf.txt) bytes taken and $deaf_rows rows stored before back-pressure"
+[[ $deaf_rows -lt 100000 ]] || fail "a client that never reads its ACKs is stopped by back-pressure"
+[[ $("$quire" query h.quire --where "control_id = 'NOEND' or control_id = 'BIG'" --count) == 0 ]] ||
+  fail "no byte of an unfinished or oversize frame is stored"
+[[ $("$quire" query h.quire --where "control_id startsWith 'GOOD'" --count) == 100 ]] || fail "100 GOOD rows"
+# A peer outside --allow is closed before a byte is read, and logged with its address.
+start_listener a.log --port 0 --store a.quire --allow 10.0.0.0/8 || exit 1
+"$py" client.py send "$port" OUT 1 >r.txt
+[[ ! -s r.txt ]] || fail "a peer outside --allow gets no ACK"
+stop_listener
+grep -q "refused 127.0.0.1:[0-9]*: not in --allow" a.log || fail "the refusal is logged with the address: $(cat a.log)"
+[[ $(rows_of a.quire) == 0 ]] || fail "nothing stored from a refused peer"
+
+# --max-connections: the one past the bound is closed at once and logged.
+start_listener m.log --port 0 --store m.quire --max-connections 3 || exit 1
+"$py" client.py idle "$port" 5 1 >idle.txt
+stop_listener
+[[ $(grep -c "refused 127.0.0.1:[0-9]*: --max-connections 3 reached" m.log) -ge 2 ]] ||
+  fail "connections past --max-connections are refused and logged: $(cat m.log)"
+
+# Out of file descriptors (ulimit -n 64, 100 peers): the extra peers are refused and logged, the
+# loop does not spin, and once they are gone a client is served.
+(
+  ulimit -n 64
+  exec "$quire" listen --port 0 --store fd.quire >fd.out 2>fd.log
+) &
+fdpid=$!
+pids+=("$fdpid")
+for _ in $(seq 1 100); do grep -q listening fd.out 2>/dev/null && break; sleep 0.02; done
+fdport=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' fd.out)
+"$py" client.py idle "$fdport" 100 1 >/dev/null
+grep -q "out of file descriptors" fd.log || fail "running out of descriptors is logged: $(tail -3 fd.log)"
+cpu=$(awk '{print $14 + $15}' "/proc/$fdpid/stat")
+[[ $cpu -lt 100 ]] || fail "the loop does not spin when out of descriptors (${cpu} ticks)"
+sleep 0.5
+"$py" client.py send "$fdport" FD 5 >acks.txt
+[[ $(grep -c '^AA FD' acks.txt) == 5 ]] || fail "served again once descriptors are free"
+kill -TERM "$fdpid"
+wait "$fdpid"
+
+# A sealed store: written with the owner's key, unreadable without it, continued with it.
+run 0 "keygen" -- keygen owner.key
+start_listener s.log --port 0 --store sealed.quire --key owner.key || exit 1
+"$py" client.py send "$port" SEALED 10 >acks.txt
+stop_listener
+[[ $(grep -c '^AA SEALED' acks.txt) == 10 ]] || fail "sealed: 10 AA"
+run 2 "a sealed store needs its key" -- query sealed.quire --count
+[[ $("$quire" query sealed.quire --count --key owner.key) == 10 ]] || fail "sealed: 10 rows with the key"
+grep -q "SEALED" sealed.quire && fail "no message text in a sealed store's bytes"
+"$quire" listen --port 0 --store sealed.quire >/dev/null 2>err.txt
+[[ $? == 2 ]] || fail "continuing a sealed store without --key is refused: $(cat err.txt)"
+
+# --- usage ----------------------------------------------------------------------------------------
+run 2 "listen needs --store" -- listen --port 0
+run 2 "a bad --allow" -- listen --port 0 --store x.quire --allow 10.0.0.0/33
+
+if ((failures > 0)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "cli_listen: all passed"
