@@ -3,7 +3,7 @@
 // parses, stores and builds the ACKs; this module only moves bytes between node:net sockets and
 // the engine, reads the clock, and decides when a group is committed. Node only: a browser has no
 // sockets to listen on.
-import type { Server, Socket, AddressInfo } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { wasm, withInput } from './module.js';
@@ -97,6 +97,13 @@ export interface ListenCounters {
   commits: number;
   failedCommits: number;
   rowsAtOpen: number;
+}
+
+/** Where a listener listens (node:net's AddressInfo). */
+export interface ListenAddress {
+  address: string;
+  family: string;
+  port: number;
 }
 
 // --- the store's file -------------------------------------------------------------------------------
@@ -225,8 +232,8 @@ export class Hl7Listener {
   }
 
   /** Where it listens ({ address, family, port }). */
-  address(): AddressInfo {
-    return this.#server.address() as AddressInfo;
+  address(): ListenAddress {
+    return this.#server.address() as ListenAddress;
   }
 
   /** The engine's counters. */

@@ -133,6 +133,21 @@ test('hl7.listen closes by committing the group it holds and sending its ACKs', 
   assert.equal(l.counters().stored, 1);
 });
 
+test('hl7.listen under small groups and a small queue bound: every message acknowledged in order, stored once', async () => {
+  const store = path.join(work, 'bounded.quire');
+  const l = await quire.hl7.listen({ port: 0, store, groupMax: 3, maxQueuedBytes: 2048, groupMs: 1 });
+  const n = 300;
+  const bytes = Buffer.concat(Array.from({ length: n }, (_, i) => frame(adt(`B${i}`, `P${i}`))));
+  assert.ok(bytes.length > 10 * 2048, 'the bytes sent are far over the bound');
+  const acks = await exchange(l.address().port, bytes, n);
+  assert.deepEqual(acks.map((a) => msa(a)[2]), Array.from({ length: n }, (_, i) => `B${i}`));
+  assert.ok(acks.every((a) => msa(a)[1] === 'AA'));
+  const c = l.counters();
+  assert.equal(c.stored, n);
+  assert.ok(c.commits >= n / 3, `${c.commits} commits of at most 3 rows`);
+  await l.close();
+});
+
 test('hl7.listen refuses what it cannot use', async () => {
   await assert.rejects(quire.hl7.listen({ port: 0 }), TypeError);
   await assert.rejects(quire.hl7.listen({ port: 70000, store: path.join(work, 'x.quire') }), RangeError);
