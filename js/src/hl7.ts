@@ -5,6 +5,7 @@ import { QuireError } from './errors.js';
 import { Handle } from './handles.js';
 import { INTERNAL, checkInternal } from './internal.js';
 import { wasm, withInput, type Input } from './module.js';
+import { listen } from './listen.js';
 
 /** How messages are read. Limits are typed errors when exceeded; 0 or absent means the default. */
 export interface Hl7Options {
@@ -423,6 +424,9 @@ export const mllp = {
 
 /** The HL7 v2 module. */
 export const hl7 = {
+  /** Node: HL7 v2 over MLLP into a growing .quire store, as `quire listen` (listen.ts, docs/listen.md). */
+  listen,
+
   /**
    * Parses one message (a string is encoded as UTF-8; pass bytes for other charsets). Throws
    * QuireError: EMPTY_INPUT, INVALID_HL7 (no MSH first; several messages: use parseBatch),

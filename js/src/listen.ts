@@ -1,0 +1,413 @@
+// hl7.listen: HL7 v2 over MLLP into a growing .quire store, in Node (docs/listen.md, "In Node").
+// The same engine as `quire listen` (core's quire/listen.h, bound in wasm/bind_listen.cpp) frames,
+// parses, stores and builds the ACKs; this module only moves bytes between node:net sockets and
+// the engine, reads the clock, and decides when a group is committed. Node only: a browser has no
+// sockets to listen on.
+import type { Server, Socket } from 'node:net';
+import type { EmbindHandle, ErrorRecord } from './quire.mjs';
+import { QuireError } from './errors.js';
+import { wasm, withInput } from './module.js';
+import { nodeFs, type NodeFs } from './files.js';
+import type { AckCode } from './hl7.js';
+
+// --- the Embind functions this module binds (wasm/bind_listen.cpp) ---------------------------------
+
+interface ListenSettings {
+  maxFrameBytes: number;
+  maxGroupRows: number;
+  maxGroupBytes: number;
+  ownerKey: Uint8Array;
+}
+interface AckRecord {
+  connection: number;
+  bytes: Uint8Array;
+  code: AckCode;
+  controlId: string;
+}
+interface TargetHooks {
+  size(): number;
+  read(offset: number, length: number, pointer: number): number;
+  append(pointer: number, length: number): string;
+  sync(): string;
+  truncate(size: number): string;
+}
+interface ListenHandle extends EmbindHandle {
+  open(settings: ListenSettings): ErrorRecord;
+  feed(connection: number, pointer: number, length: number, receiveTimeUs: number): void;
+  forget(connection: number): void;
+  commit(): { error: ErrorRecord; acks?: AckRecord[] };
+  queuedBytes(connection: number): number;
+  totalQueuedBytes(): number;
+  groupSize(): number;
+  groupFull(): boolean;
+  framesWaiting(): boolean;
+  counters(): ListenCounters;
+  close(): void;
+}
+interface ListenBindings {
+  HEAPU8: Uint8Array;
+  listenThrough(target: TargetHooks, hooks: { random(pointer: number, length: number): string }): ListenHandle;
+}
+
+function bindings(): ListenBindings {
+  return wasm() as unknown as ListenBindings;
+}
+
+// --- public types ----------------------------------------------------------------------------------
+
+/** What hl7.listen takes; bounds as `quire listen`'s options (docs/listen.md). */
+export interface ListenOptions {
+  /** TCP port; 0: any free port (address() tells which). */
+  port: number;
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The store's path: created when absent, continued when present. */
+  store: string;
+  /** The owner's key (32 bytes): the store is sealed; a sealed store cannot be continued without it. */
+  key?: Uint8Array;
+  /** A group is committed at most this many ms after it got its first message (default 5; 0: on the next turn of the event loop). */
+  groupMs?: number;
+  /** ... or as soon as it holds this many messages (default 1000). */
+  groupMax?: number;
+  /** ... or this many bytes of messages (default 16 MiB). */
+  groupBytes?: number;
+  /** A longer MLLP frame is dropped as it arrives and answered AR (default 1 MiB). */
+  maxFrameBytes?: number;
+  /** A connection past this many is closed at once (default 1024). */
+  maxConnections?: number;
+  /** Per connection: partial frame, waiting frames and unwritten ACKs; past it the socket is paused (default 4 MiB). */
+  maxQueuedBytes?: number;
+  /** The same over all connections plus the group; past it every socket is paused (default 256 MiB). */
+  maxTotalQueuedBytes?: number;
+  /** A connection quiet this long is closed (default 60000). */
+  idleTimeoutMs?: number;
+  /** The receive time, µs since 1970 (default the system clock): MSH-7 of the ACKs and the rows' receive_time. */
+  clock?: () => number;
+  /** A commit failed: no ACK of its group was sent, and the listener closed itself (as `quire listen` exits 1). */
+  onError?: (error: unknown) => void;
+}
+
+/** What the listener has done since it opened (core's listen::counters). */
+export interface ListenCounters {
+  frames: number;
+  stored: number;
+  duplicates: number;
+  errors: number;
+  rejected: number;
+  commits: number;
+  failedCommits: number;
+  rowsAtOpen: number;
+}
+
+/** Where a listener listens (node:net's AddressInfo). */
+export interface ListenAddress {
+  address: string;
+  family: string;
+  port: number;
+}
+
+// --- the store's file -------------------------------------------------------------------------------
+
+type ListenFs = NodeFs & {
+  existsSync(path: string): boolean;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, size: number): void;
+};
+
+/** The store's Node file as the engine's append target: positional writes at its end, fsync, ftruncate. */
+class ListenFile implements TargetHooks {
+  readonly #fs: ListenFs;
+  #fd: number;
+  #size: number;
+
+  constructor(readonly path: string, readonly created: boolean) {
+    this.#fs = nodeFs() as ListenFs;
+    this.#fd = this.#fs.openSync(path, created ? 'wx+' : 'r+');
+    this.#size = this.#fs.fstatSync(this.#fd).size;
+  }
+  size(): number {
+    return this.#size;
+  }
+  read(offset: number, length: number, pointer: number): number {
+    const into = bindings().HEAPU8.subarray(pointer, pointer + length);
+    let done = 0;
+    try {
+      while (done < length) {
+        const n = this.#fs.readSync(this.#fd, into, done, length - done, offset + done);
+        if (n <= 0) break;
+        done += n;
+      }
+    } catch {
+      return -1;
+    }
+    return done;
+  }
+  append(pointer: number, length: number): string {
+    return this.#io(() => {
+      const from = bindings().HEAPU8.subarray(pointer, pointer + length);
+      for (let done = 0; done < length; ) {
+        const n = this.#fs.writeSync(this.#fd, from, done, length - done, this.#size);
+        done += n;
+        this.#size += n;
+      }
+    });
+  }
+  sync(): string {
+    return this.#io(() => this.#fs.fsyncSync(this.#fd));
+  }
+  truncate(size: number): string {
+    return this.#io(() => {
+      this.#fs.ftruncateSync(this.#fd, size);
+      this.#size = size;
+    });
+  }
+  close(): void {
+    if (this.#fd >= 0) this.#fs.closeSync(this.#fd);
+    this.#fd = -1;
+  }
+  remove(): void {
+    this.close();
+    this.#fs.rmSync(this.path, { force: true });
+  }
+  #io(work: () => void): string {
+    try {
+      work();
+      return '';
+    } catch (e) {
+      return `${this.path}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+}
+
+function fillRandom(pointer: number, length: number): string {
+  try {
+    const out = bindings().HEAPU8.subarray(pointer, pointer + length);
+    for (let at = 0; at < out.length; at += 65536) globalThis.crypto.getRandomValues(out.subarray(at, Math.min(out.length, at + 65536)));
+    return '';
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+function systemClockUs(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+function bound(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`quire: hl7.listen ${name} must be an integer >= ${min}`);
+  return value;
+}
+
+// --- the listener ------------------------------------------------------------------------------------
+
+type Settings = Required<Omit<ListenOptions, 'key' | 'onError' | 'host'>> & { onError?: (e: unknown) => void };
+
+interface Connection {
+  socket: Socket;
+  paused: boolean;
+}
+
+/** A running listener (hl7.listen). close() it: it commits the group it holds and sends its ACKs. */
+export class Hl7Listener {
+  readonly #server: Server;
+  readonly #engine: ListenHandle;
+  readonly #file: ListenFile;
+  readonly #o: Settings;
+  readonly #conns = new Map<number, Connection>();
+  #nextId = 1;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closing: Promise<void> | undefined;
+  #error: unknown;
+  #final: ListenCounters | undefined;
+
+  /** @internal */
+  constructor(server: Server, engine: ListenHandle, file: ListenFile, o: Settings) {
+    this.#server = server;
+    this.#engine = engine;
+    this.#file = file;
+    this.#o = o;
+    server.on('connection', (s: Socket) => this.#accept(s));
+  }
+
+  /** Where it listens ({ address, family, port }). */
+  address(): ListenAddress {
+    return this.#server.address() as ListenAddress;
+  }
+
+  /** The engine's counters. */
+  counters(): ListenCounters {
+    return this.#final ? { ...this.#final } : { ...this.#engine.counters() };
+  }
+
+  /** The error of a failed commit (the listener then closed itself), or undefined. */
+  get error(): unknown {
+    return this.#error;
+  }
+
+  /**
+   * Stops accepting, commits the group, writes its ACKs (giving them up to a second to leave),
+   * closes the connections and the store's file.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#error === undefined) {
+      this.#commit(false);
+      while (this.#error === undefined && this.#engine.groupSize() > 0) this.#commit(false);
+    }
+    const ended = [...this.#conns.values()].map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          c.socket.once('close', () => resolve());
+          c.socket.end();
+        }),
+    );
+    const late = setTimeout(() => {
+      for (const c of this.#conns.values()) c.socket.destroy();
+    }, 1000);
+    await Promise.all(ended);
+    clearTimeout(late);
+    await stopped;
+    this.#final = this.counters();
+    this.#engine.close();
+    this.#engine.delete();
+    this.#file.close();
+  }
+
+  #accept(socket: Socket): void {
+    if (this.#closing || this.#conns.size >= this.#o.maxConnections) {
+      socket.destroy();
+      return;
+    }
+    const id = this.#nextId++;
+    const c: Connection = { socket, paused: false };
+    this.#conns.set(id, c);
+    socket.setNoDelay(true);
+    socket.setTimeout(this.#o.idleTimeoutMs, () => socket.destroy());
+    socket.on('data', (chunk: Uint8Array) => this.#read(id, chunk));
+    socket.on('drain', () => this.#pace());
+    socket.on('error', () => {}); // 'close' follows
+    socket.on('close', () => {
+      this.#conns.delete(id);
+      if (!this.#closing || this.#error !== undefined) this.#engine.forget(id);
+      this.#pace();
+    });
+  }
+
+  #read(id: number, chunk: Uint8Array): void {
+    if (this.#error !== undefined || this.#closing) return;
+    const at = this.#o.clock();
+    withInput(chunk, (pointer, length) => this.#engine.feed(id, pointer, length, at));
+    if (this.#engine.groupFull()) this.#commit(true);
+    else if (this.#engine.groupSize() > 0) this.#schedule();
+    this.#pace();
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#closing) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#commit(true);
+    }, this.#o.groupMs);
+  }
+
+  /** One commit (it syncs the file), then its ACKs to their sockets. */
+  #commit(schedule: boolean): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#engine.groupSize() === 0) return;
+    const r = this.#engine.commit();
+    if (r.error.code) {
+      // As `quire listen` exits 1: nothing of the group is acknowledged; the senders resend.
+      this.#error = QuireError.fromRecord(r.error);
+      for (const c of this.#conns.values()) c.socket.destroy();
+      void this.close();
+      this.#o.onError?.(this.#error);
+      return;
+    }
+    for (const a of r.acks ?? []) {
+      const c = this.#conns.get(a.connection);
+      if (c && !c.socket.destroyed) c.socket.write(a.bytes);
+    }
+    if (schedule && this.#engine.groupSize() > 0) {
+      if (this.#engine.groupFull()) setImmediate(() => this.#commit(true));
+      else this.#schedule();
+    }
+    this.#pace();
+  }
+
+  /** Pauses a socket over its bound (or every one over the total), resumes the rest. */
+  #pace(): void {
+    const total = this.#engine.totalQueuedBytes() > this.#o.maxTotalQueuedBytes;
+    const full = this.#engine.framesWaiting() && this.#engine.groupFull();
+    for (const [id, c] of this.#conns) {
+      const over = total || full || this.#engine.queuedBytes(id) + c.socket.writableLength > this.#o.maxQueuedBytes;
+      if (over && !c.paused) c.socket.pause();
+      else if (!over && c.paused) c.socket.resume();
+      c.paused = over;
+    }
+  }
+}
+
+/**
+ * Node: takes HL7 v2 messages over MLLP on `host:port` and stores each as a row of the growing
+ * .quire file `store`, acknowledging each only once its commit is durable — the engine of `quire
+ * listen`, with the same rows and ACK bytes. Resolves once it listens. Throws QuireError for a
+ * store it cannot open (KEY_REQUIRED, WRONG_KEY, INVALID_ARGUMENT: not a listener's store).
+ */
+export async function listen(options: ListenOptions): Promise<Hl7Listener> {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (!get) throw new Error('quire: hl7.listen needs Node.js 20.16 or newer (a browser has no sockets to listen on)');
+  const net = get('node:net') as typeof import('node:net');
+  if (typeof options?.store !== 'string' || options.store === '') throw new TypeError('quire: hl7.listen needs store: a path');
+  const port = bound('port', options.port, -1, 0);
+  if (port > 65535) throw new RangeError('quire: hl7.listen port must be 0..65535');
+  if (options.key !== undefined && (!(options.key instanceof Uint8Array) || options.key.length !== 32)) throw new TypeError('quire: hl7.listen key must be 32 bytes');
+  const o = {
+    port,
+    store: options.store,
+    groupMs: bound('groupMs', options.groupMs, 5, 0),
+    groupMax: bound('groupMax', options.groupMax, 1000),
+    groupBytes: bound('groupBytes', options.groupBytes, 16 << 20),
+    maxFrameBytes: bound('maxFrameBytes', options.maxFrameBytes, 1 << 20),
+    maxConnections: bound('maxConnections', options.maxConnections, 1024),
+    maxQueuedBytes: bound('maxQueuedBytes', options.maxQueuedBytes, 4 << 20),
+    maxTotalQueuedBytes: bound('maxTotalQueuedBytes', options.maxTotalQueuedBytes, 256 << 20),
+    idleTimeoutMs: bound('idleTimeoutMs', options.idleTimeoutMs, 60000),
+    clock: options.clock ?? systemClockUs,
+    onError: options.onError,
+  };
+  const fs = nodeFs() as ListenFs;
+  const file = new ListenFile(o.store, !fs.existsSync(o.store));
+  const engine = bindings().listenThrough(file, { random: fillRandom });
+  const opened = engine.open({ maxFrameBytes: o.maxFrameBytes, maxGroupRows: o.groupMax, maxGroupBytes: o.groupBytes, ownerKey: options.key ?? new Uint8Array(0) });
+  if (opened.code) {
+    engine.delete();
+    if (file.created) file.remove();
+    else file.close();
+    throw QuireError.fromRecord(opened);
+  }
+  const server = net.createServer({ pauseOnConnect: false });
+  const listener = new Hl7Listener(server, engine, file, o);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await listener.close();
+    throw e;
+  }
+  return listener;
+}

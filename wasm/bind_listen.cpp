@@ -1,0 +1,210 @@
+// Embind bindings of the MLLP listener's engine (quire/listen.h) for hl7.listen in Node
+// (js/src/listen.ts): the wrapper moves bytes between node:net sockets and the engine, reads the
+// clock and decides when a group is committed; the store lives in a Node file the wrapper hands
+// over as hooks (size, read, append, sync, truncate), random bytes come from
+// crypto.getRandomValues. Core frames, parses, stores and builds the ACKs.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+
+#include "bind_support.h"
+#include "quire/listen.h"
+#include "quire/store.h"
+
+namespace {
+
+namespace fmt = quire::format;
+namespace lst = quire::listen;
+using emscripten::val;
+using quire::wasm::error_record;
+
+double heap_address(const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
+
+/// The store's file in JavaScript's hands: the hooks answer size() -> bytes, read(offset, length,
+/// pointer) -> bytes copied into the heap (-1 on an error), and append(pointer, length), sync(),
+/// truncate(size) -> "" or the operating system's message (IO_ERROR here). They never throw.
+class listen_target final : public fmt::append_target {
+ public:
+  explicit listen_target(val hooks) : hooks_(std::move(hooks)) {}
+  uint64_t size() const noexcept override { return static_cast<uint64_t>(hooks_.call<double>("size")); }
+  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
+    if (offset > size() || out.size() > size() - offset) {
+      return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
+    }
+    if (out.empty()) return {};
+    double got = hooks_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
+                                     heap_address(out.data()));
+    if (got != static_cast<double>(out.size())) {
+      return {quire::error_code::IO_ERROR,
+              "the file returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +
+                  " bytes",
+              offset};
+    }
+    return {};
+  }
+  std::string_view kind() const noexcept override { return "range"; }
+  quire::result<void> append(std::span<const uint8_t> bytes) override {
+    return answer(hooks_.call<std::string>("append", heap_address(bytes.data()), static_cast<double>(bytes.size())));
+  }
+  quire::result<void> sync() override { return answer(hooks_.call<std::string>("sync")); }
+  quire::result<void> truncate(uint64_t size) override {
+    return answer(hooks_.call<std::string>("truncate", static_cast<double>(size)));
+  }
+
+ private:
+  static quire::result<void> answer(const std::string &message) {
+    if (message.empty()) return {};
+    return quire::error(quire::error_code::IO_ERROR, message);
+  }
+
+  val hooks_;
+};
+
+/// The engine's bounds and the owner's key as the wrapper sends them (0: the engine's default).
+struct listen_settings {
+  double max_frame_bytes = 0;
+  double max_group_rows = 0;
+  double max_group_bytes = 0;
+  std::string owner_key;  // 32 bytes, or empty: a plain store
+};
+
+struct ack_record {
+  double connection = 0;
+  std::string bytes;  // VT, the ACK, FS, CR (Embind hands a std::string to JS as text: see ackBytes)
+  std::string code;
+  std::string control_id;
+};
+
+struct counters_record {
+  double frames = 0, stored = 0, duplicates = 0, errors = 0, rejected = 0, commits = 0, failed_commits = 0,
+         rows_at_open = 0;
+};
+
+/// A listener over a JavaScript file. The wrapper keeps one at a time per file.
+class listen_handle {
+ public:
+  listen_handle(val target, val hooks) : target_(std::move(target)), hooks_(std::move(hooks)) {}
+
+  /// Opens (or creates) the store: the error record, code "" on success.
+  error_record open(const listen_settings &s) {
+    lst::options o;
+    if (s.max_frame_bytes > 0) o.max_frame_bytes = static_cast<size_t>(s.max_frame_bytes);
+    if (s.max_group_rows > 0) o.max_group_rows = static_cast<size_t>(s.max_group_rows);
+    if (s.max_group_bytes > 0) o.max_group_bytes = static_cast<size_t>(s.max_group_bytes);
+    o.store.owner_key = s.owner_key;
+    val hooks = hooks_;
+    o.store.random = [hooks](std::span<uint8_t> out) -> quire::result<void> {
+      if (out.empty()) return {};
+      auto message = hooks.call<std::string>("random", heap_address(out.data()), static_cast<double>(out.size()));
+      if (message.empty()) return {};
+      return quire::error(quire::error_code::IO_ERROR, message);
+    };
+    auto l = lst::listener::open(target_, o);
+    if (!l) return quire::wasm::to_record(l.error());
+    engine_ = std::move(l).value();
+    return {};
+  }
+
+  /// `length` bytes at `pointer` (the wrapper frees them) read from `connection`.
+  void feed(double connection, uintptr_t pointer, size_t length, double receive_time_us) {
+    if (!engine_) return;
+    engine_->feed(static_cast<uint64_t>(connection), quire::wasm::heap_bytes(pointer, length),
+                  static_cast<int64_t>(receive_time_us));
+  }
+  void forget(double connection) {
+    if (engine_) engine_->close(static_cast<uint64_t>(connection));
+  }
+
+  /// Commits the group: its ACKs, or the error (no ACK of the group is ever sent then).
+  val commit() {
+    val out = val::object();
+    if (!engine_) {
+      out.set("error", val(quire::wasm::to_record(quire::error(quire::error_code::INVALID_ARGUMENT, "closed"))));
+      return out;
+    }
+    auto r = engine_->commit();
+    if (!r) {
+      out.set("error", val(quire::wasm::to_record(r.error())));
+      return out;
+    }
+    val acks = val::array();
+    for (auto &a : r.value()) {
+      val one = val::object();
+      one.set("connection", static_cast<double>(a.connection));
+      one.set("bytes",
+              val(emscripten::typed_memory_view(a.bytes.size(), reinterpret_cast<const uint8_t *>(a.bytes.data())))
+                  .call<val>("slice"));
+      one.set("code", std::string(quire::hl7v2::ack_code_name(a.code)));
+      one.set("controlId", a.control_id);
+      acks.call<void>("push", one);
+    }
+    out.set("error", val(error_record{}));
+    out.set("acks", acks);
+    return out;
+  }
+
+  double queued_bytes(double connection) const {
+    return engine_ ? static_cast<double>(engine_->queued_bytes(static_cast<uint64_t>(connection))) : 0;
+  }
+  double total_queued_bytes() const { return engine_ ? static_cast<double>(engine_->total_queued_bytes()) : 0; }
+  double group_size() const { return engine_ ? static_cast<double>(engine_->group_size()) : 0; }
+  bool group_full() const { return engine_ && engine_->group_full(); }
+  bool frames_waiting() const { return engine_ && engine_->frames_waiting(); }
+  counters_record counters() const {
+    counters_record c;
+    if (!engine_) return c;
+    const auto &k = engine_->counters();
+    c.frames = static_cast<double>(k.frames);
+    c.stored = static_cast<double>(k.stored);
+    c.duplicates = static_cast<double>(k.duplicates);
+    c.errors = static_cast<double>(k.errors);
+    c.rejected = static_cast<double>(k.rejected);
+    c.commits = static_cast<double>(k.commits);
+    c.failed_commits = static_cast<double>(k.failed_commits);
+    c.rows_at_open = static_cast<double>(k.rows_at_open);
+    return c;
+  }
+  /// Drops the engine (the wrapper committed first); the file is the wrapper's to close.
+  void close() { engine_.reset(); }
+
+ private:
+  listen_target target_;
+  val hooks_;
+  std::unique_ptr<lst::listener> engine_;
+};
+
+listen_handle *listen_through(val target, val hooks) { return new listen_handle(std::move(target), std::move(hooks)); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(quire_listen) {
+  using namespace emscripten;
+  value_object<listen_settings>("ListenSettings")
+      .field("maxFrameBytes", &listen_settings::max_frame_bytes)
+      .field("maxGroupRows", &listen_settings::max_group_rows)
+      .field("maxGroupBytes", &listen_settings::max_group_bytes)
+      .field("ownerKey", &listen_settings::owner_key);
+  value_object<counters_record>("ListenCounters")
+      .field("frames", &counters_record::frames)
+      .field("stored", &counters_record::stored)
+      .field("duplicates", &counters_record::duplicates)
+      .field("errors", &counters_record::errors)
+      .field("rejected", &counters_record::rejected)
+      .field("commits", &counters_record::commits)
+      .field("failedCommits", &counters_record::failed_commits)
+      .field("rowsAtOpen", &counters_record::rows_at_open);
+  class_<listen_handle>("ListenHandle")
+      .function("open", &listen_handle::open)
+      .function("feed", &listen_handle::feed, allow_raw_pointers())
+      .function("forget", &listen_handle::forget)
+      .function("commit", &listen_handle::commit)
+      .function("queuedBytes", &listen_handle::queued_bytes)
+      .function("totalQueuedBytes", &listen_handle::total_queued_bytes)
+      .function("groupSize", &listen_handle::group_size)
+      .function("groupFull", &listen_handle::group_full)
+      .function("framesWaiting", &listen_handle::frames_waiting)
+      .function("counters", &listen_handle::counters)
+      .function("close", &listen_handle::close);
+  function("listenThrough", &listen_through, allow_raw_pointers());
+}
