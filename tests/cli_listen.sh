@@ -252,7 +252,13 @@ sleep 1.5
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$lpid/status")
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")
 echo "listener VmRSS ${rss} kB, peak ${hwm} kB, under the hostile battery"
-[[ $hwm -lt 200000 ]] || fail "peak RSS under the battery stays under 200 MB (got ${hwm} kB)"
+# Under AddressSanitizer (make test-asan) the process holds ASan's shadow memory and its
+# quarantine of freed blocks (256 MB by default), so the bound is checked on the plain build only.
+if nm "$quire" 2>/dev/null | grep " __asan_init" >/dev/null; then
+  echo "ok: peak RSS not bounded here: an AddressSanitizer build (the plain build checks it)"
+else
+  [[ $hwm -lt 200000 ]] || fail "peak RSS under the battery stays under 200 MB (got ${hwm} kB)"
+fi
 wait "$deaf" "$idle"
 sleep 2
 grep -q "idle timeout" h.log || fail "idle sockets are closed after --idle-timeout-ms"
