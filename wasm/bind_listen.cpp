@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bind_support.h"
+#include "bind_targets.h"
 #include "quire/listen.h"
 #include "quire/store.h"
 
@@ -19,47 +20,7 @@ namespace lst = quire::listen;
 using emscripten::val;
 using quire::wasm::error_record;
 
-double heap_address(const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
-
-/// The store's file in JavaScript's hands: the hooks answer size() -> bytes, read(offset, length,
-/// pointer) -> bytes copied into the heap (-1 on an error), and append(pointer, length), sync(),
-/// truncate(size) -> "" or the operating system's message (IO_ERROR here). They never throw.
-class listen_target final : public fmt::append_target {
- public:
-  explicit listen_target(val hooks) : hooks_(std::move(hooks)) {}
-  uint64_t size() const noexcept override { return static_cast<uint64_t>(hooks_.call<double>("size")); }
-  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset > size() || out.size() > size() - offset) {
-      return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
-    }
-    if (out.empty()) return {};
-    double got = hooks_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
-                                     heap_address(out.data()));
-    if (got != static_cast<double>(out.size())) {
-      return {quire::error_code::IO_ERROR,
-              "the file returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +
-                  " bytes",
-              offset};
-    }
-    return {};
-  }
-  std::string_view kind() const noexcept override { return "range"; }
-  quire::result<void> append(std::span<const uint8_t> bytes) override {
-    return answer(hooks_.call<std::string>("append", heap_address(bytes.data()), static_cast<double>(bytes.size())));
-  }
-  quire::result<void> sync() override { return answer(hooks_.call<std::string>("sync")); }
-  quire::result<void> truncate(uint64_t size) override {
-    return answer(hooks_.call<std::string>("truncate", static_cast<double>(size)));
-  }
-
- private:
-  static quire::result<void> answer(const std::string &message) {
-    if (message.empty()) return {};
-    return quire::error(quire::error_code::IO_ERROR, message);
-  }
-
-  val hooks_;
-};
+using quire::wasm::js_target;
 
 /// The engine's bounds and the owner's key as the wrapper sends them (0: the engine's default).
 struct listen_settings {
@@ -93,13 +54,7 @@ class listen_handle {
     if (s.max_group_rows > 0) o.max_group_rows = static_cast<size_t>(s.max_group_rows);
     if (s.max_group_bytes > 0) o.max_group_bytes = static_cast<size_t>(s.max_group_bytes);
     o.store.owner_key = s.owner_key;
-    val hooks = hooks_;
-    o.store.random = [hooks](std::span<uint8_t> out) -> quire::result<void> {
-      if (out.empty()) return {};
-      auto message = hooks.call<std::string>("random", heap_address(out.data()), static_cast<double>(out.size()));
-      if (message.empty()) return {};
-      return quire::error(quire::error_code::IO_ERROR, message);
-    };
+    o.store.random = quire::wasm::random_from(hooks_);
     auto l = lst::listener::open(target_, o);
     if (!l) return quire::wasm::to_record(l.error());
     engine_ = std::move(l).value();
@@ -169,7 +124,7 @@ class listen_handle {
   void close() { engine_.reset(); }
 
  private:
-  listen_target target_;
+  js_target target_;
   val hooks_;
   std::unique_ptr<lst::listener> engine_;
 };

@@ -10,6 +10,7 @@
 
 #include "bind_sources.h"
 #include "bind_support.h"
+#include "bind_targets.h"
 #include "quire/format.h"
 #include "quire/store.h"
 
@@ -19,48 +20,9 @@ namespace fmt = quire::format;
 using emscripten::val;
 using quire::wasm::error_record;
 
-double heap_address(const void *p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
-
-/// An append_target whose bytes JavaScript holds. `target` answers size() -> bytes,
-/// read(offset, length, pointer) -> bytes copied into the heap, and append(pointer, length),
-/// sync(), truncate(size) -> "" or the operating system's message (IO_ERROR here). Its hooks
-/// never throw: the wrapper catches and answers with the message.
-class js_target final : public fmt::append_target {
- public:
-  explicit js_target(val target) : target_(std::move(target)) {}
-  uint64_t size() const noexcept override { return static_cast<uint64_t>(target_.call<double>("size")); }
-  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset > size() || out.size() > size() - offset) {
-      return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
-    }
-    if (out.empty()) return {};
-    double got = target_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
-                                      heap_address(out.data()));
-    if (got != static_cast<double>(out.size())) {
-      return {quire::error_code::IO_ERROR,
-              "the file returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +
-                  " bytes",
-              offset};
-    }
-    return {};
-  }
-  std::string_view kind() const noexcept override { return "range"; }
-  quire::result<void> append(std::span<const uint8_t> bytes) override {
-    return answer(target_.call<std::string>("append", heap_address(bytes.data()), static_cast<double>(bytes.size())));
-  }
-  quire::result<void> sync() override { return answer(target_.call<std::string>("sync")); }
-  quire::result<void> truncate(uint64_t size) override {
-    return answer(target_.call<std::string>("truncate", static_cast<double>(size)));
-  }
-
- private:
-  static quire::result<void> answer(const std::string &message) {
-    if (message.empty()) return {};
-    return quire::error(quire::error_code::IO_ERROR, message);
-  }
-
-  val target_;
-};
+using quire::wasm::heap_address;
+using quire::wasm::js_target;
+using quire::wasm::random_from;
 
 /// Partition keys from the wrapper: hooks.findKey(value, isNull) -> Uint8Array, null (none yet),
 /// or a string (the caller's callback failed: its message); hooks.keepKey(value, isNull, pointer)
@@ -127,16 +89,6 @@ commit_record committed(const quire::result<fmt::store_result> &r) {
   out.bytes_before = static_cast<double>(r->bytes_before);
   out.bytes_after = static_cast<double>(r->bytes_after);
   return out;
-}
-
-/// hooks.random(pointer, length) fills the heap range from crypto.getRandomValues: "" or a message.
-fmt::random_source random_from(val hooks) {
-  return [hooks](std::span<uint8_t> out) -> quire::result<void> {
-    if (out.empty()) return {};
-    auto message = hooks.call<std::string>("random", heap_address(out.data()), static_cast<double>(out.size()));
-    if (message.empty()) return {};
-    return quire::error(quire::error_code::IO_ERROR, message);
-  };
 }
 
 /// Options and the partition keys they point at, alive for one call.
