@@ -8,6 +8,7 @@ import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { wasm, withInput } from './module.js';
 import { nodeFs, type NodeFs } from './files.js';
+import { fillRandom, NodeFileTarget } from './store.js';
 import type { AckCode } from './hl7.js';
 
 // --- the Embind functions this module binds (wasm/bind_listen.cpp) ---------------------------------
@@ -106,84 +107,11 @@ export interface ListenAddress {
   port: number;
 }
 
-// --- the store's file -------------------------------------------------------------------------------
+// --- the store's file is store.ts's NodeFileTarget; random bytes from its fillRandom ---------------------
 
-type ListenFs = NodeFs & {
-  existsSync(path: string): boolean;
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
-  fsyncSync(fd: number): void;
-  ftruncateSync(fd: number, size: number): void;
-};
-
-/** The store's Node file as the engine's append target: positional writes at its end, fsync, ftruncate. */
-class ListenFile implements TargetHooks {
-  readonly #fs: ListenFs;
-  #fd: number;
-  #size: number;
-
-  constructor(readonly path: string, readonly created: boolean) {
-    this.#fs = nodeFs() as ListenFs;
-    this.#fd = this.#fs.openSync(path, created ? 'wx+' : 'r+');
-    this.#size = this.#fs.fstatSync(this.#fd).size;
-  }
-  size(): number {
-    return this.#size;
-  }
-  read(offset: number, length: number, pointer: number): number {
-    const into = bindings().HEAPU8.subarray(pointer, pointer + length);
-    let done = 0;
-    try {
-      while (done < length) {
-        const n = this.#fs.readSync(this.#fd, into, done, length - done, offset + done);
-        if (n <= 0) break;
-        done += n;
-      }
-    } catch {
-      return -1;
-    }
-    return done;
-  }
-  append(pointer: number, length: number): string {
-    return this.#io(() => {
-      const from = bindings().HEAPU8.subarray(pointer, pointer + length);
-      for (let done = 0; done < length; ) {
-        const n = this.#fs.writeSync(this.#fd, from, done, length - done, this.#size);
-        done += n;
-        this.#size += n;
-      }
-    });
-  }
-  sync(): string {
-    return this.#io(() => this.#fs.fsyncSync(this.#fd));
-  }
-  truncate(size: number): string {
-    return this.#io(() => {
-      this.#fs.ftruncateSync(this.#fd, size);
-      this.#size = size;
-    });
-  }
-  close(): void {
-    if (this.#fd >= 0) this.#fs.closeSync(this.#fd);
-    this.#fd = -1;
-  }
-  remove(): void {
-    this.close();
-    this.#fs.rmSync(this.path, { force: true });
-  }
-  #io(work: () => void): string {
-    try {
-      work();
-      return '';
-    } catch (e) {
-      return `${this.path}: ${e instanceof Error ? e.message : String(e)}`;
-    }
-  }
-}
-
-function fillRandom(pointer: number, length: number): string {
+function randomHook(pointer: number, length: number): string {
   try {
-    const out = bindings().HEAPU8.subarray(pointer, pointer + length);
-    for (let at = 0; at < out.length; at += 65536) globalThis.crypto.getRandomValues(out.subarray(at, Math.min(out.length, at + 65536)));
+    fillRandom(bindings().HEAPU8.subarray(pointer, pointer + length));
     return '';
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
@@ -213,7 +141,7 @@ interface Connection {
 export class Hl7Listener {
   readonly #server: Server;
   readonly #engine: ListenHandle;
-  readonly #file: ListenFile;
+  readonly #file: NodeFileTarget;
   readonly #o: Settings;
   readonly #conns = new Map<number, Connection>();
   #nextId = 1;
@@ -223,7 +151,7 @@ export class Hl7Listener {
   #final: ListenCounters | undefined;
 
   /** @internal */
-  constructor(server: Server, engine: ListenHandle, file: ListenFile, o: Settings) {
+  constructor(server: Server, engine: ListenHandle, file: NodeFileTarget, o: Settings) {
     this.#server = server;
     this.#engine = engine;
     this.#file = file;
@@ -385,13 +313,13 @@ export async function listen(options: ListenOptions): Promise<Hl7Listener> {
     clock: options.clock ?? systemClockUs,
     onError: options.onError,
   };
-  const fs = nodeFs() as ListenFs;
-  const file = new ListenFile(o.store, !fs.existsSync(o.store));
-  const engine = bindings().listenThrough(file, { random: fillRandom });
+  const created = !(nodeFs() as NodeFs & { existsSync(path: string): boolean }).existsSync(o.store);
+  const file = new NodeFileTarget(o.store, created ? 'wx+' : 'r+');
+  const engine = bindings().listenThrough(file, { random: randomHook });
   const opened = engine.open({ maxFrameBytes: o.maxFrameBytes, maxGroupRows: o.groupMax, maxGroupBytes: o.groupBytes, ownerKey: options.key ?? new Uint8Array(0) });
   if (opened.code) {
     engine.delete();
-    if (file.created) file.remove();
+    if (created) file.remove();
     else file.close();
     throw QuireError.fromRecord(opened);
   }

@@ -170,8 +170,8 @@ export type NewOwner = Key | { key: Key } | { passphrase: string };
 
 // --- random bytes and keys ---------------------------------------------------------------------------
 
-/** crypto.getRandomValues fills at most 65536 bytes a call. */
-function fillRandom(out: Uint8Array): void {
+/** crypto.getRandomValues fills at most 65536 bytes a call. @internal (the listener uses it too) */
+export function fillRandom(out: Uint8Array): void {
   const c = (globalThis as { crypto?: { getRandomValues(a: Uint8Array): Uint8Array } }).crypto;
   if (!c?.getRandomValues) throw new Error('quire: sealed files need crypto.getRandomValues (Node 20, every browser)');
   for (let at = 0; at < out.length; at += 65536) c.getRandomValues(out.subarray(at, Math.min(out.length, at + 65536)));
@@ -302,8 +302,8 @@ type StoreFs = NodeFs & {
   readFileSync(path: string): Uint8Array;
 };
 
-/** A Node file core reads anywhere and appends to (positional writes at its end), fsyncs and truncates. No lock: one writer at a time is the caller's to ensure. */
-class NodeFileTarget implements TargetHooks {
+/** A Node file core reads anywhere and appends to (positional writes at its end), fsyncs and truncates. No lock: one writer at a time is the caller's to ensure. @internal (the listener's store too) */
+export class NodeFileTarget implements TargetHooks {
   readonly #fs: StoreFs;
   #fd: number;
   #size: number;
@@ -360,6 +360,11 @@ class NodeFileTarget implements TargetHooks {
   close(): void {
     if (this.#fd >= 0) this.#fs.closeSync(this.#fd);
     this.#fd = -1;
+  }
+  /** Closes and deletes the file (one this process created and the engine refused). */
+  remove(): void {
+    this.close();
+    this.#fs.rmSync(this.path, { force: true });
   }
 
   #io(work: () => void): string {
