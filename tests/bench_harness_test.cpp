@@ -106,12 +106,19 @@ TEST_CASE("bench: the runner measures a case and checksums its result") {
 
 // The plan once trusted two slow opening calls: a 2 us call planned as single calls, which a
 // browser's 5 us clock read as 0 or 5,000 ns (hl7v2.parse/adt-a01-1kib in Chromium).
+// The machine can stall the run itself too (a clean-clone CI run once planned single calls here,
+// 83 calls, with only the two planted stalls in the case): the plan must come out batched in one
+// of three runs. A planner that trusts the stalled calls plans single calls in all three.
 TEST_CASE("bench: a fast call whose opening calls stalled is still timed in batches") {
   bench::run_options opts;
   opts.filter = "test.stalled/opening-calls";
   opts.quick = true;
-  auto readings = bench::run_cases(opts);
-  REQUIRE(readings.size() == 1);
+  std::vector<bench::case_reading> readings;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    readings = bench::run_cases(opts);
+    REQUIRE(readings.size() == 1);
+    if (readings[0].calls_per_sample > 1 && readings[0].calls > 200) break;
+  }
   const auto &r = readings[0];
   CHECK(r.error.empty());
   CHECK(r.calls_per_sample > 1);
