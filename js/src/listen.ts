@@ -8,7 +8,7 @@ import type { EmbindHandle, ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 import { wasm, withInput } from './module.js';
 import { nodeFs, type NodeFs } from './files.js';
-import { fillRandom, NodeFileTarget } from './store.js';
+import { fillRandom, NodeFileTarget, type TargetHooks } from './store.js';
 import type { AckCode } from './hl7.js';
 
 // --- the Embind functions this module binds (wasm/bind_listen.cpp) ---------------------------------
@@ -24,13 +24,6 @@ interface AckRecord {
   bytes: Uint8Array;
   code: AckCode;
   controlId: string;
-}
-interface TargetHooks {
-  size(): number;
-  read(offset: number, length: number, pointer: number): number;
-  append(pointer: number, length: number): string;
-  sync(): string;
-  truncate(size: number): string;
 }
 interface ListenHandle extends EmbindHandle {
   open(settings: ListenSettings): ErrorRecord;

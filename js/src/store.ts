@@ -38,8 +38,8 @@ interface StoreHooks {
   findKey(value: string, isNull: boolean): Uint8Array | string | null;
   keepKey(value: string, isNull: boolean, pointer: number): string;
 }
-/** A file core changes in JavaScript's hands (bind_store.cpp js_target). */
-interface TargetHooks {
+/** A file core changes in JavaScript's hands (bind_targets.h js_target). @internal (the listener's store too) */
+export interface TargetHooks {
   size(): number;
   read(offset: number, length: number, pointer: number): number;
   append(pointer: number, length: number): string;
