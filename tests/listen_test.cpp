@@ -322,3 +322,182 @@ TEST_CASE("listen writes receive times as HL7 DTM", "[listen]") {
   CHECK(listen::dtm_of(1'796'280'075'123'456) == "20261203064115");
   CHECK(listen::dtm_of(951'782'400'000'000) == "20000229000000");
 }
+
+TEST_CASE("listen remembers the last duplicate_window keys, also across a restart", "[listen]") {
+  format::memory_target t;
+  auto o = opts();
+  o.duplicate_window = 2;
+  {
+    auto l = listener::open(t, o);
+    REQUIRE(l.ok());
+    for (const char *id : {"W1", "W2", "W3"}) {
+      l.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt(id))), 1);
+      REQUIRE(l.value()->commit().ok());
+    }
+    // W1 has left the window: its resend is stored again; W3 is still a duplicate.
+    l.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt("W3")) + hl7v2::mllp_encode(adt("W1"))), 2);
+    CHECK(l.value()->group_rows() == 1);
+    REQUIRE(l.value()->commit().ok());
+    CHECK(l.value()->counters().duplicates == 1);
+    CHECK(rows_in(t) == 4);
+  }
+  // The restart reads back the last two rows' keys only (W3, W1): W2 is stored again, W1 is not.
+  auto again = listener::open(t, o);
+  REQUIRE(again.ok());
+  again.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt("W1")) + hl7v2::mllp_encode(adt("W2"))), 3);
+  CHECK(again.value()->group_rows() == 1);
+  REQUIRE(again.value()->commit().ok());
+  CHECK(again.value()->counters().duplicates == 1);
+  CHECK(rows_in(t) == 5);
+  o.duplicate_window = 0;
+  CHECK(listener::open(t, o).code() == error_code::INVALID_ARGUMENT);
+}
+
+TEST_CASE("listen's duplicate window holds many keys and forgets the oldest", "[listen]") {
+  format::memory_target t;
+  auto o = opts();
+  o.duplicate_window = 1000;
+  o.max_group_rows = 5000;
+  auto l = listener::open(t, o);
+  REQUIRE(l.ok());
+  std::string frames;
+  for (int i = 0; i < 3000; ++i) frames += hl7v2::mllp_encode(adt("K" + std::to_string(i)));
+  l.value()->feed(1, as_bytes(frames), 1);
+  REQUIRE(l.value()->commit().ok());
+  // Of the 3,000 keys the last 1,000 are remembered (each a fingerprint; the table shifts back
+  // entries on each eviction, so lookups after many evictions must still find every one).
+  std::string resend;
+  for (int i = 0; i < 3000; i += 7) resend += hl7v2::mllp_encode(adt("K" + std::to_string(i)));
+  l.value()->feed(1, as_bytes(resend), 2);
+  size_t expect_new = 0;
+  for (int i = 0; i < 3000; i += 7) expect_new += i < 2000 ? 1 : 0;
+  CHECK(l.value()->group_rows() == expect_new);
+}
+
+namespace {
+
+listen::message_view adt_view() {
+  auto v = listen::parse_view(R"({"name": "adt", "column": [
+      {"name": "mrn", "path": "PID-3[1].1"},
+      {"name": "family", "path": "PID-5.1"},
+      {"name": "born", "path": "PID-7", "type": "date"},
+      {"name": "sent", "path": "MSH-7", "type": "timestamp"},
+      {"name": "set_id", "path": "PID-1", "type": "integer"},
+      {"name": "weight", "path": "OBX-5", "type": "decimal"}]})");
+  REQUIRE(v.ok());
+  return std::move(v).value();
+}
+
+std::string view_json(const format::memory_target &t) {
+  auto f = format::file::open(quire::borrow_bytes(t.bytes));
+  REQUIRE(f.ok());
+  auto rows = f->query({});
+  REQUIRE(rows.ok());
+  return rows->json;
+}
+
+std::string with_obx(std::string m, std::string_view value) {
+  m += "PID|x||";  // a second PID is not read: paths take a segment's first occurrence
+  m += "\rOBX|1|NM|WT^Weight||";
+  m += value;
+  m += "|kg\r";
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("listen with a view writes a row a stored message to the view's table", "[listen]") {
+  format::memory_target t, vt;
+  auto o = opts();
+  o.view = adt_view();
+  auto l = listener::open(t, o, &vt);
+  REQUIRE(l.ok());
+  std::string born = adt("V1");
+  born.replace(born.find("DOE^JANE"), 8, "DOE^JANE||19800131|F");
+  l.value()->feed(1, as_bytes(hl7v2::mllp_encode(born)), 1'000'000);
+  l.value()->feed(1, as_bytes(hl7v2::mllp_encode(with_obx(adt("V2", "SND", ""), "+72.50"))), 2'000'000);
+  l.value()->feed(1, as_bytes(hl7v2::mllp_encode(with_obx(adt("V3"), "heavy"))), 3'000'000);
+  l.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt("V1"))), 4'000'000);   // a duplicate: no row
+  l.value()->feed(1, as_bytes(std::string("\x0Bnoise\x1C\r")), 5'000'000);  // AR: no row
+  auto acks = l.value()->commit();
+  REQUIRE(acks.ok());
+  REQUIRE(acks->size() == 5);
+  CHECK(rows_in(t) == 3);
+  CHECK(view_json(vt) ==
+        "{\"control_id\":\"V1\",\"receive_time\":\"1970-01-01T00:00:01Z\",\"mrn\":\"P123\",\"family\":\"DOE\","
+        "\"born\":\"1980-01-31\",\"sent\":\"2026-12-03T06:41:15Z\",\"set_id\":1,\"weight\":null}\n"
+        "{\"control_id\":\"V2\",\"receive_time\":\"1970-01-01T00:00:02Z\",\"mrn\":null,\"family\":null,"
+        "\"born\":null,\"sent\":\"2026-12-03T06:41:15Z\",\"set_id\":null,\"weight\":72.50}\n"
+        "{\"control_id\":\"V3\",\"receive_time\":\"1970-01-01T00:00:03Z\",\"mrn\":\"P123\",\"family\":\"DOE\","
+        "\"born\":null,\"sent\":\"2026-12-03T06:41:15Z\",\"set_id\":1,\"weight\":null}\n");
+  CHECK(listener::open(t, o).code() == error_code::INVALID_ARGUMENT);  // a view needs its target
+}
+
+TEST_CASE("listen's view catches up from the store at open and refuses one that does not follow", "[listen]") {
+  format::memory_target t, vt;
+  auto o = opts();
+  {
+    // Two messages stored before there was a view.
+    auto l = listener::open(t, opts());
+    REQUIRE(l.ok());
+    l.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt("B1")) + hl7v2::mllp_encode(adt("B2"))), 1);
+    REQUIRE(l.value()->commit().ok());
+  }
+  o.view = adt_view();
+  format::memory_target before_third;
+  {
+    auto l = listener::open(t, o, &vt);
+    REQUIRE(l.ok());
+    CHECK(l.value()->counters().view_rows_caught_up == 2);
+    before_third = vt;
+    l.value()->feed(1, as_bytes(hl7v2::mllp_encode(adt("B3"))), 2);
+    REQUIRE(l.value()->commit().ok());
+  }
+  const std::string whole = view_json(vt);
+  // A crash between the store's append and the view's: the view is one commit behind.
+  format::memory_target lagging = before_third;
+  auto l = listener::open(t, o, &lagging);
+  REQUIRE(l.ok());
+  CHECK(l.value()->counters().view_rows_caught_up == 1);
+  CHECK(view_json(lagging) == whole);
+  CHECK(whole.find("\"control_id\":\"B3\"") != std::string::npos);
+  // A view whose last row the store does not hold, and one of other columns.
+  format::memory_target other_store;
+  CHECK(listener::open(other_store, o, &vt).code() == error_code::INVALID_ARGUMENT);
+  auto o2 = o;
+  o2.view = listen::parse_view(R"({"name": "x", "column": [{"name": "mrn", "path": "PID-3"}]})").value();
+  CHECK(listener::open(t, o2, &vt).code() == error_code::INVALID_ARGUMENT);
+}
+
+TEST_CASE("listen's view definition is checked, each error with its path", "[listen]") {
+  struct bad {
+    const char *json;
+    const char *path;
+  };
+  for (const bad &b : std::initializer_list<bad>{
+           {R"([])", ""},
+           {R"({"column": [{"name": "a", "path": "PID-3"}]})", "name"},
+           {R"({"name": "v"})", "column"},
+           {R"({"name": "v", "column": []})", "column"},
+           {R"({"name": "v", "column": [{"name": "a", "path": "PID-3"}], "where": []})", "where"},
+           {R"({"name": "v", "column": [{"name": "a"}]})", "column[0]"},
+           {R"({"name": "v", "column": [{"name": "1a", "path": "PID-3"}]})", "column[0].name"},
+           {R"({"name": "v", "column": [{"name": "a", "path": "PID-0x"}]})", "column[0].path"},
+           {R"({"name": "v", "column": [{"name": "a", "path": "PID-3", "type": "float"}]})", "column[0].type"},
+           {R"({"name": "v", "column": [{"name": "a", "path": "PID-3", "forEach": "x"}]})", "column[0].forEach"},
+           {R"({"name": "v", "column": [{"name": "a", "path": "PID-3"}, {"name": "a", "path": "PID-5"}]})",
+            "column[1].name"},
+           {R"({"name": "v", "column": [{"name": "control_id", "path": "MSH-10"}]})", "column[0].name"},
+       }) {
+    auto v = listen::parse_view(b.json);
+    INFO(b.json);
+    CHECK(v.code() == error_code::INVALID_VIEW);
+    CHECK(v.error().path == b.path);
+  }
+  CHECK(listen::parse_view("{").code() == error_code::INVALID_JSON);
+  auto good = listen::parse_view(R"({"name": "v", "description": "d", "column": [{"name": "a", "path": "PID-5[2].1",
+                                   "type": "boolean", "description": "x"}]})");
+  REQUIRE(good.ok());
+  CHECK(good->columns[0].path_text == "PID-5[2].1");
+  CHECK(good->schema().columns.size() == 3);
+}

@@ -128,6 +128,10 @@ int fail(std::string_view file, const quire::error &e);
 /// Prints a usage error and returns EXIT_USAGE.
 int usage_error(std::string_view command, std::string_view message);
 
+/// A view's JSON text from a file (`-`: standard input), read up to view::limits'
+/// DEFAULT_MAX_VIEW_BYTES + 1 bytes (a longer one is then refused by the view's parser).
+result<std::string> read_view_text(const std::string &path);
+
 /// Writes to OUTPUT.tmp-<pid>, renamed to OUTPUT only when everything was written: a crash or an
 /// error never leaves a half file under the real name.
 class temp_file_sink final : public format::byte_sink {

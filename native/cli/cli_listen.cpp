@@ -363,13 +363,18 @@ int server::run(int listen_fd, int signal_fd) {
 
 // Creates the store beside its name and renames it into place, so a crash while creating never
 // leaves a file that is not a store under the real name.
-int create_store_file(const std::string &path, const listen::options &o) {
+// With a view, the file made is the view's table (the store stands in memory meanwhile).
+int create_store_file(const std::string &path, const listen::options &o, bool view_table = false) {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   std::remove(temp.c_str());
   {
     auto t = native::append_file::open(temp, true);
     if (!t) return fail(temp, t.error());
-    auto l = listen::listener::open(*t.value(), o);
+    format::memory_target none;
+    listen::options without_view = o;
+    if (!view_table) without_view.view.reset();
+    auto l = view_table ? listen::listener::open(none, o, t.value().get())
+                        : listen::listener::open(*t.value(), without_view);
     if (!l) {
       std::remove(temp.c_str());
       return fail(path, l.error());
@@ -405,6 +410,9 @@ int run_listen(arguments &args) {
   auto max_queued = args.number("--max-queued-bytes");
   auto max_total = args.number("--max-total-queued-bytes");
   auto idle = args.number("--idle-timeout-ms");
+  auto view_file = args.option("--view");
+  auto view_store = args.option("--view-store");
+  auto duplicate_window = args.number("--duplicate-window");
   auto rest = args.finish("listen", 0, 0, "takes no positional words");
   if (!rest) return args.exit_status();
   if (!port || !store) return usage_error("listen", "needs --port N and --store FILE.quire");
@@ -425,7 +433,21 @@ int run_listen(arguments &args) {
   if (max_queued) s.max_queued_bytes = *max_queued;
   if (max_total) s.max_total_queued_bytes = *max_total;
   if (idle) s.idle_timeout_ms = *idle;
+  if (duplicate_window) s.engine.duplicate_window = *duplicate_window;
   if (s.group_ms > 60000) return usage_error("listen", "--group-ms is 0..60000");
+  if (view_store && !view_file) return usage_error("listen", "--view-store needs --view VIEW.json");
+  std::string view_path;
+  if (view_file) {
+    auto text = read_view_text(*view_file);
+    if (!text) return fail(*view_file, text.error());
+    auto v = listen::parse_view(*text);
+    if (!v) return fail(*view_file, v.error());
+    s.engine.view = std::move(v).value();
+    // Beside the store: adt.quire and the view "patients" give adt.patients.quire.
+    const std::string stem = s.store.ends_with(".quire") ? s.store.substr(0, s.store.size() - 6) : s.store;
+    view_path = view_store ? *view_store : stem + "." + s.engine.view->name + ".quire";
+    if (view_path == s.store) return usage_error("listen", "--view-store must be another file than --store");
+  }
   if (s.max_queued_bytes == 0 || s.max_total_queued_bytes == 0 || s.max_connections == 0 || s.idle_timeout_ms == 0)
     return usage_error("listen",
                        "--max-connections, --max-queued-bytes, --max-total-queued-bytes and "
@@ -443,8 +465,20 @@ int run_listen(arguments &args) {
   }
   auto target = native::append_file::open(s.store, false);
   if (!target) return fail(s.store, target.error());
-  auto l = listen::listener::open(*target.value(), s.engine);
+  std::unique_ptr<native::append_file> view_target;
+  if (s.engine.view) {
+    if (::stat(view_path.c_str(), &st) != 0) {
+      if (int r = create_store_file(view_path, s.engine, true); r != EXIT_OK) return r;
+    }
+    auto vt = native::append_file::open(view_path, false);
+    if (!vt) return fail(view_path, vt.error());
+    view_target = std::move(vt).value();
+  }
+  auto l = listen::listener::open(*target.value(), s.engine, view_target.get());
   if (!l) return fail(s.store, l.error());
+  if (view_target)
+    log_line(view_path + ": the view '" + s.engine.view->name + "', " +
+             std::to_string(l.value()->counters().view_rows_caught_up) + " rows caught up from the store");
 
   sigset_t mask;
   sigemptyset(&mask);
@@ -481,7 +515,8 @@ registration listen_command{
     {"listen", "",
      "--port N --store FILE.quire [--bind ADDR] [--allow CIDR]... [--key FILE] [--group-ms N] [--group-max N] "
      "[--group-bytes N] [--max-frame-bytes N] [--max-connections N] [--max-queued-bytes N] "
-     "[--max-total-queued-bytes N] [--idle-timeout-ms N]",
+     "[--max-total-queued-bytes N] [--idle-timeout-ms N] [--duplicate-window N] [--view VIEW.json "
+     "[--view-store FILE]]",
      "Take HL7 v2 messages over MLLP, store each as a row of FILE.quire and acknowledge it only once its commit is "
      "durable (docs/listen.md).",
      run_listen}};

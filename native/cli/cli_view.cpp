@@ -200,24 +200,6 @@ class stdout_sink final : public format::byte_sink {
   }
 };
 
-result<std::string> read_view_text(const std::string &path) {
-  piece_reader in;
-  if (auto ok = in.open(path); !ok) return ok.error();
-  std::string text;
-  while (true) {
-    auto piece = in.next();
-    if (!piece) return piece.error();
-    if (piece->empty()) break;
-    // The view's own limit: a file past it is refused before it is all read.
-    if (text.size() + piece->size() > view::limits::DEFAULT_MAX_VIEW_BYTES + 1) {
-      text.append(piece->substr(0, view::limits::DEFAULT_MAX_VIEW_BYTES + 1 - text.size()));
-      break;
-    }
-    text.append(*piece);
-  }
-  return text;
-}
-
 // Every INPUT (files[1...]) into the table writer, or the one range of the one INPUT; EXIT_OK or
 // the failing input's exit code. `input_bytes` counts what was read.
 int feed_inputs(const std::vector<std::string> &files, const std::optional<ndjson::byte_range> &range,
@@ -470,4 +452,22 @@ registration fhirpath_eval{{"fhirpath", "", "EXPR FILE",
                             run_fhirpath}};
 
 }  // namespace
+
+result<std::string> read_view_text(const std::string &path) {
+  piece_reader in;
+  if (auto ok = in.open(path); !ok) return ok.error();
+  std::string text;
+  while (true) {
+    auto piece = in.next();
+    if (!piece) return piece.error();
+    if (piece->empty()) break;
+    // The view's own limit: a file past it is refused before it is all read.
+    if (text.size() + piece->size() > view::limits::DEFAULT_MAX_VIEW_BYTES + 1) {
+      text.append(piece->substr(0, view::limits::DEFAULT_MAX_VIEW_BYTES + 1 - text.size()));
+      break;
+    }
+    text.append(*piece);
+  }
+  return text;
+}
 }  // namespace quire::cli

@@ -80,4 +80,9 @@ result<key> key_from_passphrase(std::string_view passphrase, std::span<const uin
 /// map's keys, docs/format-v2.md).
 std::array<uint8_t, HASH_BYTES> keyed_hash(const key &k, std::span<const uint8_t> data);
 
+inline constexpr size_t FINGERPRINT_BYTES = 16;
+/// BLAKE2b of `data`, unkeyed, 16 bytes: a fingerprint no one can make collide on purpose (the
+/// listener's duplicate check keeps these instead of the keys, docs/listen.md).
+std::array<uint8_t, FINGERPRINT_BYTES> fingerprint(std::span<const uint8_t> data);
+
 }  // namespace quire::crypto

@@ -160,6 +160,10 @@ struct cell {
   }
 };
 
+/// Whether a writer takes `c` in a column of `type` (append_row fails on a row with a cell it
+/// does not: text that is not a number for a decimal, not YYYY-MM-DD for a date, ...).
+bool accepts(column_type type, const cell &c);
+
 /// Where a writer keeps its sort runs once they pass sort_memory_bytes (write_options::spill).
 /// Core does no I/O: natively quire::native::spill_file (native/include/quire/spill_file.h) is a
 /// temporary file; with no store the runs stay in memory, compressed. A store is append-only and

@@ -18,10 +18,12 @@
 // owned.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +31,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "quire/crypto.h"
 #include "quire/hl7v2.h"
 #include "quire/store.h"
 
@@ -40,14 +43,50 @@ inline constexpr size_t DEFAULT_MAX_FRAME_BYTES = size_t{1} << 20;
 inline constexpr size_t DEFAULT_MAX_GROUP_ROWS = 1000;
 /// Default of options::max_group_bytes (16 MiB): message bytes one commit holds at most.
 inline constexpr size_t DEFAULT_MAX_GROUP_BYTES = size_t{16} << 20;
+/// Default of options::duplicate_window: the keys of the last million stored messages (at most
+/// ~48 MB: a 16-byte fingerprint in a table and in a ring each).
+inline constexpr size_t DEFAULT_DUPLICATE_WINDOW = 1'000'000;
+
+/// A column of a message view: a path into each message (hl7v2::parse_path's grammar) and the
+/// type its value is stored as. A value that is absent, empty or does not read as the type is null.
+struct view_column {
+  std::string name;
+  std::string path_text;  ///< as written: "PID-5[1].1"
+  hl7v2::path path;
+  format::column_type type = format::column_type::string;
+};
+
+/// A mapping of each stored message to one row of a second table (`quire listen --view`,
+/// docs/listen.md "Views"): `control_id` and `receive_time` (the link to the store's row), then
+/// the view's columns.
+struct message_view {
+  std::string name;
+  std::vector<view_column> columns;
+  /// control_id (string), receive_time (timestamp), then the columns.
+  format::schema schema() const;
+};
+
+/// Reads a view written as JSON: {"name": "adt", "column": [{"name": "mrn", "path": "PID-3[1].1"},
+/// {"name": "born", "path": "PID-7", "type": "date"}, ...]}. Types: string (the default: the text
+/// unescaped), integer, decimal, date, timestamp (from HL7 DT/DTM), boolean (Y/N). Errors:
+/// INVALID_ARGUMENT with the JSON path of what is wrong (an unknown key or type, a bad HL7 path, a
+/// name that is not a letter then letters, digits or _, a name used twice or taken by the link
+/// columns, no column), and the JSON parser's.
+result<message_view> parse_view(std::string_view json_text);
 
 struct options {
   size_t max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;  ///< one MLLP frame (and so one message)
   size_t max_group_rows = DEFAULT_MAX_GROUP_ROWS;    ///< group_full() at this many messages
   size_t max_group_bytes = DEFAULT_MAX_GROUP_BYTES;  ///< group_full() at this many message bytes
+  /// How many stored messages' keys the duplicate check remembers (the most recent; a resend of
+  /// an older message is stored again). At open, the keys of the store's last rows are read back.
+  size_t duplicate_window = DEFAULT_DUPLICATE_WINDOW;
   /// How the store is written: owner_key (sealed when given) and random (needed to create it).
   /// partition_by must stay empty (the listener's table is not partitioned).
   format::store_options store;
+  /// With a view, each commit also appends the view's rows of its messages to the view's target
+  /// (after the store's, before any ACK), written with `store`'s options.
+  std::optional<message_view> view;
 };
 
 /// The listener's table: one row a message (docs/listen.md, "Rows").
@@ -74,7 +113,8 @@ struct counters {
   uint64_t rejected = 0;    ///< AR sent (not parsed, or a frame over the bound)
   uint64_t commits = 0;     ///< commits that succeeded
   uint64_t failed_commits = 0;
-  uint64_t rows_at_open = 0;  ///< rows the store held when it was opened
+  uint64_t rows_at_open = 0;         ///< rows the store held when it was opened
+  uint64_t view_rows_caught_up = 0;  ///< view rows derived at open from stored messages the view lacked
 };
 
 /// The engine. Not safe to use from two threads at once.
@@ -86,7 +126,13 @@ class listener {
   /// facility, control id) of every row it holds is read back for the duplicate check. Errors:
   /// INVALID_ARGUMENT (bounds of 0, partition_by given, a store whose columns are not
   /// row_schema()'s), and those of create_store and file::open (KEY_REQUIRED, WRONG_KEY, ...).
-  static result<std::unique_ptr<listener>> open(format::append_target &target, const options &o);
+  ///
+  /// With options.view, `view_target` holds the view's table (required): created when empty; when
+  /// it lags the store (a crash between the two appends of a commit, or a view added to a store
+  /// that has rows) the missing rows are derived from the stored messages first. INVALID_ARGUMENT
+  /// when its columns are not the view's or its last row is not among the store's.
+  static result<std::unique_ptr<listener>> open(format::append_target &target, const options &o,
+                                                format::append_target *view_target = nullptr);
   ~listener();
   listener(const listener &) = delete;
   listener &operator=(const listener &) = delete;
@@ -146,14 +192,35 @@ class listener {
     bool store;
   };
 
-  listener(format::append_target &target, const options &o) : target_(target), options_(o) {}
+  // The fingerprints of the last `window` stored keys: an open-addressed table (linear probing,
+  // deletion by backward shift) and a ring giving the order to forget them in.
+  class duplicate_set {
+   public:
+    using print = std::array<uint8_t, crypto::FINGERPRINT_BYTES>;
+    explicit duplicate_set(size_t window) : window_(window) {}
+    bool contains(const print &p) const noexcept;
+    void insert(const print &p);  // the oldest is forgotten past the window
+    size_t size() const noexcept { return size_; }
+
+   private:
+    size_t slot_of(const print &p) const noexcept;
+    void erase(const print &p) noexcept;
+    void grow();
+    size_t window_, size_ = 0, ring_head_ = 0;
+    std::vector<print> table_, ring_;
+  };
+
+  listener(format::append_target &target, const options &o, format::append_target *view_target)
+      : target_(target), view_target_(view_target), options_(o), stored_keys_(o.duplicate_window) {}
   void admit(uint64_t connection, connection_state &c);
   void take(uint64_t connection, waiting_frame &&f);
+  result<void> open_view(format::file &store);
 
   format::append_target &target_;
+  format::append_target *view_target_;
   options options_;
   std::unordered_map<uint64_t, connection_state> connections_;
-  std::unordered_set<std::string> stored_keys_;
+  duplicate_set stored_keys_;
   std::unordered_set<std::string> group_keys_;
   std::vector<entry> group_;
   size_t group_rows_ = 0, group_bytes_ = 0, waiting_frames_ = 0;

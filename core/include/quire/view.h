@@ -96,6 +96,9 @@
 
 namespace quire::view {
 
+/// A column name as views write them: a letter, then letters, digits or _.
+bool valid_column_name(std::string_view name);
+
 /// Bounds that make hostile views and data cost a bounded amount.
 struct limits {
   static constexpr size_t DEFAULT_MAX_ROWS_PER_RESOURCE = 1'000'000;

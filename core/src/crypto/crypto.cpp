@@ -107,4 +107,11 @@ std::array<uint8_t, HASH_BYTES> keyed_hash(const key &k, std::span<const uint8_t
   return out;
 }
 
+std::array<uint8_t, FINGERPRINT_BYTES> fingerprint(std::span<const uint8_t> data) {
+  std::array<uint8_t, FINGERPRINT_BYTES> out{};
+  if (!started()) return out;
+  crypto_generichash(out.data(), out.size(), data.data(), data.size(), nullptr, 0);
+  return out;
+}
+
 }  // namespace quire::crypto

@@ -69,6 +69,98 @@ struct typed {
   std::string_view s;
 };
 
+// `c` converted to a column of `type`'s storage into `t`; nullopt when it converts, else why not
+// ("" when the cell is of the wrong kind).
+std::optional<std::string> convert_cell(column_type type, const cell &c, typed &t, std::string &text_store) {
+  t = typed{};
+  if (c.k == cell::kind::null_value) return std::nullopt;
+  t.null = false;
+  switch (type) {
+    case column_type::integer:
+      if (c.k == cell::kind::integer) {
+        t.i = c.i;
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::real && std::floor(c.d) == c.d && std::fabs(c.d) < 9.2e18) {
+        t.i = static_cast<int64_t>(c.d);
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::float64:
+      if (c.k == cell::kind::integer) {
+        t.d = static_cast<double>(c.i);
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::real && std::isfinite(c.d)) {
+        t.d = c.d;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::decimal:
+      if (c.k == cell::kind::text) {
+        if (classify_number(c.s) == number_class::not_a_number) return std::string("not a number");
+        t.s = c.s;
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::integer) {
+        text_store = std::to_string(c.i);
+        t.s = text_store;
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::real && std::isfinite(c.d)) {
+        text_store.clear();
+        append_double(text_store, c.d);
+        t.s = text_store;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::string:
+      if (c.k == cell::kind::text) {
+        t.s = c.s;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::boolean:
+      if (c.k == cell::kind::boolean) {
+        t.i = c.b ? 1 : 0;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::date:
+      if (c.k == cell::kind::integer) {
+        t.i = c.i;
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::text) {
+        auto d = parse_date(c.s);
+        if (!d) return std::string("not a YYYY-MM-DD date");
+        t.i = *d;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::timestamp:
+      if (c.k == cell::kind::integer) {
+        t.i = c.i;
+        return std::nullopt;
+      }
+      if (c.k == cell::kind::text) {
+        auto ts = parse_timestamp(c.s, true);
+        if (!ts) return std::string("not an ISO 8601 timestamp");
+        t.i = *ts;
+        return std::nullopt;
+      }
+      return std::string("");
+    case column_type::json:
+      if (c.k == cell::kind::text) {
+        if (auto ok = json::check(c.s); !ok) return "not JSON: " + ok.error().message;
+        t.s = c.s;
+        return std::nullopt;
+      }
+      return std::string("");
+  }
+  return std::string("");
+}
+
 constexpr uint32_t BLOOM_HASHES = 7;
 constexpr uint32_t BLOOM_BITS_PER_KEY = 10;
 
@@ -150,94 +242,10 @@ struct writer::impl {
   }
 
   /// Converts a cell to the column's storage. `text_store` keeps text made here (decimals from numbers).
-  result<typed> convert(size_t col, const cell &c, std::string &text_store) {
+  result<typed> convert(size_t col, const cell &c, std::string &text_store) const {
     typed t;
-    if (c.k == cell::kind::null_value) return t;
-    t.null = false;
-    switch (sch.columns[col].type) {
-      case column_type::integer:
-        if (c.k == cell::kind::integer) {
-          t.i = c.i;
-          return t;
-        }
-        if (c.k == cell::kind::real && std::floor(c.d) == c.d && std::fabs(c.d) < 9.2e18) {
-          t.i = static_cast<int64_t>(c.d);
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::float64:
-        if (c.k == cell::kind::integer) {
-          t.d = static_cast<double>(c.i);
-          return t;
-        }
-        if (c.k == cell::kind::real && std::isfinite(c.d)) {
-          t.d = c.d;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::decimal:
-        if (c.k == cell::kind::text) {
-          if (classify_number(c.s) == number_class::not_a_number) return mismatch(col, c, "not a number");
-          t.s = c.s;
-          return t;
-        }
-        if (c.k == cell::kind::integer) {
-          text_store = std::to_string(c.i);
-          t.s = text_store;
-          return t;
-        }
-        if (c.k == cell::kind::real && std::isfinite(c.d)) {
-          text_store.clear();
-          append_double(text_store, c.d);
-          t.s = text_store;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::string:
-        if (c.k == cell::kind::text) {
-          t.s = c.s;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::boolean:
-        if (c.k == cell::kind::boolean) {
-          t.i = c.b ? 1 : 0;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::date:
-        if (c.k == cell::kind::integer) {
-          t.i = c.i;
-          return t;
-        }
-        if (c.k == cell::kind::text) {
-          auto d = parse_date(c.s);
-          if (!d) return mismatch(col, c, "not a YYYY-MM-DD date");
-          t.i = *d;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::timestamp:
-        if (c.k == cell::kind::integer) {
-          t.i = c.i;
-          return t;
-        }
-        if (c.k == cell::kind::text) {
-          auto ts = parse_timestamp(c.s, true);
-          if (!ts) return mismatch(col, c, "not an ISO 8601 timestamp");
-          t.i = *ts;
-          return t;
-        }
-        return mismatch(col, c, "");
-      case column_type::json:
-        if (c.k == cell::kind::text) {
-          if (auto ok = json::check(c.s); !ok) return mismatch(col, c, "not JSON: " + ok.error().message);
-          t.s = c.s;
-          return t;
-        }
-        return mismatch(col, c, "");
-    }
-    return mismatch(col, c, "");
+    if (auto why = convert_cell(sch.columns[col].type, c, t, text_store)) return mismatch(col, c, *why);
+    return t;
   }
 
   void append_key(std::string &out, size_t col, const typed &t) const {
@@ -840,6 +848,12 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
   auto e = p->emit(header);
   if (!e) return std::move(e).error();
   return std::unique_ptr<writer>(new writer(std::move(p)));
+}
+
+bool accepts(column_type type, const cell &c) {
+  typed t;
+  std::string store;
+  return !convert_cell(type, c, t, store);
 }
 
 result<void> writer::append_row(std::span<const cell> row) {

@@ -2,7 +2,12 @@
 // ACKs only after append_store returned.
 #include "quire/listen.h"
 
+#include <charconv>
+#include <cstring>
 #include <utility>
+
+#include "quire/json.h"
+#include "quire/view.h"
 
 namespace quire::listen {
 
@@ -10,7 +15,10 @@ namespace {
 
 using format::column_type;
 
-constexpr size_t COL_CONTROL_ID = 0, COL_SENDING_APP = 2, COL_SENDING_FACILITY = 3;
+constexpr size_t COL_CONTROL_ID = 0, COL_SENDING_APP = 2, COL_SENDING_FACILITY = 3, COL_RECEIVE_TIME = 7,
+                 COL_MESSAGE = 10;
+// Rows read back from a store at a time (duplicate keys, a view's catching up).
+constexpr uint64_t READ_BATCH_ROWS = 4096;
 
 // The duplicate check's key. CR cannot stand inside a field (it ends segments), so it separates.
 std::string duplicate_key(std::string_view app, std::string_view facility, std::string_view control_id) {
@@ -20,6 +28,121 @@ std::string duplicate_key(std::string_view app, std::string_view facility, std::
   k.append(facility).push_back('\r');
   k.append(control_id);
   return k;
+}
+
+std::array<uint8_t, crypto::FINGERPRINT_BYTES> fingerprint_of(std::string_view key) {
+  return crypto::fingerprint({reinterpret_cast<const uint8_t *>(key.data()), key.size()});
+}
+
+std::string_view text_at(const format::column_array &a, uint64_t r) {
+  if (!a.valid[r]) return {};
+  return std::string_view(a.text).substr(a.text_offsets[r], a.text_offsets[r + 1] - a.text_offsets[r]);
+}
+
+bool same_columns(const format::schema &a, const format::schema &b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i)
+    if (a.columns[i].name != b.columns[i].name || a.columns[i].type != b.columns[i].type) return false;
+  return true;
+}
+
+quire::error invalid_view(std::string path, std::string message) {
+  quire::error e(error_code::INVALID_VIEW, std::move(message));
+  e.path = std::move(path);
+  return e;
+}
+
+// A view column's value in `m`, as a cell of its type (text kept in `store`); null when the
+// message has no value there or the value does not read as the type.
+format::cell view_cell(const view_column &c, const hl7v2::message &m, std::string &store) {
+  auto text = m.get_text(c.path);
+  if (!text || !*text || (*text)->empty() || hl7v2::is_explicit_null(**text)) return format::cell::null();
+  store = std::move(**text);
+  format::cell out = format::cell::null();
+  switch (c.type) {
+    case column_type::string: out = format::cell::text(store); break;
+    case column_type::integer: {
+      auto n = hl7v2::parse_number(store);
+      int64_t v;
+      if (n) {
+        std::string_view t = n->text;
+        if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (ec == std::errc() && p == t.data() + t.size()) out = format::cell::of(v);
+      }
+      break;
+    }
+    case column_type::decimal: {
+      auto n = hl7v2::parse_number(store);
+      if (n) {
+        store = n->text;
+        if (!store.empty() && store[0] == '+') store.erase(0, 1);
+        out = format::cell::text(store);
+      }
+      break;
+    }
+    case column_type::date:
+    case column_type::timestamp: {
+      auto iso = hl7v2::to_iso8601(store);
+      if (iso) {
+        store = std::move(*iso);
+        if (c.type == column_type::date && store.size() > 10) {
+          store.resize(10);
+        } else if (const size_t t = store.find('T');
+                   t != std::string::npos && store.find_first_of("Z+-", t) == std::string::npos) {
+          store.push_back('Z');  // a DTM without an offset: read as UTC (docs/listen.md, "Views")
+        }
+        out = format::cell::text(store);
+      }
+      break;
+    }
+    case column_type::boolean:
+      if (store == "Y" || store == "N") out = format::cell::of(store == "Y");
+      break;
+    default: break;
+  }
+  if (out.k != format::cell::kind::null_value && !format::accepts(c.type, out)) return format::cell::null();
+  return out;
+}
+
+// A view's row of one message into `cells` (texts in `stores`, one a column).
+void view_row(const message_view &v, const hl7v2::message &m, std::string_view control_id, int64_t receive_time_us,
+              std::vector<format::cell> &cells, std::vector<std::string> &stores) {
+  cells.resize(v.columns.size() + 2);
+  stores.resize(v.columns.size());
+  cells[0] = format::cell::text(control_id);
+  cells[1] = format::cell::of(receive_time_us);
+  for (size_t i = 0; i < v.columns.size(); ++i) cells[i + 2] = view_cell(v.columns[i], m, stores[i]);
+}
+
+// The rows a writer gathered, appended to `target` as one commit (created first when empty).
+result<void> append_table(format::vector_sink &sink, format::append_target &target, const format::store_options &o) {
+  auto table = format::file::open(quire::borrow_bytes(sink.bytes));
+  if (!table) return std::move(table).error();
+  if (target.size() == 0) {
+    auto made = format::create_store(*table, o, target);
+    if (!made) return std::move(made).error();
+    return {};
+  }
+  auto appended = format::append_store(target, *table, o);
+  if (!appended) return std::move(appended).error();
+  return {};
+}
+
+// An empty table of `schema` appended to `target` as its first commit.
+result<void> create_empty(const format::schema &schema, format::append_target &target, const format::store_options &o) {
+  format::vector_sink sink;
+  auto w = format::writer::create(schema, o.write, sink);
+  if (!w) return std::move(w).error();
+  if (auto f = w.value()->finish(); !f) return std::move(f).error();
+  return append_table(sink, target, o);
+}
+
+format::open_options open_options_of(const format::store_options &o) {
+  format::open_options oo;
+  oo.key = o.owner_key;
+  oo.passphrase = o.owner_passphrase;
+  return oo;
 }
 
 // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
@@ -86,6 +209,160 @@ format::schema row_schema() {
   return s;
 }
 
+format::schema message_view::schema() const {
+  format::schema s;
+  s.columns.push_back({"control_id", column_type::string});
+  s.columns.push_back({"receive_time", column_type::timestamp});
+  for (const view_column &c : columns) s.columns.push_back({c.name, c.type});
+  return s;
+}
+
+result<message_view> parse_view(std::string_view json_text) {
+  auto doc = json::parse(json_text);
+  if (!doc) return std::move(doc).error();
+  auto root = doc->root().get_object();
+  if (!root) return invalid_view("", "a view is a JSON object");
+  message_view v;
+  bool has_columns = false;
+  for (auto [key, val] : *root) {
+    if (key == "name") {
+      auto n = val.get_string();
+      if (!n || !view::valid_column_name(*n))
+        return invalid_view("name", "name must be a letter then letters, digits or _");
+      v.name = std::string(*n);
+    } else if (key == "description") {
+      if (!val.get_string()) return invalid_view("description", "description must be a string");
+    } else if (key == "column") {
+      auto arr = val.get_array();
+      if (!arr) return invalid_view("column", "column must be an array");
+      has_columns = true;
+      size_t i = 0;
+      for (json::value c : *arr) {
+        const std::string cp = "column[" + std::to_string(i++) + "]";
+        auto co = c.get_object();
+        if (!co) return invalid_view(cp, cp + " must be an object");
+        view_column col;
+        bool has_name = false, has_path = false;
+        for (auto [ck, cv] : *co) {
+          const std::string kp = cp + "." + std::string(ck);
+          auto text = cv.get_string();
+          if (ck == "description") {
+            if (!text) return invalid_view(kp, kp + " must be a string");
+            continue;
+          }
+          if (ck != "name" && ck != "path" && ck != "type") return invalid_view(kp, "unknown element " + kp);
+          if (!text) return invalid_view(kp, kp + " must be a string");
+          if (ck == "name") {
+            if (!view::valid_column_name(*text))
+              return invalid_view(kp, kp + " must be a letter then letters, digits or _");
+            col.name = std::string(*text);
+            has_name = true;
+          } else if (ck == "path") {
+            auto p = hl7v2::parse_path(*text);
+            if (!p) return invalid_view(kp, kp + " is not an HL7 v2 path: " + p.error().message);
+            col.path = *p;
+            col.path_text = std::string(*text);
+            has_path = true;
+          } else {
+            static constexpr std::pair<std::string_view, column_type> TYPES[] = {
+                {"string", column_type::string},       {"integer", column_type::integer},
+                {"decimal", column_type::decimal},     {"date", column_type::date},
+                {"timestamp", column_type::timestamp}, {"boolean", column_type::boolean}};
+            bool known = false;
+            for (auto [name, type] : TYPES)
+              if (*text == name) {
+                col.type = type;
+                known = true;
+              }
+            if (!known)
+              return invalid_view(kp, kp + " must be one of string, integer, decimal, date, timestamp, boolean");
+          }
+        }
+        if (!has_name || !has_path) return invalid_view(cp, cp + " needs a name and a path");
+        if (col.name == "control_id" || col.name == "receive_time")
+          return invalid_view(cp + ".name", cp + ".name '" + col.name + "' is the view's link to the store's row");
+        for (const view_column &other : v.columns)
+          if (other.name == col.name) return invalid_view(cp + ".name", cp + ".name '" + col.name + "' is used twice");
+        v.columns.push_back(std::move(col));
+      }
+    } else {
+      return invalid_view(std::string(key), "unknown element " + std::string(key));
+    }
+  }
+  if (v.name.empty()) return invalid_view("name", "a view needs a name");
+  if (!has_columns || v.columns.empty()) return invalid_view("column", "a view needs at least one column");
+  return v;
+}
+
+// --- the duplicate set -------------------------------------------------------------------------
+
+size_t listener::duplicate_set::slot_of(const print &p) const noexcept {
+  uint64_t h;
+  std::memcpy(&h, p.data(), sizeof h);
+  return static_cast<size_t>(h) & (table_.size() - 1);
+}
+
+bool listener::duplicate_set::contains(const print &p) const noexcept {
+  if (table_.empty()) return false;
+  static constexpr print EMPTY{};
+  for (size_t i = slot_of(p);; i = (i + 1) & (table_.size() - 1)) {
+    if (table_[i] == p) return true;
+    if (table_[i] == EMPTY) return false;
+  }
+}
+
+void listener::duplicate_set::grow() {
+  std::vector<print> old = std::move(table_);
+  table_.assign(old.empty() ? 1024 : old.size() * 2, print{});
+  static constexpr print EMPTY{};
+  for (const print &p : old) {
+    if (p == EMPTY) continue;
+    size_t i = slot_of(p);
+    while (table_[i] != EMPTY) i = (i + 1) & (table_.size() - 1);
+    table_[i] = p;
+  }
+}
+
+void listener::duplicate_set::erase(const print &p) noexcept {
+  static constexpr print EMPTY{};
+  const size_t mask = table_.size() - 1;
+  size_t i = slot_of(p);
+  while (table_[i] != p) {
+    if (table_[i] == EMPTY) return;
+    i = (i + 1) & mask;
+  }
+  // Backward shift: pull later entries of the probe run into the hole, so no tombstone is needed.
+  for (size_t j = (i + 1) & mask; table_[j] != EMPTY; j = (j + 1) & mask) {
+    const size_t home = slot_of(table_[j]);
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      table_[i] = table_[j];
+      i = j;
+    }
+  }
+  table_[i] = EMPTY;
+  --size_;
+}
+
+void listener::duplicate_set::insert(const print &p) {
+  static constexpr print EMPTY{};
+  if (p == EMPTY || contains(p)) return;  // a fingerprint of 16 zero bytes: never, in practice
+  if (size_ == window_) {
+    erase(ring_[ring_head_]);
+  } else if ((size_ + 1) * 2 > table_.size()) {
+    grow();
+  }
+  size_t i = slot_of(p);
+  while (table_[i] != EMPTY) i = (i + 1) & (table_.size() - 1);
+  table_[i] = p;
+  ++size_;
+  if (ring_.size() < window_) {
+    ring_.push_back(p);
+  } else {
+    ring_[ring_head_] = p;
+    ring_head_ = (ring_head_ + 1) % window_;
+  }
+}
+
 std::string dtm_of(int64_t receive_time_us) {
   int64_t seconds = receive_time_us / 1000000;
   if (receive_time_us < 0 && receive_time_us % 1000000 != 0) --seconds;
@@ -109,53 +386,119 @@ std::string dtm_of(int64_t receive_time_us) {
 
 listener::~listener() = default;
 
-result<std::unique_ptr<listener>> listener::open(format::append_target &target, const options &o) {
-  if (o.max_frame_bytes == 0 || o.max_group_rows == 0 || o.max_group_bytes == 0)
-    return quire::error(error_code::INVALID_ARGUMENT,
-                        "listen: max_frame_bytes, max_group_rows and max_group_bytes must be above 0");
+result<std::unique_ptr<listener>> listener::open(format::append_target &target, const options &o,
+                                                 format::append_target *view_target) {
+  if (o.max_frame_bytes == 0 || o.max_group_rows == 0 || o.max_group_bytes == 0 || o.duplicate_window == 0)
+    return quire::error(
+        error_code::INVALID_ARGUMENT,
+        "listen: max_frame_bytes, max_group_rows, max_group_bytes and duplicate_window must be above 0");
   if (!o.store.partition_by.empty())
     return quire::error(error_code::INVALID_ARGUMENT, "listen: the listener's table is not partitioned");
-  std::unique_ptr<listener> l(new listener(target, o));
+  if (o.view && !view_target)
+    return quire::error(error_code::INVALID_ARGUMENT, "listen: a view needs a target for its table");
+  std::unique_ptr<listener> l(new listener(target, o, o.view ? view_target : nullptr));
   const format::schema schema = row_schema();
   if (target.size() == 0) {
-    format::vector_sink sink;
-    auto w = format::writer::create(schema, o.store.write, sink);
-    if (!w) return std::move(w).error();
-    if (auto f = w.value()->finish(); !f) return std::move(f).error();
-    auto table = format::file::open(quire::borrow_bytes(sink.bytes));
-    if (!table) return std::move(table).error();
-    auto made = format::create_store(*table, o.store, target);
-    if (!made) return std::move(made).error();
-    return l;
+    if (auto made = create_empty(schema, target, o.store); !made) return std::move(made).error();
   }
-  format::open_options oo;
-  oo.key = o.store.owner_key;
-  oo.passphrase = o.store.owner_passphrase;
-  auto f = format::file::open(target, oo);
+  auto f = format::file::open(target, open_options_of(o.store));
   if (!f) return std::move(f).error();
-  const auto &have = f->schema().columns;
-  bool same = have.size() == schema.columns.size();
-  for (size_t i = 0; same && i < have.size(); ++i)
-    same = have[i].name == schema.columns[i].name && have[i].type == schema.columns[i].type;
-  if (!same)
+  if (!same_columns(f->schema(), schema))
     return quire::error(error_code::INVALID_ARGUMENT,
                         "listen: the store's columns are not the listener's (docs/listen.md, \"Rows\")");
-  format::query q;
-  q.columns = {schema.columns[COL_SENDING_APP].name, schema.columns[COL_SENDING_FACILITY].name,
-               schema.columns[COL_CONTROL_ID].name};
-  auto cols = f->columns(q);
-  if (!cols) return std::move(cols).error();
-  const auto &c = cols.value();
-  const uint64_t rows = c[0].valid.size();
-  auto text = [&](const format::column_array &a, uint64_t r) -> std::string_view {
-    if (!a.valid[r]) return {};
-    return std::string_view(a.text).substr(a.text_offsets[r], a.text_offsets[r + 1] - a.text_offsets[r]);
-  };
-  l->stored_keys_.reserve(rows);
-  for (uint64_t r = 0; r < rows; ++r)
-    l->stored_keys_.insert(duplicate_key(text(c[0], r), text(c[1], r), text(c[2], r)));
+  // The duplicate check remembers the last duplicate_window rows' keys, read back oldest first.
+  const uint64_t rows = f->row_count();
+  const uint64_t first = rows > o.duplicate_window ? rows - o.duplicate_window : 0;
+  for (uint64_t at = first; at < rows; at += READ_BATCH_ROWS) {
+    format::query q;
+    q.columns = {schema.columns[COL_SENDING_APP].name, schema.columns[COL_SENDING_FACILITY].name,
+                 schema.columns[COL_CONTROL_ID].name};
+    q.offset = at;
+    q.limit = READ_BATCH_ROWS;
+    auto cols = f->columns(q);
+    if (!cols) return std::move(cols).error();
+    const auto &c = cols.value();
+    for (uint64_t r = 0; r < c[0].valid.size(); ++r)
+      l->stored_keys_.insert(fingerprint_of(duplicate_key(text_at(c[0], r), text_at(c[1], r), text_at(c[2], r))));
+  }
   l->counters_.rows_at_open = rows;
+  if (l->view_target_) {
+    if (auto v = l->open_view(*f); !v) return std::move(v).error();
+  }
   return l;
+}
+
+result<void> listener::open_view(format::file &store) {
+  const message_view &v = *options_.view;
+  const format::schema schema = v.schema();
+  format::append_target &target = *view_target_;
+  uint64_t from = 0;  // the first store row the view lacks
+  if (target.size() == 0) {
+    if (auto made = create_empty(schema, target, options_.store); !made) return made;
+  } else {
+    auto f = format::file::open(target, open_options_of(options_.store));
+    if (!f) return std::move(f).error();
+    if (!same_columns(f->schema(), schema))
+      return quire::error(error_code::INVALID_ARGUMENT,
+                          "listen: the view's table has other columns than the view '" + v.name + "' gives");
+    if (const uint64_t have = f->row_count(); have > 0) {
+      // Its last row names a stored message (control id and receive time); the view goes on after it.
+      format::query last;
+      last.columns = {"control_id", "receive_time"};
+      last.offset = have - 1;
+      auto lc = f->columns(last);
+      if (!lc) return std::move(lc).error();
+      const std::string id(text_at(lc.value()[0], 0));
+      const int64_t at_us = lc.value()[1].ints[0];
+      bool found = false;
+      for (uint64_t end = store.row_count(); end > 0 && !found;) {
+        const uint64_t begin = end > READ_BATCH_ROWS ? end - READ_BATCH_ROWS : 0;
+        format::query q;
+        q.columns = {"control_id", "receive_time"};
+        q.offset = begin;
+        q.limit = end - begin;
+        auto c = store.columns(q);
+        if (!c) return std::move(c).error();
+        for (uint64_t r = end - begin; r-- > 0;) {
+          if (c.value()[1].ints[r] == at_us && text_at(c.value()[0], r) == id) {
+            from = begin + r + 1;
+            found = true;
+            break;
+          }
+        }
+        end = begin;
+      }
+      if (!found)
+        return quire::error(error_code::INVALID_ARGUMENT,
+                            "listen: the view's table ends with a row (control id '" + id +
+                                "') that is not in the store: remove the view's file to have it rebuilt");
+    }
+  }
+  // Catch up: derive the rows of the stored messages the view lacks, a batch a commit.
+  std::vector<format::cell> cells;
+  std::vector<std::string> stores;
+  for (uint64_t at = from; at < store.row_count(); at += READ_BATCH_ROWS) {
+    format::query q;
+    q.columns = {"control_id", "receive_time", "message"};
+    q.offset = at;
+    q.limit = READ_BATCH_ROWS;
+    auto c = store.columns(q);
+    if (!c) return std::move(c).error();
+    const auto &cols = c.value();
+    format::vector_sink sink;
+    auto w = format::writer::create(schema, options_.store.write, sink);
+    if (!w) return std::move(w).error();
+    for (uint64_t r = 0; r < cols[0].valid.size(); ++r) {
+      auto m = hl7v2::parse(text_at(cols[2], r));
+      if (!m) return std::move(m).error();
+      view_row(v, *m, text_at(cols[0], r), cols[1].ints[r], cells, stores);
+      if (auto a = w.value()->append_row(cells); !a) return a;
+    }
+    if (auto fin = w.value()->finish(); !fin) return std::move(fin).error();
+    if (auto a = append_table(sink, target, options_.store); !a) return a;
+    counters_.view_rows_caught_up += cols[0].valid.size();
+  }
+  return {};
 }
 
 bool listener::group_full() const noexcept {
@@ -249,7 +592,7 @@ void listener::take(uint64_t connection, waiting_frame &&f) {
   } else {
     e.key = duplicate_key(m->sending_application(), m->sending_facility(), e.control_id);
     e.code = hl7v2::ack_code::AA;
-    if (stored_keys_.count(e.key) || group_keys_.count(e.key)) {
+    if (group_keys_.count(e.key) || stored_keys_.contains(fingerprint_of(e.key))) {
       ++counters_.duplicates;
     } else {
       group_keys_.insert(e.key);
@@ -270,16 +613,23 @@ result<std::vector<ack>> listener::commit() {
   const size_t rows = group_rows_;
   group_rows_ = 0;
   group_bytes_ = 0;
-  std::unordered_set<std::string> keys = std::move(group_keys_);
   group_keys_.clear();
 
   result<void> stored;
+  bool stored_to_table = false;  // the store's append succeeded (the view's may not have)
   if (rows > 0) {
     stored = [&]() -> result<void> {
-      format::vector_sink sink;
+      format::vector_sink sink, view_sink;
       auto w = format::writer::create(row_schema(), options_.store.write, sink);
       if (!w) return std::move(w).error();
-      std::vector<format::cell> cells(11);
+      std::unique_ptr<format::writer> vw;
+      if (view_target_) {
+        auto made = format::writer::create(options_.view->schema(), options_.store.write, view_sink);
+        if (!made) return std::move(made).error();
+        vw = std::move(made).value();
+      }
+      std::vector<format::cell> cells(11), view_cells;
+      std::vector<std::string> view_stores;
       for (const entry &e : group) {
         if (!e.store) continue;
         auto m = hl7v2::parse(e.frame);  // parsed once before; the bytes have moved since
@@ -289,33 +639,45 @@ result<std::vector<ack>> listener::commit() {
         std::optional<std::string_view> patient;
         if (pid) patient = pid.value();
         if (patient && patient->empty()) patient.reset();
-        cells[0] = format::cell::text(e.control_id);
+        cells[COL_CONTROL_ID] = format::cell::text(e.control_id);
         cells[1] = format::cell::text(type);
-        cells[2] = format::cell::text(m->sending_application());
-        cells[3] = format::cell::text(m->sending_facility());
+        cells[COL_SENDING_APP] = format::cell::text(m->sending_application());
+        cells[COL_SENDING_FACILITY] = format::cell::text(m->sending_facility());
         cells[4] = format::cell::text(m->receiving_application());
         cells[5] = format::cell::text(m->receiving_facility());
         cells[6] = format::cell::text(m->get("MSH-7").value().value_or(""));
-        cells[7] = format::cell::of(static_cast<int64_t>(e.receive_time_us));
+        cells[COL_RECEIVE_TIME] = format::cell::of(static_cast<int64_t>(e.receive_time_us));
         cells[8] = patient ? format::cell::text(*patient) : format::cell::null();
         cells[9] = format::cell::text(hl7v2::ack_code_name(e.code));
-        cells[10] = format::cell::text(e.frame);
+        cells[COL_MESSAGE] = format::cell::text(e.frame);
         if (auto r = w.value()->append_row(cells); !r) return r;
+        if (vw) {
+          view_row(*options_.view, *m, e.control_id, e.receive_time_us, view_cells, view_stores);
+          if (auto r = vw->append_row(view_cells); !r) return r;
+        }
       }
       if (auto f = w.value()->finish(); !f) return std::move(f).error();
-      auto table = format::file::open(quire::borrow_bytes(sink.bytes));
-      if (!table) return std::move(table).error();
-      auto appended = format::append_store(target_, *table, options_.store);
-      if (!appended) return std::move(appended).error();
+      if (auto a = append_table(sink, target_, options_.store); !a) return a;
+      stored_to_table = true;
+      // The view's rows after the store's: a crash between the two leaves the view behind, and
+      // the next open derives what it lacks from the store.
+      if (vw) {
+        if (auto f = vw->finish(); !f) return std::move(f).error();
+        if (auto a = append_table(view_sink, *view_target_, options_.store); !a) return a;
+      }
       return {};
     }();
   }
+  if (stored_to_table) {
+    // Stored, even when the view's append then failed: a resend is a duplicate.
+    counters_.stored += rows;
+    for (const entry &e : group)  // in the order they came: the window forgets the oldest first
+      if (e.store) stored_keys_.insert(fingerprint_of(e.key));
+  }
   if (!stored) {
     ++counters_.failed_commits;
-  } else {
-    if (rows > 0) ++counters_.commits;
-    counters_.stored += rows;
-    for (auto &k : keys) stored_keys_.insert(std::move(k));
+  } else if (rows > 0) {
+    ++counters_.commits;
   }
   // Frames that waited for room: the next group.
   for (auto &[id, c] : connections_)

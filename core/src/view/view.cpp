@@ -63,16 +63,6 @@ error invalid(std::string path, std::string message) {
   return e;
 }
 
-bool valid_column_name(std::string_view n) {
-  if (n.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
-  if (!alpha(n[0])) return false;
-  for (char c : n) {
-    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '_') return false;
-  }
-  return true;
-}
-
 // Parses a JSON number's text into an exact decimal; false when it does not fit (exponents,
 // more than 18 digits).
 bool parse_decimal(std::string_view t, fhirpath::decimal &out) {
@@ -88,6 +78,16 @@ bool parse_decimal(std::string_view t, fhirpath::decimal &out) {
 }
 
 }  // namespace
+
+bool valid_column_name(std::string_view n) {
+  if (n.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (!alpha(n[0])) return false;
+  for (char c : n) {
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '_') return false;
+  }
+  return true;
+}
 
 struct compiled_view::program {
   json::document doc;  // the view's own copy: constants' strings point into it
