@@ -99,7 +99,7 @@ run 2 "re-sealing a partitioned file needs its keys folder" -- keys rotate s.qui
 has "keys folder" "reseal without keys"
 cmp -s s.quire s.before || fail "a refused re-seal changed the file"
 run 0 "re-seal every partition" -- keys rotate s.quire --key new.key --reseal --keys-dir keys
-grep -qF "re-sealed, 530 rows in 4 segments under new data keys" out.txt || fail "reseal message: $(cat out.txt)"
+grep -qF "re-sealed under new data keys, 530 rows in 4 segments" out.txt || fail "reseal message: $(cat out.txt)"
 cmp -s s.quire s.before && fail "re-sealing left the file as it was"
 ls s.quire.reseal-* >/dev/null 2>&1 && fail "re-sealing left its temporary file"
 run 0 "rows after re-sealing" -- query s.quire --key new.key --order id --csv
@@ -107,7 +107,7 @@ cmp -s out.txt rows.before || fail "re-sealing changed the rows"
 run 0 "a partition key after re-sealing" -- query s.quire --key keys/east.key --count
 says 167 "east after re-sealing"
 run 0 "re-seal one partition" -- keys rotate s.quire --key new.key --reseal --partition south --keys-dir keys
-grep -qF "re-sealed, 167 rows in 1 segments" out.txt || fail "reseal one partition: $(cat out.txt)"
+grep -qF "re-sealed under new data keys, 167 rows in 1 segments" out.txt || fail "reseal one partition: $(cat out.txt)"
 run 0 "south after its re-seal" -- query s.quire --key keys/south.key --count
 says 167 "south after its re-seal"
 run 2 "re-seal a partition the file does not hold" -- keys rotate s.quire --key new.key --reseal --partition nowhere --keys-dir keys

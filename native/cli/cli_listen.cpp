@@ -443,9 +443,7 @@ int run_listen(arguments &args) {
     auto v = listen::parse_view(*text);
     if (!v) return fail(*view_file, v.error());
     s.engine.view = std::move(v).value();
-    // Beside the store: adt.quire and the view "patients" give adt.patients.quire.
-    const std::string stem = s.store.ends_with(".quire") ? s.store.substr(0, s.store.size() - 6) : s.store;
-    view_path = view_store ? *view_store : stem + "." + s.engine.view->name + ".quire";
+    view_path = view_store ? *view_store : listen::default_view_path(s.store, *s.engine.view);
     if (view_path == s.store) return usage_error("listen", "--view-store must be another file than --store");
   }
   if (s.max_queued_bytes == 0 || s.max_total_queued_bytes == 0 || s.max_connections == 0 || s.idle_timeout_ms == 0)

@@ -217,6 +217,33 @@ int run_delete(arguments &args) {
   return EXIT_OK;
 }
 
+/// Rewrites the store at `path` by `rewrite(source, fresh)` (compact_store, reseal_store) into a
+/// file beside it (PATH.WHAT-PID), then renames that over it. The old file stays locked (no append
+/// can slip in) until the new one has replaced it. Prints "PATH: DONE, N rows in M segments, ...".
+template <class Rewrite>
+int rewrite_into_place(const std::string &path, const char *what, const char *done, bool quiet, Rewrite rewrite) {
+  auto source = open_for_change(path);
+  if (!source) return fail(path, source.error());
+  const std::string temp = path + "." + what + "-" + std::to_string(::getpid());
+  std::remove(temp.c_str());
+  auto fresh = native::append_file::open(temp, true);
+  if (!fresh) return fail(temp, fresh.error());
+  auto r = rewrite(*source.value(), *fresh.value());
+  fresh.value().reset();
+  if (!r) {
+    std::remove(temp.c_str());
+    return fail(path, r.error());
+  }
+  const uint64_t before = source.value()->size();
+  if (int e = rename_into_place(temp, path); e != EXIT_OK) return e;
+  if (!quiet) {
+    std::printf("%s: %s, %llu rows in %llu segments, %llu -> %llu bytes\n", path.c_str(), done,
+                static_cast<unsigned long long>(r->rows), static_cast<unsigned long long>(r->segments_written),
+                static_cast<unsigned long long>(before), static_cast<unsigned long long>(r->bytes_after));
+  }
+  return EXIT_OK;
+}
+
 int run_update(arguments &args) {
   auto where = args.option("--where");
   auto set = args.option("--set");
@@ -256,27 +283,8 @@ int run_compact(arguments &args) {
   format::store_options o;
   if (int r = keys.load(o); r != EXIT_OK) return r;
   o.random = platform_random();
-  // The old file stays locked (no append can slip in) until the new one has replaced it.
-  auto source = open_for_change(path);
-  if (!source) return fail(path, source.error());
-  const std::string temp = path + ".compact-" + std::to_string(::getpid());
-  std::remove(temp.c_str());
-  auto fresh = native::append_file::open(temp, true);
-  if (!fresh) return fail(temp, fresh.error());
-  auto r = format::compact_store(*source.value(), *fresh.value(), o);
-  fresh.value().reset();
-  if (!r) {
-    std::remove(temp.c_str());
-    return fail(path, r.error());
-  }
-  const uint64_t before = source.value()->size();
-  if (int e = rename_into_place(temp, path); e != EXIT_OK) return e;
-  if (!quiet) {
-    std::printf("%s: compacted, %llu rows in %llu segments, %llu -> %llu bytes\n", path.c_str(),
-                static_cast<unsigned long long>(r->rows), static_cast<unsigned long long>(r->segments_written),
-                static_cast<unsigned long long>(before), static_cast<unsigned long long>(r->bytes_after));
-  }
-  return EXIT_OK;
+  return rewrite_into_place(path, "compact", "compacted", quiet,
+                            [&](auto &source, auto &fresh) { return format::compact_store(source, fresh, o); });
 }
 
 /// `keys rotate FILE --key OWNER --partition VALUE --keys-dir DIR`: a new random key for one
@@ -325,27 +333,9 @@ int reseal(const std::string &path, const key_options &keys, const std::optional
     folder.emplace(*dir);
     o.keys = &*folder;
   }
-  // The old file stays locked (no append can slip in) until the new one has replaced it.
-  auto source = open_for_change(path);
-  if (!source) return fail(path, source.error());
-  const std::string temp = path + ".reseal-" + std::to_string(::getpid());
-  std::remove(temp.c_str());
-  auto fresh = native::append_file::open(temp, true);
-  if (!fresh) return fail(temp, fresh.error());
-  auto r = format::reseal_store(*source.value(), *fresh.value(), o, partition, false);
-  fresh.value().reset();
-  if (!r) {
-    std::remove(temp.c_str());
-    return fail(path, r.error());
-  }
-  const uint64_t before = source.value()->size();
-  if (int e = rename_into_place(temp, path); e != EXIT_OK) return e;
-  if (!quiet) {
-    std::printf("%s: re-sealed, %llu rows in %llu segments under new data keys, %llu -> %llu bytes\n", path.c_str(),
-                static_cast<unsigned long long>(r->rows), static_cast<unsigned long long>(r->segments_written),
-                static_cast<unsigned long long>(before), static_cast<unsigned long long>(r->bytes_after));
-  }
-  return EXIT_OK;
+  return rewrite_into_place(path, "reseal", "re-sealed under new data keys", quiet, [&](auto &source, auto &fresh) {
+    return format::reseal_store(source, fresh, o, partition, false);
+  });
 }
 
 int run_rotate(arguments &args) {
