@@ -143,7 +143,10 @@ EOF
 start_listener() {
   local log=$1
   shift
-  "$quire" listen "$@" >listen.out 2>>"$log" &
+  # Emptied here, not by the redirection below: that one runs in the child, after this function
+  # may already have read the last listener's "listening on" line (seen under load).
+  : >listen.out
+  "$quire" listen "$@" >>listen.out 2>>"$log" &
   lpid=$!
   pids+=("$lpid")
   port=""

@@ -501,3 +501,39 @@ TEST_CASE("listen's view definition is checked, each error with its path", "[lis
   CHECK(good->columns[0].path_text == "PID-5[2].1");
   CHECK(good->schema().columns.size() == 3);
 }
+
+TEST_CASE("listen's address ranges: IPv4 and IPv6 CIDR, IPv4-mapped peers", "[listen]") {
+  auto ranges = [](std::initializer_list<const char *> texts) {
+    std::vector<listen::address_range> out;
+    for (const char *t : texts) {
+      auto r = listen::parse_address_range(t);
+      INFO(t);
+      REQUIRE(r.ok());
+      out.push_back(*r);
+    }
+    return out;
+  };
+  const auto lan = ranges({"10.0.0.0/8", "192.168.1.7", "fd00::/8", "::1", "2001:db8:0:0:1::/80"});
+  for (const char *yes : {"10.1.2.3", "10.255.255.255", "::ffff:10.9.9.9", "::FFFF:10.0.0.1", "192.168.1.7", "::1",
+                          "fd12:3456::1", "fdff::1%eth0", "2001:db8::1:0:0:5", "::ffff:192.168.1.7"}) {
+    INFO(yes);
+    CHECK(listen::address_allowed(lan, yes));
+  }
+  for (const char *no :
+       {"11.0.0.1", "192.168.1.8", "::2", "fe80::1", "2001:db8::2:0:0:5", "::10.1.2.3", "", "10.1.2", "10.1.2.3.4",
+        "010.1.2.3", "1::2::3", "12345::", "::ffff:10.1.2.300", "1:2:3:4:5:6:7:8:9", "localhost"}) {
+    INFO(no);
+    CHECK_FALSE(listen::address_allowed(lan, no));
+  }
+  CHECK(listen::address_allowed(ranges({"0.0.0.0/0"}), "203.0.113.9"));
+  CHECK_FALSE(listen::address_allowed(ranges({"0.0.0.0/0"}), "2001:db8::1"));  // an IPv4 range holds IPv4 peers only
+  CHECK(listen::address_allowed(ranges({"::/0"}), "2001:db8::1"));
+  CHECK(listen::address_allowed(ranges({"10.1.2.3/8"}), "10.200.0.1"));  // host bits past the prefix: cleared
+  CHECK(listen::address_allowed(ranges({"1:2:3:4:5:6:7:8"}), "1:2:3:4:5:6:7:8"));
+  CHECK(listen::address_allowed(ranges({"1:2:3:4:5:6:1.2.3.4"}), "1:2:3:4:5:6:102:304"));
+  for (const char *bad : {"10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/x", "nope", "10.0.0.0/8/8", "1:::2"}) {
+    INFO(bad);
+    CHECK(listen::parse_address_range(bad).code() == error_code::INVALID_ARGUMENT);
+  }
+  CHECK(listen::address_allowed({}, "127.0.0.1") == false);
+}

@@ -45,27 +45,6 @@ void log_line(const std::string &line) {
   std::fputs(l.c_str(), stderr);
 }
 
-struct cidr {
-  uint32_t net = 0, mask = 0;
-};
-
-bool parse_cidr(const std::string &text, cidr &out) {
-  const size_t slash = text.find('/');
-  const std::string addr = text.substr(0, slash);
-  int bits = 32;
-  if (slash != std::string::npos) {
-    const std::string b = text.substr(slash + 1);
-    if (b.empty() || b.size() > 2 || b.find_first_not_of("0123456789") != std::string::npos) return false;
-    bits = std::stoi(b);
-    if (bits > 32) return false;
-  }
-  in_addr a;
-  if (::inet_pton(AF_INET, addr.c_str(), &a) != 1) return false;
-  out.mask = bits == 0 ? 0 : ~uint32_t{0} << (32 - bits);
-  out.net = ntohl(a.s_addr) & out.mask;
-  return true;
-}
-
 std::string address_of(const sockaddr_in &a) {
   char buf[INET_ADDRSTRLEN] = {0};
   ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
@@ -85,7 +64,7 @@ struct connection {
 
 struct settings {
   std::string store, bind = "127.0.0.1";
-  std::vector<cidr> allow;
+  std::vector<listen::address_range> allow;
   uint64_t port = 0, group_ms = 5, max_connections = 1024, idle_timeout_ms = 60000;
   uint64_t max_queued_bytes = uint64_t{4} << 20, max_total_queued_bytes = uint64_t{256} << 20;
   listen::options engine;
@@ -164,10 +143,9 @@ void server::accept_all() {
     }
     const std::string who = address_of(peer);
     if (!s_.allow.empty()) {
-      const uint32_t a = ntohl(peer.sin_addr.s_addr);
-      bool ok = false;
-      for (const cidr &c : s_.allow) ok = ok || (a & c.mask) == c.net;
-      if (!ok) {
+      char ip[INET_ADDRSTRLEN] = {0};
+      ::inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof ip);
+      if (!listen::address_allowed(s_.allow, ip)) {
         log_line("refused " + who + ": not in --allow");
         ::close(fd);
         continue;
@@ -421,9 +399,9 @@ int run_listen(arguments &args) {
   s.store = *store;
   if (bind) s.bind = *bind;
   for (const auto &a : allow) {
-    cidr c;
-    if (!parse_cidr(a, c)) return usage_error("listen", "--allow takes an IPv4 CIDR such as 10.0.0.0/8, not " + a);
-    s.allow.push_back(c);
+    auto range = listen::parse_address_range(a);
+    if (!range) return usage_error("listen", "--allow takes a CIDR such as 10.0.0.0/8: " + range.error().message);
+    s.allow.push_back(*range);
   }
   if (group_ms) s.group_ms = *group_ms;
   if (group_max) s.engine.max_group_rows = *group_max;

@@ -74,6 +74,25 @@ struct message_view {
 /// columns, no column), and the JSON parser's.
 result<message_view> parse_view(std::string_view json_text);
 
+/// Where a view's table goes when not said: beside the store, "adt.quire" and the view "patients"
+/// give "adt.patients.quire" (a store not named .quire gets ".patients.quire" appended).
+std::string default_view_path(std::string_view store_path, const message_view &view);
+
+/// An IPv4 or IPv6 address range (CIDR: "10.0.0.0/8", "192.168.1.7", "fd00::/8", "::1"), as
+/// `--allow` takes it. IPv4 addresses are kept as IPv4-mapped IPv6 (::ffff:a.b.c.d/96+bits), so an
+/// IPv4 range also matches a peer Node reports as "::ffff:10.1.2.3".
+struct address_range {
+  std::array<uint8_t, 16> network{};
+  unsigned prefix_bits = 128;
+};
+
+/// Reads a range. INVALID_ARGUMENT naming what is wrong (not an address, a prefix past 32 for IPv4
+/// or 128 for IPv6, host bits set past the prefix are cleared, not refused).
+result<address_range> parse_address_range(std::string_view text);
+/// An address as text ("127.0.0.1", "::ffff:127.0.0.1", "fe80::1"; a zone "%eth0" is ignored) in
+/// any of the ranges. False for text that is not an address.
+bool address_allowed(std::span<const address_range> ranges, std::string_view address);
+
 struct options {
   size_t max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;  ///< one MLLP frame (and so one message)
   size_t max_group_rows = DEFAULT_MAX_GROUP_ROWS;    ///< group_full() at this many messages

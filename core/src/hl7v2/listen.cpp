@@ -2,6 +2,7 @@
 // ACKs only after append_store returned.
 #include "quire/listen.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <utility>
@@ -292,6 +293,139 @@ result<message_view> parse_view(std::string_view json_text) {
   if (v.name.empty()) return invalid_view("name", "a view needs a name");
   if (!has_columns || v.columns.empty()) return invalid_view("column", "a view needs at least one column");
   return v;
+}
+
+std::string default_view_path(std::string_view store_path, const message_view &view) {
+  if (store_path.ends_with(".quire")) store_path.remove_suffix(6);
+  std::string out(store_path);
+  out.append(".").append(view.name).append(".quire");
+  return out;
+}
+
+// --- addresses -------------------------------------------------------------------------------------
+
+namespace {
+
+// "a.b.c.d" into out[0..4); false unless four decimal parts 0..255 without leading zeros.
+bool parse_ipv4(std::string_view t, uint8_t *out) {
+  for (int part = 0; part < 4; ++part) {
+    if (part > 0) {
+      if (t.empty() || t[0] != '.') return false;
+      t.remove_prefix(1);
+    }
+    size_t n = 0;
+    unsigned v = 0;
+    while (n < t.size() && n < 4 && t[n] >= '0' && t[n] <= '9') v = v * 10 + static_cast<unsigned>(t[n++] - '0');
+    if (n == 0 || n > 3 || v > 255 || (n > 1 && t[0] == '0')) return false;
+    out[part] = static_cast<uint8_t>(v);
+    t.remove_prefix(n);
+  }
+  return t.empty();
+}
+
+// An IPv6 address (RFC 4291 text: groups, one "::", a dotted IPv4 tail) into 16 bytes.
+bool parse_ipv6(std::string_view t, std::array<uint8_t, 16> &out) {
+  std::array<uint16_t, 8> head{}, tail{};
+  size_t nh = 0, nt = 0;
+  bool gap = false;
+  if (t.starts_with("::")) {
+    gap = true;
+    t.remove_prefix(2);
+  }
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  while (!t.empty()) {
+    std::array<uint16_t, 8> &groups = gap ? tail : head;
+    size_t &n = gap ? nt : nh;
+    if (t.find('.') != std::string_view::npos && t.find(':') == std::string_view::npos) {
+      uint8_t v4[4];
+      if (nh + nt + 2 > 8 || !parse_ipv4(t, v4)) return false;
+      groups[n++] = static_cast<uint16_t>(v4[0] << 8 | v4[1]);
+      groups[n++] = static_cast<uint16_t>(v4[2] << 8 | v4[3]);
+      t = {};
+      break;
+    }
+    size_t len = 0;
+    unsigned v = 0;
+    while (len < t.size() && len < 5 && hex(t[len]) >= 0) v = v * 16 + static_cast<unsigned>(hex(t[len++]));
+    if (len == 0 || len > 4 || nh + nt >= 8) return false;
+    groups[n++] = static_cast<uint16_t>(v);
+    t.remove_prefix(len);
+    if (t.empty()) break;
+    if (t[0] != ':') return false;
+    t.remove_prefix(1);
+    if (!t.empty() && t[0] == ':') {
+      if (gap) return false;
+      gap = true;
+      t.remove_prefix(1);
+    } else if (t.empty()) {
+      return false;  // a trailing single ':'
+    }
+  }
+  if (gap ? nh + nt > 7 : nh != 8) return false;
+  std::array<uint16_t, 8> all{};
+  for (size_t i = 0; i < nh; ++i) all[i] = head[i];
+  for (size_t i = 0; i < nt; ++i) all[8 - nt + i] = tail[i];
+  for (size_t i = 0; i < 8; ++i) {
+    out[2 * i] = static_cast<uint8_t>(all[i] >> 8);
+    out[2 * i + 1] = static_cast<uint8_t>(all[i]);
+  }
+  return true;
+}
+
+// An address (IPv4 as IPv4-mapped) into 16 bytes; `v4` tells which it was.
+bool parse_address(std::string_view t, std::array<uint8_t, 16> &out, bool &v4) {
+  if (const size_t zone = t.find('%'); zone != std::string_view::npos) t = t.substr(0, zone);
+  out = {};
+  v4 = t.find(':') == std::string_view::npos;
+  if (!v4) return parse_ipv6(t, out);
+  out[10] = out[11] = 0xFF;
+  return parse_ipv4(t, out.data() + 12);
+}
+
+bool in_range(const address_range &r, const std::array<uint8_t, 16> &a) {
+  for (unsigned bit = 0; bit < r.prefix_bits; bit += 8) {
+    const unsigned bits = std::min(8u, r.prefix_bits - bit);
+    const uint8_t mask = static_cast<uint8_t>(0xFF00u >> bits);
+    if ((a[bit / 8] & mask) != (r.network[bit / 8] & mask)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+result<address_range> parse_address_range(std::string_view text) {
+  const size_t slash = text.find('/');
+  address_range r;
+  bool v4 = false;
+  if (!parse_address(text.substr(0, slash), r.network, v4))
+    return quire::error(error_code::INVALID_ARGUMENT, "'" + std::string(text) + "' is not an IPv4 or IPv6 address");
+  const unsigned max_bits = v4 ? 32 : 128;
+  unsigned bits = max_bits;
+  if (slash != std::string_view::npos) {
+    const std::string_view b = text.substr(slash + 1);
+    auto [p, ec] = std::from_chars(b.data(), b.data() + b.size(), bits);
+    if (b.empty() || b.size() > 3 || ec != std::errc() || p != b.data() + b.size() || bits > max_bits)
+      return quire::error(error_code::INVALID_ARGUMENT,
+                          "'" + std::string(text) + "': the prefix is 0.." + std::to_string(max_bits) + " bits");
+  }
+  r.prefix_bits = v4 ? 96 + bits : bits;
+  for (unsigned bit = r.prefix_bits; bit < 128; ++bit)
+    r.network[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+  return r;
+}
+
+bool address_allowed(std::span<const address_range> ranges, std::string_view address) {
+  std::array<uint8_t, 16> a;
+  bool v4;
+  if (!parse_address(address, a, v4)) return false;
+  for (const address_range &r : ranges)
+    if (in_range(r, a)) return true;
+  return false;
 }
 
 // --- the duplicate set -------------------------------------------------------------------------
