@@ -13,5 +13,5 @@ export { view, CompiledView, type ViewDefinition, type ViewSelect, type ViewColu
 export { DECIMAL_PRECISION, DECIMAL_SCALE, type ArrowModule, type ParquetModule } from './arrow.js';
 export { fhirpath, FhirpathExpression, type FhirpathValue } from './fhirpath.js';
 export { openDataset, QuireDataset, type DatasetManifest, type DatasetFile, type DatasetPlan } from './dataset.js';
-export { Hl7Listener, type ListenOptions, type ListenCounters, type ListenAddress } from './listen.js';
+export { Hl7Listener, type ListenOptions, type ListenCounters, type ListenAddress, type MessageView } from './listen.js';
 // Each further module adds its export line here.

@@ -18,6 +18,8 @@ interface ListenSettings {
   maxGroupRows: number;
   maxGroupBytes: number;
   ownerKey: Uint8Array;
+  duplicateWindow: number;
+  view: string;
 }
 interface AckRecord {
   connection: number;
@@ -27,6 +29,8 @@ interface AckRecord {
 }
 interface ListenHandle extends EmbindHandle {
   open(settings: ListenSettings): ErrorRecord;
+  allow(range: string): ErrorRecord;
+  allows(address: string): boolean;
   feed(connection: number, pointer: number, length: number, receiveTimeUs: number): void;
   forget(connection: number): void;
   commit(): { error: ErrorRecord; acks?: AckRecord[] };
@@ -40,7 +44,8 @@ interface ListenHandle extends EmbindHandle {
 }
 interface ListenBindings {
   HEAPU8: Uint8Array;
-  listenThrough(target: TargetHooks, hooks: { random(pointer: number, length: number): string }): ListenHandle;
+  listenThrough(target: TargetHooks, hooks: { random(pointer: number, length: number): string }, viewTarget: TargetHooks | null): ListenHandle;
+  listenViewPath(store: string, viewJson: string): { error: ErrorRecord; path?: string };
 }
 
 function bindings(): ListenBindings {
@@ -55,6 +60,13 @@ export interface ListenOptions {
   port: number;
   /** Address to listen on (default 127.0.0.1). */
   host?: string;
+  /**
+   * Peers that may send, as CIDR ranges (`['10.0.0.0/8', 'fd00::/8']`, as `--allow`): any other is
+   * destroyed on connect, before a byte is read, and told to `onRefused`. Default: anyone who can reach `host`.
+   */
+  allow?: string[];
+  /** A peer was refused (outside `allow`, or past `maxConnections`): its address and why. */
+  onRefused?: (peer: string, reason: string) => void;
   /** The store's path: created when absent, continued when present. */
   store: string;
   /** The owner's key (32 bytes): the store is sealed; a sealed store cannot be continued without it. */
@@ -75,10 +87,30 @@ export interface ListenOptions {
   maxTotalQueuedBytes?: number;
   /** A connection quiet this long is closed (default 60000). */
   idleTimeoutMs?: number;
+  /**
+   * The duplicate check remembers the keys (MSH-3, MSH-4, MSH-10) of this many most recent stored
+   * messages (default 1,000,000; at most ~48 MB); an older resend is stored again.
+   */
+  duplicateWindow?: number;
+  /**
+   * A view (docs/listen.md, "Views"): each stored message also becomes a row of a second table,
+   * `{ name, column: [{ name, path: 'PID-5.1', type?: 'string' | 'integer' | 'decimal' | 'date' | 'timestamp' | 'boolean' }] }`
+   * (an object, or its JSON text).
+   */
+  view?: MessageView | string;
+  /** The view's table (default beside the store: `adt.quire` and the view `patients` give `adt.patients.quire`). */
+  viewStore?: string;
   /** The receive time, µs since 1970 (default the system clock): MSH-7 of the ACKs and the rows' receive_time. */
   clock?: () => number;
   /** A commit failed: no ACK of its group was sent, and the listener closed itself (as `quire listen` exits 1). */
   onError?: (error: unknown) => void;
+}
+
+/** A view of stored messages (`quire listen --view`): a row a message, a column an HL7 v2 path. */
+export interface MessageView {
+  name: string;
+  description?: string;
+  column: { name: string; path: string; type?: 'string' | 'integer' | 'decimal' | 'date' | 'timestamp' | 'boolean'; description?: string }[];
 }
 
 /** What the listener has done since it opened (core's listen::counters). */
@@ -91,6 +123,8 @@ export interface ListenCounters {
   commits: number;
   failedCommits: number;
   rowsAtOpen: number;
+  /** View rows derived at open from stored messages the view's table lacked. */
+  viewRowsCaughtUp: number;
 }
 
 /** Where a listener listens (node:net's AddressInfo). */
@@ -123,7 +157,10 @@ function bound(name: string, value: number | undefined, fallback: number, min = 
 
 // --- the listener ------------------------------------------------------------------------------------
 
-type Settings = Required<Omit<ListenOptions, 'key' | 'onError' | 'host'>> & { onError?: (e: unknown) => void };
+type Settings = Required<Omit<ListenOptions, 'key' | 'onError' | 'onRefused' | 'host' | 'allow' | 'duplicateWindow' | 'view' | 'viewStore'>> & {
+  onError?: (e: unknown) => void;
+  onRefused?: (peer: string, reason: string) => void;
+};
 
 interface Connection {
   socket: Socket;
@@ -134,7 +171,7 @@ interface Connection {
 export class Hl7Listener {
   readonly #server: Server;
   readonly #engine: ListenHandle;
-  readonly #file: NodeFileTarget;
+  readonly #files: NodeFileTarget[];
   readonly #o: Settings;
   readonly #conns = new Map<number, Connection>();
   #nextId = 1;
@@ -144,10 +181,10 @@ export class Hl7Listener {
   #final: ListenCounters | undefined;
 
   /** @internal */
-  constructor(server: Server, engine: ListenHandle, file: NodeFileTarget, o: Settings) {
+  constructor(server: Server, engine: ListenHandle, files: NodeFileTarget[], o: Settings) {
     this.#server = server;
     this.#engine = engine;
-    this.#file = file;
+    this.#files = files;
     this.#o = o;
     server.on('connection', (s: Socket) => this.#accept(s));
   }
@@ -200,14 +237,21 @@ export class Hl7Listener {
     this.#final = this.counters();
     this.#engine.close();
     this.#engine.delete();
-    this.#file.close();
+    for (const f of this.#files) f.close();
   }
 
   #accept(socket: Socket): void {
-    if (this.#closing || this.#conns.size >= this.#o.maxConnections) {
+    if (this.#closing) {
       socket.destroy();
       return;
     }
+    const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
+    const refuse = (reason: string) => {
+      socket.destroy();
+      this.#o.onRefused?.(peer, reason);
+    };
+    if (!this.#engine.allows(socket.remoteAddress ?? '')) return refuse('not in allow');
+    if (this.#conns.size >= this.#o.maxConnections) return refuse(`maxConnections ${this.#o.maxConnections} reached`);
     const id = this.#nextId++;
     const c: Connection = { socket, paused: false };
     this.#conns.set(id, c);
@@ -305,19 +349,55 @@ export async function listen(options: ListenOptions): Promise<Hl7Listener> {
     idleTimeoutMs: bound('idleTimeoutMs', options.idleTimeoutMs, 60000),
     clock: options.clock ?? systemClockUs,
     onError: options.onError,
+    onRefused: options.onRefused,
   };
-  const created = !(nodeFs() as NodeFs & { existsSync(path: string): boolean }).existsSync(o.store);
-  const file = new NodeFileTarget(o.store, created ? 'wx+' : 'r+');
-  const engine = bindings().listenThrough(file, { random: randomHook });
-  const opened = engine.open({ maxFrameBytes: o.maxFrameBytes, maxGroupRows: o.groupMax, maxGroupBytes: o.groupBytes, ownerKey: options.key ?? new Uint8Array(0) });
-  if (opened.code) {
+  if (options.allow !== undefined && !(Array.isArray(options.allow) && options.allow.every((a) => typeof a === 'string')))
+    throw new TypeError('quire: hl7.listen allow must be an array of CIDR strings');
+  const exists = (path: string) => (nodeFs() as NodeFs & { existsSync(path: string): boolean }).existsSync(path);
+  let viewJson = '';
+  let viewPath: string | undefined;
+  if (options.view !== undefined) {
+    viewJson = typeof options.view === 'string' ? options.view : JSON.stringify(options.view);
+    const where = bindings().listenViewPath(o.store, viewJson);
+    if (where.error.code) throw QuireError.fromRecord(where.error);
+    viewPath = options.viewStore ?? (where.path as string);
+    if (viewPath === o.store) throw new TypeError('quire: hl7.listen viewStore must be another file than store');
+  } else if (options.viewStore !== undefined) {
+    throw new TypeError('quire: hl7.listen viewStore needs view');
+  }
+  const duplicateWindow = bound('duplicateWindow', options.duplicateWindow, 0);
+  // Each file: created in place when absent (removed again if the engine refuses it), else continued.
+  const files: { target: NodeFileTarget; created: boolean }[] = [];
+  for (const path of viewPath === undefined ? [o.store] : [o.store, viewPath]) {
+    const created = !exists(path);
+    files.push({ target: new NodeFileTarget(path, created ? 'wx+' : 'r+'), created });
+  }
+  const engine = bindings().listenThrough(files[0].target, { random: randomHook }, files[1]?.target ?? null);
+  const refused =
+    (options.allow ?? []).map((a) => engine.allow(a)).find((r) => r.code) ??
+    engine.open({
+      maxFrameBytes: o.maxFrameBytes,
+      maxGroupRows: o.groupMax,
+      maxGroupBytes: o.groupBytes,
+      ownerKey: options.key ?? new Uint8Array(0),
+      duplicateWindow,
+      view: viewJson,
+    });
+  if (refused.code) {
     engine.delete();
-    if (created) file.remove();
-    else file.close();
-    throw QuireError.fromRecord(opened);
+    for (const f of files) {
+      if (f.created) f.target.remove();
+      else f.target.close();
+    }
+    throw QuireError.fromRecord(refused);
   }
   const server = net.createServer({ pauseOnConnect: false });
-  const listener = new Hl7Listener(server, engine, file, o);
+  const listener = new Hl7Listener(
+    server,
+    engine,
+    files.map((f) => f.target),
+    o,
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadQuire, repo } from './helpers.mjs';
@@ -161,16 +161,11 @@ test('hl7.listen refuses what it cannot use', async () => {
   assert.equal(existsSync(sealed), true);
 });
 
-test('hl7.listen and quire listen send the same ACK bytes and store the same rows', { skip: !existsSync(cli) && `no native CLI at ${cli}` }, async () => {
-  const jsStore = path.join(work, 'same-js.quire');
-  const cliStore = path.join(work, 'same-cli.quire');
-  const l = await quire.hl7.listen({ port: 0, store: jsStore });
-  const jsAcks = await exchange(l.address().port, Buffer.concat(frames), codes.length);
-  await l.close();
-
-  const child = spawn(cli, ['listen', '--port', '0', '--store', cliStore], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `quire listen ARGS... --port 0`; resolves to its port and a stop() that SIGTERMs it and resolves to its exit code. */
+async function cliListen(args) {
+  const child = spawn(cli, ['listen', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  const cliPort = await new Promise((resolve, reject) => {
+  const port = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -179,12 +174,90 @@ test('hl7.listen and quire listen send the same ACK bytes and store the same row
     });
     child.once('exit', () => reject(new Error(`quire listen exited: ${out}`)));
   });
-  const cliAcks = await exchange(cliPort, Buffer.concat(frames), codes.length);
-  child.kill('SIGTERM');
-  assert.equal(await exited, 0);
+  return { port, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+/** A view of the test's messages: the patient, the lab value, the message time. */
+const view = {
+  name: 'msgs',
+  column: [
+    { name: 'mrn', path: 'PID-3[1].1' },
+    { name: 'family', path: 'PID-5.1' },
+    { name: 'glucose', path: 'OBX-5', type: 'decimal' },
+    { name: 'sent', path: 'MSH-7', type: 'timestamp' },
+  ],
+};
+const viewColumns = 'control_id,mrn,family,glucose,sent';
+
+test('hl7.listen and quire listen send the same ACK bytes and store the same rows, and the same view rows', { skip: !existsSync(cli) && `no native CLI at ${cli}` }, async () => {
+  const jsStore = path.join(work, 'same-js.quire');
+  const cliStore = path.join(work, 'same-cli.quire');
+  const l = await quire.hl7.listen({ port: 0, store: jsStore, view });
+  const jsAcks = await exchange(l.address().port, Buffer.concat(frames), codes.length);
+  await l.close();
+
+  const viewFile = path.join(work, 'view.json');
+  writeFileSync(viewFile, JSON.stringify(view));
+  const c = await cliListen(['--store', cliStore, '--view', viewFile]);
+  const cliAcks = await exchange(c.port, Buffer.concat(frames), codes.length);
+  assert.equal(await c.stop(), 0);
 
   assert.deepEqual(jsAcks.map(masked), cliAcks.map(masked));
   const jsRows = rowsOf(jsStore);
   assert.equal(jsRows.trim().split('\n').length, 1 + 4, jsRows);
   assert.equal(jsRows, rowsOf(cliStore));
+  // Both views beside their stores, the same rows.
+  const viewRows = (store) => execFileSync(cli, ['query', store, '--csv', '--columns', viewColumns]).toString('latin1');
+  const jsView = viewRows(path.join(work, 'same-js.msgs.quire'));
+  assert.equal(jsView, viewRows(path.join(work, 'same-cli.msgs.quire')));
+  assert.equal(jsView, `${viewColumns}\nM1,P1,DOE,,2026-12-03T06:41:15Z\nL1,P2,,5.4,2026-12-03T07:00:00Z\nM2,P3,DOE,,2026-12-03T06:41:15Z\nL2,,,5.4,2026-12-03T07:00:00Z\n`);
+});
+
+test('hl7.listen with a view: the view catches up at open, a bad view is refused, the window bounds duplicates', { skip: !existsSync(cli) && `no native CLI at ${cli}` }, async () => {
+  const store = path.join(work, 'later.quire');
+  let l = await quire.hl7.listen({ port: 0, store, duplicateWindow: 2 });
+  await exchange(l.address().port, Buffer.concat(['W1', 'W2', 'W3'].map((id) => frame(adt(id, 'P')))), 3);
+  await l.close();
+  // W1 left the window of two: its resend is stored again, W3's is not.
+  l = await quire.hl7.listen({ port: 0, store, duplicateWindow: 2, view, viewStore: path.join(work, 'later-view.quire') });
+  assert.equal(l.counters().viewRowsCaughtUp, 3);
+  await exchange(l.address().port, Buffer.concat([frame(adt('W3', 'P')), frame(adt('W1', 'P'))]), 2);
+  assert.equal(l.counters().stored, 1);
+  assert.equal(l.counters().duplicates, 1);
+  await l.close();
+  assert.equal(execFileSync(cli, ['query', path.join(work, 'later-view.quire'), '--count']).toString().trim(), '4');
+  const bad = path.join(work, 'bad-view.quire');
+  await assert.rejects(
+    quire.hl7.listen({ port: 0, store: bad, view: { name: 'v', column: [{ name: 'a', path: 'PID-0x' }] } }),
+    (e) => e instanceof quire.QuireError && e.code === 'INVALID_VIEW' && e.path === 'column[0].path',
+  );
+  assert.equal(existsSync(bad), false);
+  await assert.rejects(quire.hl7.listen({ port: 0, store: bad, viewStore: 'x.quire' }), TypeError);
+  await assert.rejects(quire.hl7.listen({ port: 0, store: bad, duplicateWindow: 0 }), RangeError);
+});
+
+test('hl7.listen refuses a peer outside allow before reading a byte, and tells onRefused', async () => {
+  const store = path.join(work, 'allow.quire');
+  const refusals = [];
+  // 127.0.0.1 is outside 10.0.0.0/8: refused; then a listener allowing loopback serves it.
+  let l = await quire.hl7.listen({ port: 0, store, allow: ['10.0.0.0/8', 'fd00::/8'], onRefused: (peer, why) => refusals.push([peer, why]) });
+  const s = net.connect(l.address().port, '127.0.0.1');
+  s.on('error', () => {});
+  s.write(frame(adt('X1', 'P')));
+  await new Promise((resolve) => s.once('close', resolve));
+  assert.equal(refusals.length, 1);
+  assert.match(refusals[0][0], /^(::ffff:)?127\.0\.0\.1:\d+$/);
+  assert.equal(refusals[0][1], 'not in allow');
+  assert.equal(l.counters().frames, 0);
+  await l.close();
+  l = await quire.hl7.listen({ port: 0, store, allow: ['127.0.0.0/8'] });
+  const acks = await exchange(l.address().port, frame(adt('X2', 'P')), 1);
+  assert.equal(msa(acks[0])[1], 'AA');
+  assert.equal(l.counters().rowsAtOpen, 0);
+  await l.close();
+  await assert.rejects(
+    quire.hl7.listen({ port: 0, store: path.join(work, 'allow-bad.quire'), allow: ['10.0.0.0/33'] }),
+    (e) => e instanceof quire.QuireError && e.code === 'INVALID_ARGUMENT',
+  );
+  assert.equal(existsSync(path.join(work, 'allow-bad.quire')), false);
 });
