@@ -3,6 +3,8 @@
 // may fail part-way. Whatever arrives: every frame gets exactly one ACK from a commit that
 // succeeded (none from one that failed), the store holds exactly the AA messages that were not
 // duplicates, opens at its last whole commit, and a listener opened again on it finds the same rows.
+// With data[4] odd, a view (a column of each type) writes a second table: after a commit that
+// failed it may lag the store; a listener opened again catches it up to a row a stored message.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -25,17 +27,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 5) return 0;
   const steering s{64 + size_t{data[0]} * 16, 1 + size_t{data[1]} % 64, 1 + size_t{data[2]} % 8,
                    1 + size_t{data[3]} % 3, data[4] < 32 ? 1000 + uint64_t{data[4]} * 97 : UINT64_MAX};
+  const bool with_view = data[4] & 1;
   data += 5;
   size -= 5;
-  format::memory_target target;
+  format::memory_target target, view_target;
   listen::options o;
   o.max_frame_bytes = s.max_frame;
   o.max_group_rows = 4;
-  auto l = listen::listener::open(target, o);
+  if (with_view) {
+    auto v = listen::parse_view(R"({"name": "v", "column": [{"name": "s", "path": "PID-5.1"},
+        {"name": "i", "path": "PID-1", "type": "integer"}, {"name": "d", "path": "OBX-5", "type": "decimal"},
+        {"name": "dt", "path": "PID-7", "type": "date"}, {"name": "ts", "path": "MSH-7", "type": "timestamp"},
+        {"name": "b", "path": "PID-30", "type": "boolean"}, {"name": "r", "path": "OBX[2]-5[2].1.1"}]})");
+    if (!v) std::abort();
+    o.view = std::move(v).value();
+  }
+  auto l = listen::listener::open(target, o, &view_target);
   if (!l) std::abort();                          // an empty memory target always opens
   uint64_t acked_rows = 0, reads = 0, acks = 0;  // acked_rows: rows stored by commits that succeeded
   bool failed = false;
   target.fail_after = s.fail_at;
+  view_target.fail_after = s.fail_at;  // the view's append may fail after the store's succeeded
   for (size_t at = 0; at < size; at += s.read_size) {
     const size_t n = size - at < s.read_size ? size - at : s.read_size;
     (*l)->feed(reads % s.connections, std::span<const uint8_t>(data + at, n), 1700000000000000 + int64_t(reads));
@@ -68,7 +80,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!f) std::abort();
   if (f->row_count() != acked_rows) std::abort();
   // A listener opened again continues it and finds the same rows.
-  auto again = listen::listener::open(target, o);
+  view_target.fail_after = UINT64_MAX;
+  auto again = listen::listener::open(target, o, &view_target);
   if (!again || (*again)->counters().rows_at_open != acked_rows) std::abort();
+  if (o.view) {
+    auto vf = format::file::open(borrow_bytes(view_target.bytes));
+    if (!vf || vf->row_count() != acked_rows) std::abort();
+  }
   return 0;
 }
