@@ -309,18 +309,23 @@ test('a sealed store: the key dialog, then the same list and messages', async ()
   await context.close();
 });
 
-// A figure, not a gate: 100,000 messages (ADT-A40-01 with MSH-10 numbered) through hl7.listen,
+// A figure, not a gate: 100,000 messages (the ten above in turn, MSH-10 numbered) through hl7.listen,
 // then the list opened by ?url=, its last line reached by Ctrl+End and opened. Printed and written
 // to build/site-screenshots/viewer-listen-100k.json. Opt in: QUIRE_LISTEN_LARGE=100000.
 const LARGE = Number(process.env.QUIRE_LISTEN_LARGE ?? 0);
 test('a store of many messages (QUIRE_LISTEN_LARGE): opened, its last message reached and opened', { skip: !LARGE && 'set QUIRE_LISTEN_LARGE=100000 to measure' }, async () => {
-  const base = wireText('ADT-A40-01.hl7');
-  const msh = base.split('\r')[0].split('|');
-  const textOf = (i) => base.replace(msh.join('|'), Object.assign([...msh], { 9: `L${i}` }).join('|'));
+  // The ten messages above in turn, each copy's MSH-10 numbered (the listener keeps one of each control ID).
+  const textOf = (i) => {
+    const base = sent[i % sent.length].text;
+    const at = base.indexOf('\r');
+    const msh = base.slice(0, at).split('|');
+    msh[9] = `L${i}`;
+    return msh.join('|') + base.slice(at);
+  };
   const store = path.join(dir, 'large.quire');
   const t0 = performance.now();
   const l = await pkg.hl7.listen({ port: 0, store });
-  const step = 10000;
+  const step = 5000;
   for (let at = 0; at < LARGE; at += step) {
     const acks = await sendAll(l.address().port, Array.from({ length: Math.min(step, LARGE - at) }, (_, k) => textOf(at + k)));
     assert.ok(acks.every((a) => a[1] === 'AA'));
@@ -328,11 +333,16 @@ test('a store of many messages (QUIRE_LISTEN_LARGE): opened, its last message re
   await l.close();
   const buildMs = performance.now() - t0;
   assert.equal(l.counters().stored, LARGE);
+  const f = pkg.format.open(readFileSync(store));
+  const segments = f.info.segments;
+  f.close();
   const { page, context, errors } = await viewer({ file: 'large.quire' });
   const t1 = performance.now();
   assert.equal(await listUp(page), LARGE);
   await lines(page);
   const openMs = performance.now() - t1;
+  const workerMemory = () => page.evaluate(() => document.querySelector('.listen-view').listen.client.call('memory', {}));
+  const afterList = await workerMemory();
   await page.focus('.listen-view .grid');
   const t2 = performance.now();
   await page.keyboard.press('Control+End');
@@ -343,8 +353,10 @@ test('a store of many messages (QUIRE_LISTEN_LARGE): opened, its last message re
   const table = await opened(page, LARGE - 1);
   const messageMs = performance.now() - t3;
   assert.equal(table.find(([f]) => f === 'MSH-10')[1], `L${LARGE - 1}`);
-  const memory = await page.evaluate(() => document.querySelector('.listen-view').listen.client.call('memory', {}));
-  const figures = { messages: LARGE, storeBytes: readFileSync(store).length, buildMs: Math.round(buildMs), openMs: Math.round(openMs), ctrlEndMs: Math.round(endMs), openLastMessageMs: Math.round(messageMs), worker: memory };
+  const figures = {
+    messages: LARGE, storeBytes: readFileSync(store).length, segments, buildMs: Math.round(buildMs), openMs: Math.round(openMs), ctrlEndMs: Math.round(endMs),
+    openLastMessageMs: Math.round(messageMs), workerAfterList: afterList, workerAfterMessage: await workerMemory(),
+  };
   console.log(`listen store in the viewer: ${JSON.stringify(figures)}`);
   mkdirSync(screenshots, { recursive: true });
   writeFileSync(path.join(screenshots, 'viewer-listen-100k.json'), JSON.stringify(figures, null, 1) + '\n');

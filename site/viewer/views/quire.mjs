@@ -10,7 +10,7 @@
 // of its messages instead (listen.mjs), each opened in the HL7 v2 view; `as=table` in the hash
 // (or its button) shows this table of every column.
 import { createGrid } from '../grid.mjs';
-import { isListenerSchema } from './listen-model.mjs';
+import { LINE_COLUMNS, isListenerSchema } from './listen-model.mjs';
 
 const PKG_URL = new URL('/pkg/index.js', location.href).href;
 const WORKER_URL = new URL('../quire-worker.mjs', import.meta.url);
@@ -196,17 +196,19 @@ export async function mount(ctx) {
     }
   }
   const info = opened.info;
+  // A listener's store (the rows of quire listen and hl7.listen) opens as its messages
+  // (listen.mjs); "as=table" in the hash, or its button, shows the table of every column instead.
+  const listener = isListenerSchema(info.columns);
+  const asMessages = listener && ctx.hash.get('as') !== 'table';
   // The first rows are read before the view is up: a file whose first pages are corrupt fails
-  // to open (CORRUPT_BLOCK), and the file open before it stays.
+  // to open (CORRUPT_BLOCK), and the file open before it stays. (The message list's columns
+  // only: its `message` cells are read one opened message at a time.)
   try {
-    await client.call('rows', { query: { limit: 64 }, names: info.columns.map((c) => c.name) });
+    await client.call('rows', { query: { limit: 64 }, names: asMessages ? LINE_COLUMNS : info.columns.map((c) => c.name) });
   } catch (err) {
     client.close();
     throw err;
   }
-  // A listener's store (the rows of quire listen and hl7.listen) opens as its messages
-  // (listen.mjs); "as=table" in the hash, or its button, shows the table of every column instead.
-  const listener = isListenerSchema(info.columns);
   let view = null;
   async function show(mode) {
     view?.unmount();
@@ -229,7 +231,7 @@ export async function mount(ctx) {
     return show(mode).catch((err) => ctx.showError(err));
   }
   try {
-    await show(listener && ctx.hash.get('as') !== 'table' ? 'messages' : 'table');
+    await show(asMessages ? 'messages' : 'table');
   } catch (err) {
     view?.unmount();
     client.close();
