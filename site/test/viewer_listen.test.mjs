@@ -7,7 +7,7 @@
 // with the package's parse in Node); Back and Escape return to the list; a filter narrows it; the
 // table of every column is one button away; the sealed store opens through the key dialog.
 // Screenshots: build/site-screenshots/viewer-listen-{list,message}-{light,dark}.png,
-// viewer-listen-390-dark.png, viewer-listen-sealed.png.
+// viewer-listen-table-light.png, viewer-listen-390-dark{,-message}.png, viewer-listen-sealed.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -262,6 +262,7 @@ test('the store as messages: one line each, opened by click and by keyboard, bac
   assert.equal(await page.$eval('#match-count', (p) => p.dataset.count), String(sent.length));
   assert.equal(await page.$$eval('.quire-view .grid-header [role=columnheader]', (h) => h.length), 1 + LISTEN_COLUMNS.length);
   assert.equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('as')), 'table');
+  await page.screenshot({ path: screenshotPath('viewer-listen-table-light') });
   await page.click('#listen-as-messages');
   assert.equal(await listUp(page), sent.length);
   assert.deepEqual(errors, []);
