@@ -192,6 +192,16 @@ test('the store as messages: one line each, opened by click and by keyboard, bac
   assert.deepEqual(shown.map((l) => l[0]), times);
   await page.screenshot({ path: screenshotPath('viewer-listen-list-light') });
 
+  // What the list asks the worker from here on: the message column is read for an opened message only.
+  await page.evaluate(() => {
+    const client = document.querySelector('.listen-view').listen.client;
+    const call = client.call.bind(client);
+    window.__rowsCalls = [];
+    client.call = (op, args, options) => {
+      if (op === 'rows') window.__rowsCalls.push({ names: args.names, limit: args.query.limit });
+      return call(op, args, options);
+    };
+  });
   // A click opens the second message in the HL7 view: its fields are the package's parse of what was sent.
   await page.click('.listen-view .grid-rows .grid-row[data-row="1"] [aria-colindex="4"]');
   const table = await opened(page, 1);
@@ -255,6 +265,14 @@ test('the store as messages: one line each, opened by click and by keyboard, bac
   assert.equal(await page.$eval('#listen-count', (p) => p.dataset.count), String(sent.filter((m) => m.type.includes('ADT')).length));
   await page.click('#listen-clear');
   await waitInPage(page, (n) => document.querySelector('#listen-count').dataset.count === String(n), sent.length);
+  await lines(page);
+  // Four messages were opened, each by one call of one row with `message`; every other call (the
+  // list's blocks, again after each filter) left it out.
+  const calls = await page.evaluate(() => window.__rowsCalls);
+  const withMessage = calls.filter((c) => c.names.includes('message'));
+  assert.equal(withMessage.length, 4, JSON.stringify(calls));
+  assert.ok(withMessage.every((c) => c.limit === 1));
+  assert.ok(calls.length > withMessage.length, 'the list was fetched again after the filters');
 
   // Every column as a table, and back to the messages.
   await page.click('#listen-as-table');
@@ -289,6 +307,12 @@ test('a reload (url and msg=3 in the hash) opens that message; dark and 390 px',
   assert.deepEqual(await opened(narrow.page, 0), expectedTable(sent[0]));
   assert.equal(await narrow.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the message fits too');
   await narrow.page.screenshot({ path: screenshotPath('viewer-listen-390-dark-message') });
+  // "Open in the HL7 view": the message becomes the open file, in the HL7 view.
+  const opens = await narrow.page.evaluate(() => window.quireViewer.opens);
+  await narrow.page.click('#listen-open-hl7');
+  await waitInPage(narrow.page, (n) => window.quireViewer.opens > n, opens);
+  assert.deepEqual(await narrow.page.evaluate(() => window.quireViewer.current), { name: 'adt.quire message 1', kind: 'hl7', detected: 'hl7', size: Buffer.byteLength(sent[0].text) });
+  assert.equal(await narrow.page.textContent('[data-testid=hl7-summary]'), '1 message');
   assert.deepEqual([...errors, ...narrow.errors], []);
   await narrow.context.close();
 });
