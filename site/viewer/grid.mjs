@@ -19,7 +19,7 @@ let gridCount = 0;
 
 /**
  * @param {HTMLElement} root
- * @param {{ columns: {name: string, type?: string}[], rowCount: number,
+ * @param {{ columns: {name: string, type?: string, minRem?: number}[], rowCount: number,
  *           getRows: (start: number, count: number) => Promise<string[][]>,
  *           onSelect?: (rowIndex: number) => void, label?: string }} options
  */
@@ -62,7 +62,7 @@ export function createGrid(root, options) {
   // sharing the rest of the width (fr), and rows exactly as wide as the grid or the sum of the
   // minimums. A column of 1000-character values then cannot widen a row (a long value is cut
   // with an ellipsis; its text is the cell's title).
-  const minRem = (c) => (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 7 : 10);
+  const minRem = (c) => c.minRem ?? (/^(integer|float|decimal|boolean|date)$/.test(c.type ?? '') ? 7 : 10);
   const numRem = () => String(rowCount).length * 0.62 + 1.4; // rem, not ch: the header is bold
   const template = () => `${numRem().toFixed(2)}rem ${columns.map((c) => `minmax(${minRem(c)}rem, ${minRem(c) / 7}fr)`).join(' ')}`;
   const minWidth = () => `${(numRem() + columns.reduce((t, c) => t + minRem(c), 0)).toFixed(2)}rem`;

@@ -6,7 +6,11 @@
 // filter: expression text or the object form's JSON), `row` (the selected row), `find` (col=key).
 // A sealed file (version 2) asks for its key first (askForKey): a key file or a passphrase, kept
 // in the page and its worker; a partition's key shows that partition's rows and says so.
+// A listener's store (the rows of quire listen and hl7.listen, listen-model.mjs) opens as a list
+// of its messages instead (listen.mjs), each opened in the HL7 v2 view; `as=table` in the hash
+// (or its button) shows this table of every column.
 import { createGrid } from '../grid.mjs';
+import { LINE_COLUMNS, isListenerSchema } from './listen-model.mjs';
 
 const PKG_URL = new URL('/pkg/index.js', location.href).href;
 const WORKER_URL = new URL('../quire-worker.mjs', import.meta.url);
@@ -192,14 +196,67 @@ export async function mount(ctx) {
     }
   }
   const info = opened.info;
+  // A listener's store (the rows of quire listen and hl7.listen) opens as its messages
+  // (listen.mjs); "as=table" in the hash, or its button, shows the table of every column instead.
+  const listener = isListenerSchema(info.columns);
+  const asMessages = listener && ctx.hash.get('as') !== 'table';
   // The first rows are read before the view is up: a file whose first pages are corrupt fails
-  // to open (CORRUPT_BLOCK), and the file open before it stays.
+  // to open (CORRUPT_BLOCK), and the file open before it stays. (The message list's columns
+  // only: its `message` cells are read one opened message at a time.)
   try {
-    await client.call('rows', { query: { limit: 64 }, names: info.columns.map((c) => c.name) });
+    await client.call('rows', { query: { limit: 64 }, names: asMessages ? LINE_COLUMNS : info.columns.map((c) => c.name) });
   } catch (err) {
     client.close();
     throw err;
   }
+  let view = null;
+  async function show(mode) {
+    view?.unmount();
+    view = null;
+    ctx.root.replaceChildren();
+    if (mode === 'messages') {
+      const { mountMessages } = await import('./listen.mjs');
+      view = await mountMessages(ctx, client, opened, {
+        sealed: sealedNote(info, opened, client),
+        asTable: () => switchTo('table'),
+      });
+    } else {
+      view = await tableView(ctx, client, opened, listener ? () => switchTo('messages') : null);
+    }
+  }
+  function switchTo(mode) {
+    for (const key of ['q', 'row', 'find', 'msg']) ctx.hash.set(key, null);
+    ctx.hash.set('as', mode === 'table' ? 'table' : null);
+    ctx.clearError?.();
+    return show(mode).catch((err) => ctx.showError(err));
+  }
+  try {
+    await show(asMessages ? 'messages' : 'table');
+  } catch (err) {
+    view?.unmount();
+    client.close();
+    throw err;
+  }
+  return {
+    unmount() {
+      view?.unmount();
+      client.close();
+    },
+  };
+}
+
+/** What a sealed file's key shows (a partition's key: that partition's rows only), or null. */
+function sealedNote(info, opened, client) {
+  if (!info.sealed) return null;
+  const text = info.partitionKey
+    ? `Sealed. Opened with a partition's key: only the rows of partition ${opened.partition === null ? 'null' : JSON.stringify(opened.partition)} — 1 of the ${info.partitions} partitions in the file; the other ${info.partitions - 1} are sealed under their own keys and not shown.`
+    : `Sealed. Opened with the owner's ${client.keys?.passphrase !== undefined ? 'passphrase' : 'key'}: every row${info.partitionBy ? `, all ${info.partitions} partitions (by ${info.partitionBy})` : ''}.`;
+  return el('p', { class: info.partitionKey ? 'sealed partition' : 'sealed', id: 'quire-sealed', role: 'note', text });
+}
+
+/** The table of every column, with its panels; `asMessages` (a listener's store) switches back. */
+async function tableView(ctx, client, opened, asMessages) {
+  const info = opened.info;
   const names = info.columns.map((c) => c.name);
   const typeOf = new Map(info.columns.map((c) => [c.name, c.type]));
   const indexed = (kind) => info.indexes.filter((i) => kind === undefined || i.kind === kind).map((i) => i.column);
@@ -237,14 +294,10 @@ export async function mount(ctx) {
   const root = ctx.root;
   root.classList.add('quire-view');
   const status = el('p', { class: 'muted', id: 'quire-status', 'aria-live': 'polite' });
-  root.append(el('h2', { text: `${ctx.source.name}` }), status);
-  if (info.sealed) {
-    // Which rows the key shows: a partition's key reads its partition only, and the view says so.
-    const text = info.partitionKey
-      ? `Sealed. Opened with a partition's key: only the rows of partition ${opened.partition === null ? 'null' : JSON.stringify(opened.partition)} — 1 of the ${info.partitions} partitions in the file; the other ${info.partitions - 1} are sealed under their own keys and not shown.`
-      : `Sealed. Opened with the owner's ${client.keys?.passphrase !== undefined ? 'passphrase' : 'key'}: every row${info.partitionBy ? `, all ${info.partitions} partitions (by ${info.partitionBy})` : ''}.`;
-    root.append(el('p', { class: info.partitionKey ? 'sealed partition' : 'sealed', id: 'quire-sealed', role: 'note', text }));
-  }
+  root.append(asMessages ? el('div', { class: 'listen-head' }, el('h2', { text: `${ctx.source.name}` }), el('button', { type: 'button', id: 'listen-as-messages', onclick: asMessages, text: 'Show as messages' })) : el('h2', { text: `${ctx.source.name}` }), status);
+  // Which rows the key shows: a partition's key reads its partition only, and the view says so.
+  const sealed = sealedNote(info, opened, client);
+  if (sealed) root.append(sealed);
 
   // --- the facts: footer, schema, storage, chunks ---------------------------------------------
   const facts = el('section', { class: 'panel', 'aria-labelledby': 'q-facts' }, el('h3', { id: 'q-facts', text: 'File' }),
@@ -488,7 +541,8 @@ export async function mount(ctx) {
   return {
     unmount() {
       grid.destroy();
-      client.close();
+      root.classList.remove('quire-view');
+      delete root.quire;
     },
   };
 }
