@@ -259,8 +259,8 @@ bool server::on_handshake(uint64_t id, connection &c) {
 
 void server::flush(uint64_t id, connection &c) {
   while (c.out_done < c.out.size()) {
-    const listen_tls::io_result r = c.t.write(reinterpret_cast<const uint8_t *>(c.out.data()) + c.out_done,
-                                              c.out.size() - c.out_done);
+    const listen_tls::io_result r =
+        c.t.write(reinterpret_cast<const uint8_t *>(c.out.data()) + c.out_done, c.out.size() - c.out_done);
     if (r.bytes > 0) {
       c.out_done += r.bytes;
       continue;
@@ -318,10 +318,8 @@ int server::commit() {
 void server::sweep_idle(int64_t now) {
   std::vector<uint64_t> idle, slow;
   for (auto &[id, c] : conns_) {
-    if (c.t.handshaking() && now - c.opened_ms >= static_cast<int64_t>(s_.tls_handshake_timeout_ms))
-      slow.push_back(id);
-    else if (now - c.last_ms >= static_cast<int64_t>(s_.idle_timeout_ms))
-      idle.push_back(id);
+    if (c.t.handshaking() && now - c.opened_ms >= static_cast<int64_t>(s_.tls_handshake_timeout_ms)) slow.push_back(id);
+    else if (now - c.last_ms >= static_cast<int64_t>(s_.idle_timeout_ms)) idle.push_back(id);
   }
   for (uint64_t id : idle) drop(id, "idle timeout");
   for (uint64_t id : slow) {

@@ -240,6 +240,10 @@ io_result transport::read(uint8_t *out, size_t n) {
     case SSL_ERROR_WANT_READ: return {0, status::want_read};
     case SSL_ERROR_WANT_WRITE: read_wants_write_ = true; return {0, status::want_write};
     case SSL_ERROR_ZERO_RETURN: return {0, status::closed};
+    case SSL_ERROR_SYSCALL:  // reset or gone, as a plain socket's error: not logged
+      broken_ = true;
+      ERR_clear_error();
+      return {0, status::failed};
     default: fail_with(e, err, "TLS read failed"); return {0, status::failed};
   }
 }
@@ -265,6 +269,10 @@ io_result transport::write(const uint8_t *data, size_t n) {
   switch (e) {
     case SSL_ERROR_WANT_WRITE: return {0, status::want_write};
     case SSL_ERROR_WANT_READ: write_wants_read_ = true; return {0, status::want_read};
+    case SSL_ERROR_SYSCALL:  // reset or gone, as a plain socket's error: not logged
+      broken_ = true;
+      ERR_clear_error();
+      return {0, status::failed};
     default: fail_with(e, err, "TLS write failed"); return {0, status::failed};
   }
 }
