@@ -3,7 +3,8 @@
 # `openssl`: a CA, a server certificate for 127.0.0.1 and a client certificate it signed, and a
 # client certificate from a second, unrelated CA. The clients are Debian's Python `ssl` module.
 # Cases: TLS ACKs and rows; 3,000 pipelined messages under back-pressure; a plain TCP peer on the TLS port; a peer that never starts its
-# handshake and one that stops half way (closed at --tls-handshake-timeout-ms, logged); 200 idle TLS
+# handshake and one that stops half way (closed at --tls-handshake-timeout-ms, logged); a record
+# forged after the handshake (closed, logged); 200 idle TLS
 # connections (the listener's memory read); mutual TLS (--tls-ca): the good certificate served,
 # no certificate and the other CA's refused with the peer's address logged, nothing of theirs
 # stored, a good client served beside them; the usage and start errors.
@@ -52,7 +53,7 @@ openssl pkey -in client.key -aes256 -passout pass:secret -out locked.key 2>/dev/
 cat >client.py <<'EOF'
 # The test's TLS MLLP client. Every mode prints "local PORT" (its own port, as the listener logs
 # it) first. ACKs print as "CODE CONTROL_ID"; an error as "error TEXT".
-import socket, ssl, sys, time
+import os, socket, ssl, sys, time
 
 VT, FS, CR = b"\x0b", b"\x1c", b"\r"
 
@@ -134,6 +135,16 @@ elif mode == "stall":  # stall PORT [HEX]: sends HEX (or nothing), then waits to
     except OSError as e:
         print("error", e)
     print("closed after %.2f s" % (time.time() - start))
+elif mode == "forge":  # forge PORT: after the handshake, a record TLS did not seal (raw on the socket)
+    s = tls(port)
+    os.write(s.fileno(), b"\x17\x03\x03\x00\x20" + b"\x0bMSH|^~\\&|FORGED|F|||2026||ADT^A01|F0|P" + b"\x1c\r")
+    s.settimeout(5)
+    try:
+        while s.recv(65536):
+            pass
+        print("closed")
+    except OSError as e:
+        print("error", e)
 elif mode == "idle":  # idle PORT N SECONDS: N TLS connections, handshakes done, then nothing
     n, secs = int(sys.argv[3]), float(sys.argv[4])
     socks = []
@@ -213,6 +224,10 @@ for f in silent.txt half.txt; do
   grep -q "refused 127.0.0.1:$(local_port $f): no TLS handshake within --tls-handshake-timeout-ms 400" t.log ||
     fail "$f: the handshake timeout is logged with the address: $(cat t.log)"
 done
+# A record forged on the socket after the handshake: the connection is closed and logged.
+"$py" client.py forge "$port" >forge.txt
+grep -q "closed 127.0.0.1:$(local_port forge.txt): TLS read failed: " t.log ||
+  fail "a forged TLS record closes the connection, logged: $(cat forge.txt; tail -3 t.log)"
 echo "ok: plain peer refused, stalled handshakes closed after $(sed -n 's/^closed after //p' silent.txt), $(sed -n 's/^closed after //p' half.txt)"
 
 # 200 idle TLS connections (handshakes done): the listener's memory, and a client served beside.
@@ -237,7 +252,7 @@ stop_listener
 "$quire" query t.quire --where "control_id startsWith 'T'" --columns control_id,type,patient_id,ack_code --csv >rows.csv
 printf 'control_id,type,patient_id,ack_code\nT0,ADT^A01^ADT_A01,PAT-T0,AA\nT1,ADT^A01^ADT_A01,PAT-T1,AA\nT2,ADT^A01^ADT_A01,PAT-T2,AA\n' >want.csv
 same rows.csv want.csv "the 3 TLS messages are the store's rows"
-[[ $(count t.quire PLAIN) == 0 ]] || fail "nothing of the plain peer is stored"
+[[ $(count t.quire PLAIN) == 0 && $(count t.quire F) == 0 ]] || fail "nothing of the plain or forging peer is stored"
 [[ $(count t.quire BESIDE) == 50 && $(count t.quire IDLE) == 20 && $(count t.quire BULK) == 3000 ]] ||
   fail "the good clients' rows are stored"
 echo "ok: rows over TLS"
@@ -269,6 +284,11 @@ pids+=($!)
 "$py" client.py send "$port" BUSY 100 client >acks.txt
 [[ $(grep -c '^AA BUSY' acks.txt) == 100 ]] || fail "a good client is served while others are refused: $(grep -c '^AA' acks.txt) AA"
 wait "$bad"
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")
+echo "listener peak RSS ${hwm} kB after 32 refused handshakes"
+if ! nm "$quire" 2>/dev/null | grep " __asan_init" >/dev/null; then
+  [[ $hwm -lt 100000 ]] || fail "peak RSS with refused handshakes stays under 100 MB (got ${hwm} kB)"
+fi
 stop_listener
 refusals=$(grep -c "refused 127.0.0.1:[0-9]*: TLS handshake failed" m.log)
 [[ $refusals -ge 32 ]] || fail "every refused handshake is logged: $refusals of 32"
