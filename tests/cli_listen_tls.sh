@@ -2,7 +2,7 @@
 # `quire listen` over TLS (ctest cli_listen_tls, native only). Certificates are made here with
 # `openssl`: a CA, a server certificate for 127.0.0.1 and a client certificate it signed, and a
 # client certificate from a second, unrelated CA. The clients are Debian's Python `ssl` module.
-# Cases: TLS ACKs and rows; 3,000 pipelined messages under back-pressure; a plain TCP peer on the TLS port; a peer that never starts its
+# Cases: TLS ACKs and rows; TLS 1.2 served and 1.1 refused; 3,000 pipelined messages under back-pressure; a plain TCP peer on the TLS port; a peer that never starts its
 # handshake and one that stops half way (closed at --tls-handshake-timeout-ms, logged); a record
 # forged after the handshake (closed, logged); 200 idle TLS
 # connections (the listener's memory read); mutual TLS (--tls-ca): the good certificate served,
@@ -53,7 +53,7 @@ openssl pkey -in client.key -aes256 -passout pass:secret -out locked.key 2>/dev/
 cat >client.py <<'EOF'
 # The test's TLS MLLP client. Every mode prints "local PORT" (its own port, as the listener logs
 # it) first. ACKs print as "CODE CONTROL_ID"; an error as "error TEXT".
-import os, socket, ssl, sys, time
+import os, socket, ssl, sys, time, warnings
 
 VT, FS, CR = b"\x0b", b"\x1c", b"\r"
 
@@ -95,6 +95,12 @@ def tcp(port):
 
 def tls(port, cert=None):
     ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile="ca.pem")
+    pin = os.environ.get("TLS_VERSION")  # "1.1" or "1.2": the only version the client offers
+    if pin:
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
+        v = ssl.TLSVersion.TLSv1_1 if pin == "1.1" else ssl.TLSVersion.TLSv1_2
+        ctx.minimum_version = ctx.maximum_version = v
     if cert:
         ctx.load_cert_chain(cert + ".pem", cert + ".key")
     return ctx.wrap_socket(tcp(port), server_hostname="127.0.0.1")
@@ -192,6 +198,14 @@ grep -q "TLS with server.pem" t.log || fail "the start is logged with the certif
 [[ $(grep -v '^local' acks.txt | tr '\n' ' ') == "AA T0 AA T1 AA T2 " ]] ||
   fail "3 messages over TLS, 3 AA with MSA-2 the control id: $(tr '\n' ' ' <acks.txt)"
 echo "ok: 3 AA over TLS"
+# TLS 1.2 is served; a client offering only TLS 1.1 is refused and logged.
+TLS_VERSION=1.2 "$py" client.py send "$port" V12_ 2 >acks.txt
+[[ $(grep -c '^AA V12_' acks.txt) == 2 ]] || fail "a TLS 1.2 client: 2 AA: $(tr '\n' ' ' <acks.txt)"
+TLS_VERSION=1.1 "$py" client.py send "$port" V11_ 1 >v11.txt
+grep -q '^A[AER] ' v11.txt && fail "a TLS 1.1 client gets no ACK: $(cat v11.txt)"
+grep -q "refused 127.0.0.1:$(local_port v11.txt): TLS handshake failed: unsupported protocol" t.log ||
+  fail "a TLS 1.1 client is refused and logged: $(tail -3 t.log)"
+echo "ok: TLS 1.2 served, TLS 1.1 refused"
 # 3,000 messages pipelined (~600 kB) against a 64 kB per-connection bound and groups of 50: the
 # listener stops and resumes reading the TLS connection; every message AA, in order.
 "$py" client.py send "$port" BULK 3000 >acks.txt
@@ -252,7 +266,7 @@ stop_listener
 "$quire" query t.quire --where "control_id startsWith 'T'" --columns control_id,type,patient_id,ack_code --csv >rows.csv
 printf 'control_id,type,patient_id,ack_code\nT0,ADT^A01^ADT_A01,PAT-T0,AA\nT1,ADT^A01^ADT_A01,PAT-T1,AA\nT2,ADT^A01^ADT_A01,PAT-T2,AA\n' >want.csv
 same rows.csv want.csv "the 3 TLS messages are the store's rows"
-[[ $(count t.quire PLAIN) == 0 && $(count t.quire F) == 0 ]] || fail "nothing of the plain or forging peer is stored"
+[[ $(count t.quire PLAIN) == 0 && $(count t.quire F) == 0 && $(count t.quire V11_) == 0 ]] || fail "nothing of the plain or forging peer is stored"
 [[ $(count t.quire BESIDE) == 50 && $(count t.quire IDLE) == 20 && $(count t.quire BULK) == 3000 ]] ||
   fail "the good clients' rows are stored"
 echo "ok: rows over TLS"
