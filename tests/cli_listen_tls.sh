@@ -168,6 +168,7 @@ EOF
 start_listener() {
   local log=$1
   shift
+  rm -f listen.out  # else the last listener's port may be read before this one's truncates it
   "$quire" listen "$@" >listen.out 2>>"$log" &
   lpid=$!
   pids+=("$lpid")
