@@ -7,7 +7,8 @@
 # forged after the handshake (closed, logged); 200 idle TLS
 # connections (the listener's memory read); mutual TLS (--tls-ca): the good certificate served,
 # no certificate and the other CA's refused with the peer's address logged, nothing of theirs
-# stored, a good client served beside them; the usage and start errors.
+# stored, a good client served beside them; 300 handshakes left half way (memory read, closed at the
+# timeout, a good client served); the usage and start errors.
 #   tests/cli_listen_tls.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_listen_tls.sh path/to/quire}") || exit 1
@@ -151,6 +152,37 @@ elif mode == "forge":  # forge PORT: after the handshake, a record TLS did not s
         print("closed")
     except OSError as e:
         print("error", e)
+elif mode == "halfway":  # halfway PORT N SECONDS: N handshakes sent a ClientHello and stopped; how many the listener closes
+    n, secs = int(sys.argv[3]), float(sys.argv[4])
+    ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile="ca.pem")
+    socks = []
+    for i in range(n):
+        # The ClientHello is made in memory and sent raw; the server's answer is read raw and
+        # thrown away, so the handshake never goes on.
+        incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        hs = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+        try:
+            hs.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        raw.sendall(outgoing.read())
+        socks.append(raw)
+    print("open", len(socks), flush=True)
+    start, closed = time.time(), set()
+    while len(closed) < n and time.time() < start + secs:
+        for i, raw in enumerate(socks):
+            if i in closed:
+                continue
+            try:
+                if not raw.recv(65536, socket.MSG_DONTWAIT):
+                    closed.add(i)
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed.add(i)
+        time.sleep(0.05)
+    print("closed %d" % len(closed), flush=True)
 elif mode == "idle":  # idle PORT N SECONDS: N TLS connections, handshakes done, then nothing
     n, secs = int(sys.argv[3]), float(sys.argv[4])
     socks = []
@@ -273,7 +305,8 @@ same rows.csv want.csv "the 3 TLS messages are the store's rows"
 echo "ok: rows over TLS"
 
 # --- mutual TLS -----------------------------------------------------------------------------------
-start_listener m.log --port 0 --store m.quire --group-ms 5 "${tls_args[@]}" --tls-ca ca.pem || exit 1
+start_listener m.log --port 0 --store m.quire --group-ms 5 "${tls_args[@]}" --tls-ca ca.pem \
+  --tls-handshake-timeout-ms 1500 || exit 1
 grep -q "client certificates required (CA ca.pem)" m.log || fail "mutual TLS is logged at start: $(cat m.log)"
 "$py" client.py send "$port" GOOD 3 client >acks.txt
 [[ $(grep -c '^AA GOOD' acks.txt) == 3 ]] || fail "the CA's client certificate: 3 AA: $(tr '\n' ' ' <acks.txt)"
@@ -299,15 +332,31 @@ pids+=($!)
 "$py" client.py send "$port" BUSY 100 client >acks.txt
 [[ $(grep -c '^AA BUSY' acks.txt) == 100 ]] || fail "a good client is served while others are refused: $(grep -c '^AA' acks.txt) AA"
 wait "$bad"
+# 300 handshakes left half way (the server's flight sent, the client's never comes): each holds
+# OpenSSL's handshake state until the timeout; a good client is served meanwhile.
+rss0=$(awk '/VmRSS/ {print $2}' "/proc/$lpid/status")
+"$py" client.py halfway "$port" 300 5 >halfway.txt &
+halfway=$!
+pids+=($!)
+for _ in $(seq 1 100); do grep -q '^open' halfway.txt 2>/dev/null && break; sleep 0.05; done
+sleep 0.2
+rss1=$(awk '/VmRSS/ {print $2}' "/proc/$lpid/status")
+"$py" client.py send "$port" HALF 20 client >acks.txt
+[[ $(grep -c '^AA HALF' acks.txt) == 20 ]] || fail "a good client is served beside 300 half-done handshakes"
+wait "$halfway"
+[[ $(sed -n 's/^closed //p' halfway.txt) == 300 ]] || fail "300 half-done handshakes closed at the timeout: $(tr '\n' ' ' <halfway.txt)"
+[[ $(grep -c "no TLS handshake within --tls-handshake-timeout-ms 1500" m.log) == 300 ]] ||
+  fail "each handshake timeout is logged"
+echo "ok: 300 half-done handshakes closed at the timeout; VmRSS ${rss0} kB before, ${rss1} kB with them ($(((rss1 - rss0) * 1024 / 300)) bytes each)"
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")
-echo "listener peak RSS ${hwm} kB after 32 refused handshakes"
+echo "listener peak RSS ${hwm} kB after 32 refused and 300 timed-out handshakes"
 if ! nm "$quire" 2>/dev/null | grep " __asan_init" >/dev/null; then
   [[ $hwm -lt 100000 ]] || fail "peak RSS with refused handshakes stays under 100 MB (got ${hwm} kB)"
 fi
 stop_listener
 refusals=$(grep -c "refused 127.0.0.1:[0-9]*: TLS handshake failed" m.log)
 [[ $refusals -ge 32 ]] || fail "every refused handshake is logged: $refusals of 32"
-[[ $(count m.quire GOOD) == 3 && $(count m.quire BUSY) == 100 ]] || fail "the good client's rows are stored"
+[[ $(count m.quire GOOD) == 3 && $(count m.quire BUSY) == 100 && $(count m.quire HALF) == 20 ]] || fail "the good client's rows are stored"
 [[ $(count m.quire NOCERT) == 0 && $(count m.quire OTHER) == 0 ]] || fail "nothing of a refused client is stored"
 echo "ok: mutual TLS, $refusals refusals logged"
 
