@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # `quire listen` over TLS (ctest cli_listen_tls, native only). Certificates are made here with
-# `openssl`: a CA, a server certificate for 127.0.0.1 and a client certificate it signed, and a
-# client certificate from a second, unrelated CA. The clients are Debian's Python `ssl` module.
-# Cases: TLS ACKs and rows; TLS 1.2 served and 1.1 refused; 3,000 pipelined messages under back-pressure; a plain TCP peer on the TLS port; a peer that never starts its
-# handshake and one that stops half way (closed at --tls-handshake-timeout-ms, logged); a record
-# forged after the handshake (closed, logged); 200 idle TLS
-# connections (the listener's memory read); mutual TLS (--tls-ca): the good certificate served,
-# no certificate and the other CA's refused with the peer's address logged, nothing of theirs
-# stored, a good client served beside them; 300 handshakes left half way (memory read, closed at the
-# timeout, a good client served); the usage and start errors.
+# `openssl`: a CA, a server certificate for 127.0.0.1 and a client certificate it signed, one it
+# signed over 32 kB long, and a client certificate from a second, unrelated CA. The clients are
+# Debian's Python `ssl` module. Cases: TLS ACKs and rows; TLS 1.2 served and 1.1 refused; 3,000
+# pipelined messages under back-pressure; a plain TCP peer on the TLS port; a peer that never
+# starts its handshake and one that stops half way (closed at --tls-handshake-timeout-ms, logged);
+# a record forged after the handshake (closed, logged); 200 idle TLS connections (the listener's
+# memory read); mutual TLS (--tls-ca): the good certificate served, no certificate, the other CA's
+# and the over-long one refused with the peer's address logged, nothing of theirs stored, a good
+# client served beside them; 300 handshakes left half way (memory read, closed at the timeout, a
+# good client served); --allow before the handshake; the usage and start errors.
 #   tests/cli_listen_tls.sh path/to/quire
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_listen_tls.sh path/to/quire}") || exit 1
@@ -47,6 +48,13 @@ make_ca ca && make_ca other-ca &&
   make_cert stranger other-ca "/CN=stranger" 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' ||
   {
     echo "FAIL: openssl could not make the test certificates"
+    exit 1
+  }
+# A client certificate from the right CA, 40 kB of names long: past the listener's 32 kB bound.
+make_cert huge ca "/CN=huge client" \
+  "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\nsubjectAltName=$(for i in $(seq 1 1800); do printf 'DNS:n%04d.example.org,' "$i"; done)DNS:last.example.org\n" ||
+  {
+    echo "FAIL: openssl could not make the long certificate"
     exit 1
   }
 openssl pkey -in client.key -aes256 -passout pass:secret -out locked.key 2>/dev/null
@@ -320,6 +328,12 @@ grep -q "refused 127.0.0.1:$(local_port nocert.txt): TLS handshake failed: peer 
 grep -q '^A[AER] ' other.txt && fail "a certificate from another CA gets no ACK: $(cat other.txt)"
 grep -q "refused 127.0.0.1:$(local_port other.txt): TLS handshake failed: client certificate refused: unable to get local issuer certificate" m.log ||
   fail "a certificate from another CA is refused and logged with its address and the verify error: $(cat m.log)"
+# A certificate chain over the listener's 32 kB bound (signed by the CA): refused before it is
+# checked, and logged.
+"$py" client.py send "$port" HUGE 1 huge >huge.txt
+grep -q '^A[AER] ' huge.txt && fail "a client certificate over 32 kB gets no ACK: $(cat huge.txt)"
+grep -q "refused 127.0.0.1:$(local_port huge.txt): TLS handshake failed: excessive message size" m.log ||
+  fail "a client certificate over 32 kB is refused and logged: $(tail -2 m.log)"
 # Refused clients in a loop while a good client sends: it is served all the same.
 (
   for i in $(seq 1 15); do
@@ -349,15 +363,15 @@ wait "$halfway"
   fail "each handshake timeout is logged"
 echo "ok: 300 half-done handshakes closed at the timeout; VmRSS ${rss0} kB before, ${rss1} kB with them ($(((rss1 - rss0) * 1024 / 300)) bytes each)"
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")
-echo "listener peak RSS ${hwm} kB after 32 refused and 300 timed-out handshakes"
+echo "listener peak RSS ${hwm} kB after 33 refused and 300 timed-out handshakes"
 if ! nm "$quire" 2>/dev/null | grep " __asan_init" >/dev/null; then
   [[ $hwm -lt 100000 ]] || fail "peak RSS with refused handshakes stays under 100 MB (got ${hwm} kB)"
 fi
 stop_listener
 refusals=$(grep -c "refused 127.0.0.1:[0-9]*: TLS handshake failed" m.log)
-[[ $refusals -ge 32 ]] || fail "every refused handshake is logged: $refusals of 32"
+[[ $refusals -ge 33 ]] || fail "every refused handshake is logged: $refusals of 33"
 [[ $(count m.quire GOOD) == 3 && $(count m.quire BUSY) == 100 && $(count m.quire HALF) == 20 ]] || fail "the good client's rows are stored"
-[[ $(count m.quire NOCERT) == 0 && $(count m.quire OTHER) == 0 ]] || fail "nothing of a refused client is stored"
+[[ $(count m.quire NOCERT) == 0 && $(count m.quire OTHER) == 0 && $(count m.quire HUGE) == 0 ]] || fail "nothing of a refused client is stored"
 echo "ok: mutual TLS, $refusals refusals logged"
 
 # --allow still refuses before any byte, TLS or not.

@@ -20,6 +20,7 @@ namespace quire::cli::listen_tls {
 namespace {
 
 constexpr char COMMAND[] = "listen";
+constexpr long MAX_CERT_LIST_BYTES = 32 * 1024;
 
 // The reason of the first error OpenSSL queued ("no start line", "peer did not return a
 // certificate"), and the queue emptied, so the next call's SSL_get_error() reads only its own.
@@ -100,6 +101,9 @@ std::unique_ptr<context> context::load(const tls_options &o, int &status) {
   // No server-side session cache (it would grow with the peers); TLS session tickets still let
   // a client resume. The context id lets a resumed session keep its verified client.
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+  // A client's certificate chain is held whole while it is checked: 32 kB (OpenSSL's default is
+  // 100 kB) bounds what each handshaking connection may make the listener hold.
+  SSL_CTX_set_max_cert_list(ctx, MAX_CERT_LIST_BYTES);
   static const unsigned char id_context[] = "quire listen";
   SSL_CTX_set_session_id_context(ctx, id_context, sizeof id_context - 1);
   SSL_CTX_set_default_passwd_cb(ctx, no_passphrase);
