@@ -1,7 +1,8 @@
 // `quire listen`: HL7 v2 over MLLP into a .quire store (docs/listen.md). One thread, one epoll
 // loop, non-blocking sockets, one writer: core's quire::listen::listener does framing, parsing,
 // rows, the commit and the ACKs; this file only moves bytes, reads the clock and says when a
-// group is due. TLS is not built yet.
+// group is due. A connection's bytes go through a listen_tls::transport: plain, or TLS
+// (cli_listen_tls.h) with its handshake driven by the same loop.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cli_listen_tls.h"
 #include "quire/listen.h"
 #include "quire/store_file.h"
 
@@ -53,10 +55,11 @@ std::string address_of(const sockaddr_in &a) {
 
 struct connection {
   int fd = -1;
+  listen_tls::transport t;  // plain, or TLS over fd
   std::string peer;
   std::string out;  // ACK bytes not yet written
   size_t out_done = 0;
-  int64_t last_ms = 0;
+  int64_t last_ms = 0, opened_ms = 0;
   bool reading = true;   // EPOLLIN on
   bool writing = false;  // EPOLLOUT on
   bool eof = false;      // the peer closed its side: close once its ACKs are out
@@ -68,6 +71,8 @@ struct settings {
   uint64_t port = 0, group_ms = 5, max_connections = 1024, idle_timeout_ms = 60000;
   uint64_t max_queued_bytes = uint64_t{4} << 20, max_total_queued_bytes = uint64_t{256} << 20;
   listen::options engine;
+  const listen_tls::context *tls = nullptr;  // null: plain TCP
+  uint64_t tls_handshake_timeout_ms = 0;
 };
 
 class server {
@@ -78,6 +83,7 @@ class server {
  private:
   void accept_all();
   void on_readable(uint64_t id, connection &c);
+  bool on_handshake(uint64_t id, connection &c);
   void flush(uint64_t id, connection &c);
   void update_events(uint64_t id, connection &c);
   void drop(uint64_t id, const char *why);
@@ -100,8 +106,9 @@ bool server::may_read(uint64_t id, const connection &c) const {
 }
 
 void server::update_events(uint64_t id, connection &c) {
-  const bool want_read = may_read(id, c);
-  const bool want_write = c.out_done < c.out.size();
+  const bool shaking = c.t.handshaking();
+  const bool want_read = shaking ? !c.t.handshake_wants_write() : may_read(id, c) || c.t.write_wants_read();
+  const bool want_write = shaking ? c.t.handshake_wants_write() : c.out_done < c.out.size() || c.t.read_wants_write();
   if (want_read == c.reading && want_write == c.writing) return;
   epoll_event ev{};
   ev.events = (want_read ? EPOLLIN : 0u) | (want_write ? EPOLLOUT : 0u);
@@ -115,6 +122,7 @@ void server::drop(uint64_t id, const char *why) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return;
   if (why) log_line("closed " + it->second.peer + ": " + why);
+  it->second.t.shutdown();
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
   ::close(it->second.fd);
   l_.close(id);
@@ -161,8 +169,19 @@ void server::accept_all() {
     const uint64_t id = next_id_++;
     connection c;
     c.fd = fd;
+    if (s_.tls) {
+      auto t = listen_tls::transport::tls(fd, *s_.tls);
+      if (!t) {
+        log_line("refused " + who + ": OpenSSL could not start a TLS connection");
+        ::close(fd);
+        continue;
+      }
+      c.t = std::move(*t);
+    } else {
+      c.t = listen_tls::transport::plain(fd);
+    }
     c.peer = who;
-    c.last_ms = mono_ms();
+    c.last_ms = c.opened_ms = mono_ms();
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = id;
@@ -179,20 +198,17 @@ void server::on_readable(uint64_t id, connection &c) {
   // Read while the connection's and the listener's bounds allow: the kernel's socket buffer holds
   // the rest, and TCP's window tells the sender to wait.
   while (may_read(id, c)) {
-    const ssize_t n = ::read(c.fd, buffer.data(), buffer.size());
-    if (n > 0) {
+    const listen_tls::io_result r = c.t.read(buffer.data(), buffer.size());
+    if (r.bytes > 0) {
       c.last_ms = mono_ms();
       const bool was_empty = l_.group_size() == 0;
-      l_.feed(id, std::span<const uint8_t>(buffer.data(), static_cast<size_t>(n)), wall_us());
+      l_.feed(id, std::span<const uint8_t>(buffer.data(), r.bytes), wall_us());
       if (was_empty && l_.group_size() > 0) group_started_ms_ = c.last_ms;
       continue;
     }
-    if (n == 0) {
-      c.eof = true;
-      break;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    if (r.st == listen_tls::status::closed) c.eof = true;
+    if (r.st == listen_tls::status::failed) {
+      if (!c.t.reason().empty()) log_line("closed " + c.peer + ": " + c.t.reason());
       c.eof = true;
       c.out.clear();
       c.out_done = 0;
@@ -201,15 +217,34 @@ void server::on_readable(uint64_t id, connection &c) {
   }
 }
 
+// One step of a TLS handshake. Nothing is read for the engine before it is done; a peer that
+// fails it (no client certificate, one from another CA, not TLS at all) is logged and closed.
+// False when the connection was dropped.
+bool server::on_handshake(uint64_t id, connection &c) {
+  const listen_tls::status st = c.t.handshake();
+  if (st == listen_tls::status::failed) {
+    log_line("refused " + c.peer + ": " + c.t.reason());
+    drop(id, nullptr);
+    return false;
+  }
+  if (st == listen_tls::status::done) {
+    c.last_ms = mono_ms();
+    if (s_.tls->verifies_clients())
+      log_line("accepted " + c.peer + ": " + c.t.protocol() + ", client certificate " + c.t.peer_subject());
+  }
+  return true;
+}
+
 void server::flush(uint64_t id, connection &c) {
   while (c.out_done < c.out.size()) {
-    const ssize_t n = ::send(c.fd, c.out.data() + c.out_done, c.out.size() - c.out_done, MSG_NOSIGNAL);
-    if (n > 0) {
-      c.out_done += static_cast<size_t>(n);
+    const listen_tls::io_result r =
+        c.t.write(reinterpret_cast<const uint8_t *>(c.out.data()) + c.out_done, c.out.size() - c.out_done);
+    if (r.bytes > 0) {
+      c.out_done += r.bytes;
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (r.st == listen_tls::status::want_write || r.st == listen_tls::status::want_read) break;
+    if (!c.t.reason().empty()) log_line("closed " + c.peer + ": " + c.t.reason());
     c.out.clear();  // the peer is gone: nothing more to tell it
     c.out_done = 0;
     c.eof = true;
@@ -246,6 +281,9 @@ int server::commit() {
     connection &c = it->second;
     ++it;
     flush(id, c);
+    // TLS records read from the socket before a bound stopped the reading: the socket may never
+    // become readable again for them.
+    if (!c.eof && c.t.buffered() && may_read(id, c)) on_readable(id, c);
     if (c.eof && c.out.empty()) {
       drop(id, nullptr);
       continue;
@@ -256,10 +294,17 @@ int server::commit() {
 }
 
 void server::sweep_idle(int64_t now) {
-  std::vector<uint64_t> idle;
-  for (auto &[id, c] : conns_)
-    if (now - c.last_ms >= static_cast<int64_t>(s_.idle_timeout_ms)) idle.push_back(id);
+  std::vector<uint64_t> idle, slow;
+  for (auto &[id, c] : conns_) {
+    if (c.t.handshaking() && now - c.opened_ms >= static_cast<int64_t>(s_.tls_handshake_timeout_ms)) slow.push_back(id);
+    else if (now - c.last_ms >= static_cast<int64_t>(s_.idle_timeout_ms)) idle.push_back(id);
+  }
   for (uint64_t id : idle) drop(id, "idle timeout");
+  for (uint64_t id : slow) {
+    log_line("refused " + conns_.at(id).peer + ": no TLS handshake within --tls-handshake-timeout-ms " +
+             std::to_string(s_.tls_handshake_timeout_ms));
+    drop(id, nullptr);
+  }
 }
 
 int server::run(int listen_fd, int signal_fd) {
@@ -274,7 +319,8 @@ int server::run(int listen_fd, int signal_fd) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, signal_fd, &ev);
   std::vector<epoll_event> events(256);
   int64_t last_sweep = mono_ms();
-  const int64_t sweep_every = std::max<int64_t>(10, std::min<int64_t>(1000, s_.idle_timeout_ms / 4));
+  const uint64_t shortest = s_.tls ? std::min(s_.idle_timeout_ms, s_.tls_handshake_timeout_ms) : s_.idle_timeout_ms;
+  const int64_t sweep_every = std::max<int64_t>(10, std::min<int64_t>(1000, shortest / 4));
   bool stopping = false;
   while (!stopping) {
     int64_t now = mono_ms();
@@ -299,12 +345,20 @@ int server::run(int listen_fd, int signal_fd) {
       if (it == conns_.end()) continue;
       connection &c = it->second;
       const uint32_t e = events[static_cast<size_t>(i)].events;
-      if (e & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(id, c);
+      if (c.t.handshaking()) {
+        if (!on_handshake(id, c)) continue;
+        if (c.t.handshaking()) {
+          update_events(id, c);
+          continue;
+        }
+      }
+      if ((e & (EPOLLIN | EPOLLHUP | EPOLLERR)) || ((e & EPOLLOUT) && c.t.read_wants_write()) || c.t.buffered())
+        on_readable(id, c);
       if (e & (EPOLLHUP | EPOLLERR)) {  // both ways closed: no ACK can reach the peer now
         drop(id, nullptr);
         continue;
       }
-      if (e & EPOLLOUT) flush(id, c);
+      if ((e & EPOLLOUT) || ((e & EPOLLIN) && c.t.write_wants_read())) flush(id, c);
       if (c.eof && c.out.empty() && l_.group_size() == 0) {
         drop(id, nullptr);
         continue;
@@ -391,6 +445,7 @@ int run_listen(arguments &args) {
   auto view_file = args.option("--view");
   auto view_store = args.option("--view-store");
   auto duplicate_window = args.number("--duplicate-window");
+  listen_tls::tls_options tls(args);  // --tls-cert, --tls-key, --tls-ca, --tls-handshake-timeout-ms
   auto rest = args.finish("listen", 0, 0, "takes no positional words");
   if (!rest) return args.exit_status();
   if (!port || !store) return usage_error("listen", "needs --port N and --store FILE.quire");
@@ -428,6 +483,14 @@ int run_listen(arguments &args) {
     return usage_error("listen",
                        "--max-connections, --max-queued-bytes, --max-total-queued-bytes and "
                        "--idle-timeout-ms must be above 0");
+  if (int r = tls.check(); r != EXIT_OK) return r;
+  std::unique_ptr<listen_tls::context> tls_context;  // read before the store is touched or a port taken
+  if (tls.enabled()) {
+    int status = EXIT_OK;
+    if (!(tls_context = listen_tls::context::load(tls, status))) return status;
+    s.tls = tls_context.get();
+    s.tls_handshake_timeout_ms = tls.handshake_timeout_ms;
+  }
   if (key) {
     auto k = native::read_key_file(*key);
     if (!k) return fail(*key, k.error());
@@ -483,6 +546,9 @@ int run_listen(arguments &args) {
   std::fflush(stdout);
   log_line(s.store + ": " + std::to_string(l.value()->counters().rows_at_open) + " rows at start, group " +
            std::to_string(s.group_ms) + " ms / " + std::to_string(s.engine.max_group_rows) + " messages");
+  if (s.tls)
+    log_line("TLS with " + *tls.cert +
+             (s.tls->verifies_clients() ? ", client certificates required (CA " + *tls.ca + ")" : ""));
   server srv(std::move(s), *l.value());
   return srv.run(fd, signal_fd);
 }
@@ -492,7 +558,7 @@ registration listen_command{
      "--port N --store FILE.quire [--bind ADDR] [--allow CIDR]... [--key FILE] [--group-ms N] [--group-max N] "
      "[--group-bytes N] [--max-frame-bytes N] [--max-connections N] [--max-queued-bytes N] "
      "[--max-total-queued-bytes N] [--idle-timeout-ms N] [--duplicate-window N] [--view VIEW.json "
-     "[--view-store FILE]]",
+     "[--view-store FILE]] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-handshake-timeout-ms N]]",
      "Take HL7 v2 messages over MLLP, store each as a row of FILE.quire and acknowledge it only once its commit is "
      "durable (docs/listen.md).",
      run_listen}};
