@@ -61,7 +61,7 @@ def read_acks(sock, want, timeout=10.0):
     return out
 
 def connect(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = socket.create_connection((os.environ.get("QUIRE_TEST_HOST", "127.0.0.1"), port), timeout=5)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
 
@@ -306,6 +306,27 @@ stop_listener
 grep -q "refused 127.0.0.1:[0-9]*: not in --allow" a.log || fail "the refusal is logged with the address: $(cat a.log)"
 [[ $(rows_of a.quire) == 0 ]] || fail "nothing stored from a refused peer"
 
+# IPv6: --bind ::1 with an IPv6 --allow range the peer is outside, then --bind :: (dual stack)
+# allowing ::1 and 127.0.0.0/8, whose IPv4 peers arrive as ::ffff:127.0.0.1. Skipped (said) when
+# this machine has no IPv6 loopback.
+if "$py" -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+  start_listener v6.log --port 0 --store v6.quire --bind ::1 --allow fd00::/8 || exit 1
+  grep -q '^listening on \[::1\]:[0-9]*$' listen.out || fail "listening on [::1]:PORT: $(cat listen.out)"
+  QUIRE_TEST_HOST=::1 "$py" client.py send "$port" V6OUT 1 >r.txt
+  stop_listener
+  [[ ! -s r.txt ]] || fail "an IPv6 peer outside --allow gets no ACK"
+  grep -q 'refused \[::1\]:[0-9]*: not in --allow' v6.log || fail "the IPv6 refusal is logged: $(cat v6.log)"
+  start_listener v6.log --port 0 --store v6.quire --bind :: --allow ::1 --allow 127.0.0.0/8 || exit 1
+  QUIRE_TEST_HOST=::1 "$py" client.py send "$port" V6 3 >acks.txt
+  "$py" client.py send "$port" V4 2 >>acks.txt
+  stop_listener
+  [[ $(grep -c '^AA V[46]' acks.txt) == 5 ]] || fail "IPv6 and IPv4 peers on a dual-stack socket: 5 AA ($(cat acks.txt))"
+  [[ $(rows_of v6.quire) == 5 ]] || fail "5 rows over IPv6 and IPv4"
+  echo "ok: IPv6 bind and allow"
+else
+  echo "skip: no IPv6 loopback on this machine"
+fi
+
 # --max-connections: the one past the bound is closed at once and logged.
 start_listener m.log --port 0 --store m.quire --max-connections 3 || exit 1
 "$py" client.py idle "$port" 5 1 >idle.txt
@@ -348,6 +369,7 @@ grep -q "SEALED" sealed.quire && fail "no message text in a sealed store's bytes
 # --- usage ----------------------------------------------------------------------------------------
 run 2 "listen needs --store" -- listen --port 0
 run 2 "a bad --allow" -- listen --port 0 --store x.quire --allow 10.0.0.0/33
+run 2 "a bad --bind" -- listen --port 0 --store x.quire --bind 1::2::3
 
 if ((failures > 0)); then
   echo "$failures failure(s)"

@@ -47,10 +47,23 @@ void log_line(const std::string &line) {
   std::fputs(l.c_str(), stderr);
 }
 
-std::string address_of(const sockaddr_in &a) {
-  char buf[INET_ADDRSTRLEN] = {0};
-  ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
-  return std::string(buf) + ":" + std::to_string(ntohs(a.sin_port));
+// A peer's or the listening socket's address without its port ("10.1.2.3", "::1").
+std::string ip_of(const sockaddr_storage &a) {
+  char buf[INET6_ADDRSTRLEN] = {0};
+  if (a.ss_family == AF_INET6)
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 &>(a).sin6_addr, buf, sizeof buf);
+  else ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in &>(a).sin_addr, buf, sizeof buf);
+  return buf;
+}
+
+// With its port: "10.1.2.3:2575", "[::1]:2575".
+std::string address_of(const sockaddr_storage &a) {
+  const bool v6 = a.ss_family == AF_INET6;
+  const uint16_t port =
+      v6 ? reinterpret_cast<const sockaddr_in6 &>(a).sin6_port : reinterpret_cast<const sockaddr_in &>(a).sin_port;
+  std::string out = v6 ? "[" : "";
+  out.append(ip_of(a)).append(v6 ? "]:" : ":").append(std::to_string(ntohs(port)));
+  return out;
 }
 
 struct connection {
@@ -131,7 +144,7 @@ void server::drop(uint64_t id, const char *why) {
 
 void server::accept_all() {
   for (;;) {
-    sockaddr_in peer{};
+    sockaddr_storage peer{};
     socklen_t len = sizeof peer;
     const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
@@ -151,9 +164,7 @@ void server::accept_all() {
     }
     const std::string who = address_of(peer);
     if (!s_.allow.empty()) {
-      char ip[INET_ADDRSTRLEN] = {0};
-      ::inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof ip);
-      if (!listen::address_allowed(s_.allow, ip)) {
+      if (!listen::address_allowed(s_.allow, ip_of(peer))) {
         log_line("refused " + who + ": not in --allow");
         ::close(fd);
         continue;
@@ -528,20 +539,35 @@ int run_listen(arguments &args) {
   const int signal_fd = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
   if (signal_fd < 0) return fail("listen", quire::error(error_code::IO_ERROR, "signalfd failed"));
 
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  // IPv4, or IPv6 when the address has a colon ("::" also takes IPv4 peers, as ::ffff:a.b.c.d).
+  sockaddr_storage addr{};
+  socklen_t addr_len;
+  const bool v6 = s.bind.find(':') != std::string::npos;
+  if (v6) {
+    auto &a6 = reinterpret_cast<sockaddr_in6 &>(addr);
+    a6.sin6_family = AF_INET6;
+    a6.sin6_port = htons(static_cast<uint16_t>(s.port));
+    if (::inet_pton(AF_INET6, s.bind.c_str(), &a6.sin6_addr) != 1)
+      return usage_error("listen", "--bind takes an IPv4 or IPv6 address, not " + s.bind);
+    addr_len = sizeof a6;
+  } else {
+    auto &a4 = reinterpret_cast<sockaddr_in &>(addr);
+    a4.sin_family = AF_INET;
+    a4.sin_port = htons(static_cast<uint16_t>(s.port));
+    if (::inet_pton(AF_INET, s.bind.c_str(), &a4.sin_addr) != 1)
+      return usage_error("listen", "--bind takes an IPv4 or IPv6 address, not " + s.bind);
+    addr_len = sizeof a4;
+  }
+  const int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail("listen", quire::error(error_code::IO_ERROR, "socket failed"));
-  const int one = 1;
+  const int one = 1, zero = 0;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(s.port));
-  if (::inet_pton(AF_INET, s.bind.c_str(), &addr.sin_addr) != 1)
-    return usage_error("listen", "--bind takes an IPv4 address, not " + s.bind);
-  if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 || ::listen(fd, 1024) != 0)
+  if (v6) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), addr_len) != 0 || ::listen(fd, 1024) != 0)
     return fail(s.bind + ":" + std::to_string(s.port),
                 quire::error(error_code::IO_ERROR, std::string("cannot listen: ") + std::strerror(errno)));
   socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+  ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);  // the port chosen for --port 0
   std::printf("listening on %s\n", address_of(addr).c_str());
   std::fflush(stdout);
   log_line(s.store + ": " + std::to_string(l.value()->counters().rows_at_open) + " rows at start, group " +
