@@ -65,7 +65,14 @@ export interface ListenOptions {
    * destroyed on connect, before a byte is read, and told to `onRefused`. Default: anyone who can reach `host`.
    */
   allow?: string[];
-  /** A peer was refused (outside `allow`, or past `maxConnections`): its address and why. */
+  /**
+   * TLS (node:tls, Node's OpenSSL), as `--tls-cert`, `--tls-key` and `--tls-ca`: the server's
+   * certificate chain and key (PEM); with `ca`, every client must present a certificate that CA
+   * issued (mutual TLS), else its handshake fails. TLS 1.2 at least. A handshake not done in
+   * `handshakeTimeoutMs` (default 10000) is dropped. A failed handshake is told to `onRefused`.
+   */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array; ca?: string | Uint8Array; handshakeTimeoutMs?: number };
+  /** A peer was refused (outside `allow`, past `maxConnections`, a failed TLS handshake): its address and why. */
   onRefused?: (peer: string, reason: string) => void;
   /** The store's path: created when absent, continued when present. */
   store: string;
@@ -145,6 +152,11 @@ function randomHook(pointer: number, length: number): string {
   }
 }
 
+function peerOf(socket: Socket): string {
+  const a = socket.remoteAddress ?? '';
+  return a.includes(':') ? `[${a}]:${socket.remotePort ?? ''}` : `${a}:${socket.remotePort ?? ''}`;
+}
+
 function systemClockUs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
 }
@@ -157,7 +169,7 @@ function bound(name: string, value: number | undefined, fallback: number, min = 
 
 // --- the listener ------------------------------------------------------------------------------------
 
-type Settings = Required<Omit<ListenOptions, 'key' | 'onError' | 'onRefused' | 'host' | 'allow' | 'duplicateWindow' | 'view' | 'viewStore'>> & {
+type Settings = Required<Omit<ListenOptions, 'key' | 'onError' | 'onRefused' | 'host' | 'allow' | 'tls' | 'duplicateWindow' | 'view' | 'viewStore'>> & {
   onError?: (e: unknown) => void;
   onRefused?: (peer: string, reason: string) => void;
 };
@@ -181,12 +193,24 @@ export class Hl7Listener {
   #final: ListenCounters | undefined;
 
   /** @internal */
-  constructor(server: Server, engine: ListenHandle, files: NodeFileTarget[], o: Settings) {
+  constructor(server: Server, engine: ListenHandle, files: NodeFileTarget[], o: Settings, tlsOn: boolean) {
     this.#server = server;
     this.#engine = engine;
     this.#files = files;
     this.#o = o;
-    server.on('connection', (s: Socket) => this.#accept(s));
+    // Plain: each connection is taken as it comes. TLS: the raw connection is checked against
+    // `allow` before its handshake; the connection is taken once the handshake succeeded.
+    server.on('connection', (s: Socket) => {
+      if (this.#refused(s)) return;
+      if (!tlsOn) this.#accept(s);
+    });
+    if (tlsOn) {
+      server.on('secureConnection', (s: Socket) => this.#accept(s));
+      server.on('tlsClientError', (e: Error, s: Socket) => {
+        s.destroy();
+        this.#o.onRefused?.(peerOf(s), `TLS handshake failed: ${e.message}`);
+      });
+    }
   }
 
   /** Where it listens ({ address, family, port }). */
@@ -240,18 +264,28 @@ export class Hl7Listener {
     for (const f of this.#files) f.close();
   }
 
+  /** Destroys a connection that may not send (closing, outside `allow`): true when it did. */
+  #refused(socket: Socket): boolean {
+    if (this.#closing) {
+      socket.destroy();
+      return true;
+    }
+    if (this.#engine.allows(socket.remoteAddress ?? '')) return false;
+    socket.destroy();
+    this.#o.onRefused?.(peerOf(socket), 'not in allow');
+    return true;
+  }
+
   #accept(socket: Socket): void {
     if (this.#closing) {
       socket.destroy();
       return;
     }
-    const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
-    const refuse = (reason: string) => {
+    if (this.#conns.size >= this.#o.maxConnections) {
       socket.destroy();
-      this.#o.onRefused?.(peer, reason);
-    };
-    if (!this.#engine.allows(socket.remoteAddress ?? '')) return refuse('not in allow');
-    if (this.#conns.size >= this.#o.maxConnections) return refuse(`maxConnections ${this.#o.maxConnections} reached`);
+      this.#o.onRefused?.(peerOf(socket), `maxConnections ${this.#o.maxConnections} reached`);
+      return;
+    }
     const id = this.#nextId++;
     const c: Connection = { socket, paused: false };
     this.#conns.set(id, c);
@@ -365,6 +399,25 @@ export async function listen(options: ListenOptions): Promise<Hl7Listener> {
   } else if (options.viewStore !== undefined) {
     throw new TypeError('quire: hl7.listen viewStore needs view');
   }
+  // Made first: node:tls refuses a certificate or key it cannot use here, before any file is opened.
+  let server: Server;
+  const t = options.tls;
+  if (t) {
+    const tls = get('node:tls') as typeof import('node:tls');
+    // node:tls takes any ArrayBufferView where its types say Buffer.
+    type Pem = string | Buffer;
+    server = tls.createServer({
+      cert: t.cert as Pem,
+      key: t.key as Pem,
+      ca: t.ca as Pem | undefined,
+      requestCert: t.ca !== undefined,
+      rejectUnauthorized: t.ca !== undefined,
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: bound('tls.handshakeTimeoutMs', t.handshakeTimeoutMs, 10000),
+    });
+  } else {
+    server = net.createServer({ pauseOnConnect: false });
+  }
   const duplicateWindow = bound('duplicateWindow', options.duplicateWindow, 0);
   // Each file: created in place when absent (removed again if the engine refuses it), else continued.
   const files: { target: NodeFileTarget; created: boolean }[] = [];
@@ -391,12 +444,12 @@ export async function listen(options: ListenOptions): Promise<Hl7Listener> {
     }
     throw QuireError.fromRecord(refused);
   }
-  const server = net.createServer({ pauseOnConnect: false });
   const listener = new Hl7Listener(
     server,
     engine,
     files.map((f) => f.target),
     o,
+    t !== undefined,
   );
   try {
     await new Promise<void>((resolve, reject) => {

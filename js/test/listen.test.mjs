@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { loadQuire, repo } from './helpers.mjs';
@@ -260,4 +261,68 @@ test('hl7.listen refuses a peer outside allow before reading a byte, and tells o
     (e) => e instanceof quire.QuireError && e.code === 'INVALID_ARGUMENT',
   );
   assert.equal(existsSync(path.join(work, 'allow-bad.quire')), false);
+});
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate it issued, and one from another CA (openssl req/x509). */
+function certificates(dir) {
+  const run = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ca = (name) => run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`);
+  const issued = (name, by, ext) => {
+    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`);
+    writeFileSync(path.join(dir, `${name}.ext`), ext);
+    run('x509', '-req', '-in', `${name}.csr`, '-CA', `${by}.pem`, '-CAkey', `${by}.key`, '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`);
+  };
+  ca('ca');
+  ca('other-ca');
+  issued('server', 'ca', 'subjectAltName=IP:127.0.0.1\n');
+  issued('client', 'ca', 'extendedKeyUsage=clientAuth\n');
+  issued('stranger', 'other-ca', 'extendedKeyUsage=clientAuth\n');
+  const read = (f) => readFileSync(path.join(dir, f));
+  return { ca: read('ca.pem'), cert: read('server.pem'), key: read('server.key'), client: { cert: read('client.pem'), key: read('client.key') }, stranger: { cert: read('stranger.pem'), key: read('stranger.key') } };
+}
+
+/** Sends frames over TLS and reads `want` ACKs; resolves to their MSA-2s, or rejects when the handshake fails. */
+function tlsExchange(port, certs, who, bytes, want) {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ port, host: '127.0.0.1', ca: certs.ca, ...(who ?? {}) }, () => s.write(bytes));
+    let pending = Buffer.alloc(0);
+    const ids = [];
+    s.on('data', (d) => {
+      pending = Buffer.concat([pending, d]);
+      for (let end; (end = pending.indexOf(Buffer.from([FS, CR]))) >= 0; ) {
+        ids.push(msa(pending.subarray(0, end + 2))[2]);
+        pending = pending.subarray(end + 2);
+      }
+      if (ids.length >= want) {
+        s.destroy();
+        resolve(ids);
+      }
+    });
+    s.on('error', reject);
+    s.on('close', () => reject(new Error(`closed after ${ids.length} ACKs`)));
+  });
+}
+
+test('hl7.listen over TLS and mutual TLS: a client of the CA is served, one without a certificate or of another CA is refused', { skip: !existsSync('/usr/bin/openssl') && 'no openssl' }, async () => {
+  const certs = certificates(mkdtempSync(path.join(work, 'certs-')));
+  const store = path.join(work, 'tls.quire');
+  // Server-only TLS.
+  let l = await quire.hl7.listen({ port: 0, store, tls: { cert: certs.cert, key: certs.key } });
+  assert.deepEqual(await tlsExchange(l.address().port, certs, null, Buffer.concat([frame(adt('T1', 'P')), frame(adt('T2', 'P'))]), 2), ['T1', 'T2']);
+  await l.close();
+  // Mutual TLS: the CA's client is served; no certificate, another CA's: the handshake fails, nothing stored.
+  const refusals = [];
+  l = await quire.hl7.listen({ port: 0, store, tls: { cert: certs.cert, key: certs.key, ca: certs.ca }, onRefused: (peer, why) => refusals.push(why) });
+  const port = l.address().port;
+  await assert.rejects(tlsExchange(port, certs, null, frame(adt('N1', 'P')), 1));
+  await assert.rejects(tlsExchange(port, certs, certs.stranger, frame(adt('N2', 'P')), 1));
+  assert.deepEqual(await tlsExchange(port, certs, certs.client, frame(adt('T3', 'P')), 1), ['T3']);
+  await l.close();
+  assert.equal(refusals.length, 2, refusals.join('; '));
+  assert.ok(refusals.every((r) => r.startsWith('TLS handshake failed')), refusals.join('; '));
+  assert.equal(execFileSync(cli, ['query', store, '--columns', 'control_id', '--csv']).toString(), 'control_id\nT1\nT2\nT3\n');
+  // A key that is not PEM: refused before the store is created.
+  const bad = path.join(work, 'tls-bad.quire');
+  await assert.rejects(quire.hl7.listen({ port: 0, store: bad, tls: { cert: certs.cert, key: 'not a key' } }));
+  assert.equal(existsSync(bad), false);
 });
