@@ -83,3 +83,17 @@ export function useStyle(href) {
   if (document.querySelector(`link[data-kinds-style="${url}"]`)) return;
   document.head.append(el('link', { rel: 'stylesheet', href: url, 'data-kinds-style': url }));
 }
+
+/** A filter box's text as a query's where: the object form when it is JSON, else core's expression syntax; null when empty. */
+export function filterOfText(value) {
+  const text = value.trim();
+  if (!text) return null;
+  if (text.startsWith('{')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}

@@ -10,7 +10,7 @@
 import { createGrid } from '../grid.mjs';
 import { LINE_COLUMNS, LINE_HEADINGS, SEARCH_COLUMNS, lineOf } from './listen-model.mjs';
 import { mount as mountHl7 } from './hl7.mjs';
-import { el, errorLine } from './kinds-common.mjs';
+import { el, errorLine, filterOfText } from './kinds-common.mjs';
 
 const utf8 = new TextEncoder();
 const noHash = { get: () => null, set: () => {} };
@@ -103,17 +103,7 @@ export async function mountMessages(ctx, client, opened, { sealed, asTable }) {
   }
   exprForm.addEventListener('submit', (e) => {
     e.preventDefault();
-    const text = expression.value.trim();
-    if (!text) return apply(null);
-    let next = text; // core's expression syntax, or the object form when it is JSON
-    if (text.startsWith('{')) {
-      try {
-        next = JSON.parse(text);
-      } catch {
-        next = text;
-      }
-    }
-    apply(next);
+    apply(filterOfText(expression.value));
   });
   searchForm.addEventListener('submit', (e) => {
     e.preventDefault();

@@ -11,6 +11,7 @@
 // (or its button) shows this table of every column.
 import { createGrid } from '../grid.mjs';
 import { LINE_COLUMNS, isListenerSchema } from './listen-model.mjs';
+import { filterOfText } from './kinds-common.mjs';
 
 const PKG_URL = new URL('/pkg/index.js', location.href).href;
 const WORKER_URL = new URL('../quire-worker.mjs', import.meta.url);
@@ -410,18 +411,7 @@ async function tableView(ctx, client, opened, asMessages) {
   });
   exprForm.addEventListener('submit', (e) => {
     e.preventDefault();
-    const text = expression.value.trim();
-    if (!text) return apply(null);
-    // The object form when it is JSON, otherwise core's expression syntax.
-    let next = text;
-    if (text.startsWith('{')) {
-      try {
-        next = JSON.parse(text);
-      } catch {
-        next = text;
-      }
-    }
-    apply(next);
+    apply(filterOfText(expression.value));
   });
   searchForm.addEventListener('submit', (e) => {
     e.preventDefault();
