@@ -10,6 +10,7 @@
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_listen.sh path/to/quire}") || exit 1
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
+export QUIRE_TESTS_DIR=$here  # client.py imports mllp_test_client.py from here
 work=$(mktemp -d)
 py=/usr/bin/python3
 pids=()
@@ -28,37 +29,8 @@ cat >client.py <<'EOF'
 # The test's MLLP client: modes below; ACKs are checked (MSA-1 AA, MSA-2 the control id).
 import os, socket, sys, time
 
-VT, FS, CR = b"\x0b", b"\x1c", b"\r"
-
-def message(cid, sender="SND"):
-    return ("MSH|^~\\&|%s|FAC|RCV|RFAC|20261203064115||ADT^A01^ADT_A01|%s|P|2.5\r"
-            "EVN|A01|20261203064115\rPID|1||PAT-%s^^^HOSP^MR||DOE^JANE\rPV1|1|I|W1^101^1\r" % (sender, cid, cid)).encode()
-
-def frame(b):
-    return VT + b + FS + CR
-
-def read_acks(sock, want, timeout=10.0):
-    """Reads `want` ACK frames; returns [(msa1, msa2)] (fewer when the peer closes)."""
-    sock.settimeout(timeout)
-    buf, out = b"", []
-    while len(out) < want:
-        try:
-            data = sock.recv(65536)
-        except (socket.timeout, OSError):
-            break
-        if not data:
-            break
-        buf += data
-        while True:
-            s = buf.find(VT)
-            e = buf.find(FS + CR, s + 1)
-            if s < 0 or e < 0:
-                break
-            body, buf = buf[s + 1:e], buf[e + 2:]
-            msa = [seg for seg in body.split(b"\r") if seg.startswith(b"MSA|")]
-            f = msa[0].split(b"|") if msa else [b"", b"", b""]
-            out.append((f[1].decode(), f[2].decode() if len(f) > 2 else ""))
-    return out
+sys.path.insert(0, os.environ["QUIRE_TESTS_DIR"])
+from mllp_test_client import CR, FS, VT, frame, message, read_acks  # noqa: E402
 
 def connect(port):
     s = socket.create_connection((os.environ.get("QUIRE_TEST_HOST", "127.0.0.1"), port), timeout=5)

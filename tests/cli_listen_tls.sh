@@ -14,6 +14,7 @@
 set -uo pipefail
 quire=$(realpath "${1:?usage: cli_listen_tls.sh path/to/quire}") || exit 1
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
+export QUIRE_TESTS_DIR=$here  # client.py imports mllp_test_client.py from here
 py=/usr/bin/python3
 if ! command -v openssl >/dev/null || ! "$py" -c 'import ssl' 2>/dev/null; then
   echo "SKIP: needs the openssl tool and Python's ssl module (scripts/bootstrap installs openssl)"
@@ -64,37 +65,12 @@ cat >client.py <<'EOF'
 # it) first. ACKs print as "CODE CONTROL_ID"; an error as "error TEXT".
 import os, socket, ssl, sys, time, warnings
 
-VT, FS, CR = b"\x0b", b"\x1c", b"\r"
+sys.path.insert(0, os.environ["QUIRE_TESTS_DIR"])
+from mllp_test_client import CR, FS, VT, frame, message, read_acks  # noqa: E402
 
-def message(cid):
-    return ("MSH|^~\\&|SND|FAC|RCV|RFAC|20261203064115||ADT^A01^ADT_A01|%s|P|2.5\r"
-            "EVN|A01|20261203064115\rPID|1||PAT-%s^^^HOSP^MR||DOE^JANE\rPV1|1|I|W1^101^1\r" % (cid, cid)).encode()
 
-def frame(b):
-    return VT + b + FS + CR
-
-def read_acks(sock, want, timeout):
-    sock.settimeout(timeout)
-    buf, out = b"", []
-    while len(out) < want:
-        try:
-            data = sock.recv(65536)
-        except OSError as e:  # ssl.SSLError and timeouts too
-            print("error", e)
-            break
-        if not data:
-            break
-        buf += data
-        while True:
-            s = buf.find(VT)
-            e = buf.find(FS + CR, s + 1)
-            if s < 0 or e < 0:
-                break
-            body, buf = buf[s + 1:e], buf[e + 2:]
-            msa = [seg for seg in body.split(b"\r") if seg.startswith(b"MSA|")]
-            f = msa[0].split(b"|") if msa else [b"", b"", b""]
-            out.append((f[1].decode(), f[2].decode() if len(f) > 2 else ""))
-    return out
+def read_acks_printing(sock, want, timeout):
+    return read_acks(sock, want, timeout, on_error=lambda e: print("error", e))
 
 def tcp(port):
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
@@ -120,7 +96,7 @@ if mode == "send":  # send PORT PREFIX N [CERT]: N messages pipelined, then thei
     try:
         s = tls(port, sys.argv[5] if len(sys.argv) > 5 else None)
         s.sendall(b"".join(frame(message("%s%d" % (prefix, i))) for i in range(n)))
-        for code, cid in read_acks(s, n, 5.0):
+        for code, cid in read_acks_printing(s, n, 5.0):
             print(code, cid)
     except OSError as e:
         print("error", e)
