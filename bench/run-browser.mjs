@@ -41,8 +41,11 @@ try {
     const p = await page.evaluate(() => window.lastProgress).catch(() => undefined);
     if (p) process.stderr.write(`\r${p.padEnd(70)}`);
   }, 500);
+  // The host's 1-minute load average before and after the cases (as run.mjs records it).
+  meta.machine.load_average = { start: os.loadavg()[0] };
   try {
     reading = await page.evaluate(([o, m]) => window.runBench(o, m), [options, meta]);
+    reading.machine.load_average.end = os.loadavg()[0];
   } finally {
     clearInterval(timer);
     process.stderr.write(`\r${' '.repeat(80)}\r`);

@@ -71,6 +71,9 @@ const options = {
   meta,
   onProgress: (i, n, name) => process.stderr.write(`\r[${i + 1}/${n}] ${name.padEnd(60)}`),
 };
+// The 1-minute load average before and after the cases (and peers): above the core count, the
+// run shared the machine and its times stretched with the load.
+meta.machine.load_average = { start: os.loadavg()[0] };
 const reading = bench.run(options);
 process.stderr.write(`\r${' '.repeat(80)}\r`);
 
@@ -82,4 +85,5 @@ if (!flag('--no-peers')) {
   process.stderr.write(`\r${' '.repeat(80)}\r`);
 }
 
+reading.machine.load_average.end = os.loadavg()[0];
 process.exit(writeReading(reading));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -150,7 +151,14 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-std::string meta_json(const std::string &exe) {
+// The 1-minute load average, -1 when the system gives none.
+double load_now() {
+  double load[1] = {-1};
+  return ::getloadavg(load, 1) == 1 ? std::round(load[0] * 100) / 100 : -1;
+}
+
+// `started` and `load_start` are taken before the cases run, the rest after them.
+std::string meta_json(const std::string &exe, std::time_t started_t, double load_start) {
   // Without the CLI (a build of the benchmarks alone) there is no artifact to describe: zeros.
   auto v = quire::version();
   struct utsname u {};
@@ -166,10 +174,8 @@ std::string meta_json(const std::string &exe) {
     gz = run_command("gzip -9 -c '" + exe + "' | wc -c");
     start_ms = process_start_ms(exe);
   }
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
   char started[32];
-  std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&started_t));
   std::ostringstream m;
   m << "{\"schema\":\"quire-reading/1\",\"target\":\"native\",\"runtime\":{\"name\":" << quoted(v.compiler)
     << ",\"version\":" << quoted(v.compiler)
@@ -179,6 +185,7 @@ std::string meta_json(const std::string &exe) {
     << "},\"machine\":{\"cpu\":" << quoted(cpu_model()) << ",\"logical_cores\":" << ::sysconf(_SC_NPROCESSORS_ONLN)
     << ",\"os\":" << quoted(std::string(u.sysname) + " " + u.release)
     << ",\"threads\":" << (bench::case_threads() ? bench::case_threads() : default_task_runner().concurrency())
+    << ",\"load_average\":{\"start\":" << load_start << ",\"end\":" << load_now() << "}"
     << "},\"started_at\":" << quoted(started) << ",\"startup\":{\"process_start_ms\":" << start_ms
     << ",\"artifact_bytes\":" << size << ",\"artifact_gzip_bytes\":" << (gz.empty() ? "0" : gz) << "}}";
   return m.str();
@@ -248,14 +255,15 @@ int run_bench(arguments &args) {
     return ok ? EXIT_OK : EXIT_BAD_INPUT;
   }
 
-  std::string meta = meta_json(shipped_cli());
+  const std::time_t started = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const double load_start = load_now();
   opts.progress = [](size_t i, size_t n, const std::string &name) {
     std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, n, name.c_str());
     std::fflush(stderr);
   };
   auto cases = bench::run_cases(opts);
   std::fprintf(stderr, "\r%-80s\r", "");
-  std::string reading = bench::reading_json(meta, cases);
+  std::string reading = bench::reading_json(meta_json(shipped_cli(), started, load_start), cases);
   if (out) {
     std::string tmp = *out + ".tmp-" + std::to_string(::getpid());
     {

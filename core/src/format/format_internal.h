@@ -227,7 +227,8 @@ void append_date(std::string &out, int64_t days);
 void append_timestamp(std::string &out, int64_t micros);
 /// Doubles print through core's one number printer (quire/number_text.h).
 using quire::append_double;
-/// strtod on a bounded copy.
+/// What strtod reads (correctly rounded): plain decimal text of up to 2^53 in its digits by exact
+/// double division, the rest by strtod on a bounded copy.
 double parse_double(std::string_view s) noexcept;
 
 /// How a piece of number text classifies, for inference.

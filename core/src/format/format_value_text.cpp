@@ -131,7 +131,49 @@ void append_timestamp(std::string &out, int64_t micros) {
   out.push_back('Z');
 }
 
+namespace {
+
+// The powers of ten a double holds exactly (5^22 < 2^53; 10^23 is not exact).
+constexpr double EXACT_POWERS_OF_TEN[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                          1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The usual decimal text of a column (an optional sign, digits, at most one point, no exponent)
+// whose digits make an integer m of at most 2^53 with at most 22 of them after the point: m and
+// 10^f are then exact doubles, and one IEEE division rounds m / 10^f correctly, to the double
+// strtod's correct rounding reads (Clinger's fast path). Anything else: nullopt, for strtod. In
+// wasm, musl's strtod computes in software 128-bit long double (fmodl, __multf3): most of the
+// time of writing and summing a decimal column there, before this path.
+std::optional<double> exact_decimal(std::string_view s) noexcept {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
+  uint64_t m = 0;
+  int significant = 0, after_point = 0;
+  bool point = false, digit = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '.' && !point) {
+      point = true;
+      continue;
+    }
+    if (c < '0' || c > '9') return std::nullopt;
+    digit = true;
+    if (point) ++after_point;
+    if (m == 0 && c == '0') continue;             // a leading zero
+    if (++significant > 19) return std::nullopt;  // 19 digits still fit uint64_t
+    m = m * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (!digit || m > (uint64_t{1} << 53) || after_point >= static_cast<int>(std::size(EXACT_POWERS_OF_TEN))) {
+    return std::nullopt;
+  }
+  const double v = static_cast<double>(m) / EXACT_POWERS_OF_TEN[after_point];
+  return negative ? -v : v;
+}
+
+}  // namespace
+
 double parse_double(std::string_view s) noexcept {
+  if (auto v = exact_decimal(s)) return *v;
   char buf[128];
   if (s.size() < sizeof buf) {
     std::memcpy(buf, s.data(), s.size());
