@@ -18,13 +18,15 @@
 //   quire-npm-per-message  hl7.listen({ groupMax: 1 })
 //   medplum-sqlite         @medplum/hl7's Hl7Server, a row a message into SQLite (better-sqlite3)
 //   node-hl7-server-sqlite node-hl7-server's Server, the same SQLite row a message
+//   node-net-sqlite        no MLLP library: node:net, the frames split here, the same SQLite row
+//                          a message (what a careful hand-written Node server would do)
 //   ack-only               a Node server that frames and answers AA, storing nothing: what the
 //                          driver itself can push (not a system; not in the default list)
 // The SQLite peers store the columns of quire's row schema (docs/listen.md, "Rows") with
 // journal_mode=WAL and synchronous=FULL (each commit waits for its fsync, as quire's ACK waits for
 // its commit's), in one transaction a message, and answer AA only after it committed.
 //
-// A rate is held when every message was answered AA, p99 <= 100 ms and the queue stayed flat (the
+// A rate is held when every message was answered AA exactly once, p99 <= 100 ms and the queue stayed flat (the
 // messages sent but not answered when the last one was due exceed those at half time by less than
 // 50 ms of the offered rate). A system's ladder stops after two rates not held. The reading
 // (bench/reading.schema.json, target "loopback") has one case a system and rate.
@@ -270,7 +272,7 @@ async function serve(system, store) {
       const m = req.getMessage();
       let code = 'AA';
       try {
-        const g = (p) => m.get(p).toString();
+        const g = (p) => m.get(p).toRaw(); // the whole field as written (toString() is its first component)
         db.store({
           control_id: g('MSH.10'), type: g('MSH.9'), sending_application: g('MSH.3'), sending_facility: g('MSH.4'), receiving_application: g('MSH.5'),
           receiving_facility: g('MSH.6'), message_time: g('MSH.7'), receive_time: Date.now() * 1000,
@@ -287,6 +289,43 @@ async function serve(system, store) {
       db.close();
     });
     serveNote(inbound._socket.address().port);
+  } else if (system === 'node-net-sqlite') {
+    const db = await sqliteStore(store);
+    const field = (line, i) => line.split('|')[i] ?? '';
+    const server = net.createServer((sock) => {
+      sock.setNoDelay(true);
+      const state = { buf: Buffer.alloc(0) };
+      sock.on('error', () => {});
+      sock.on('data', (chunk) => {
+        const out = [];
+        deframe(state, chunk, (bytes) => {
+          const text = bytes.toString('latin1');
+          const segs = text.split('\r');
+          const msh = segs[0];
+          const pid = segs.find((x) => x.startsWith('PID|'));
+          const id = field(msh, 9);
+          let code = 'AA';
+          try {
+            if (!msh.startsWith('MSH|') || !id) throw new Error('no MSH-10');
+            db.store({
+              control_id: id, type: field(msh, 8), sending_application: field(msh, 2), sending_facility: field(msh, 3), receiving_application: field(msh, 4),
+              receiving_facility: field(msh, 5), message_time: field(msh, 6), receive_time: Date.now() * 1000,
+              patient_id: pid ? (field(pid, 3).split('~')[0].split('^')[0] || null) : null, ack_code: 'AA', message: text,
+            });
+          } catch {
+            code = 'AE';
+          }
+          out.push(`\x0bMSH|^~\\&|${field(msh, 4)}|${field(msh, 5)}|${field(msh, 2)}|${field(msh, 3)}|${field(msh, 6)}||ACK|ACK${id}|P|2.5\rMSA|${code}|${id}\r\x1c\r`);
+        });
+        if (out.length) sock.write(out.join(''), 'latin1');
+      });
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onStop(async () => {
+      await new Promise((resolve) => server.close(resolve));
+      db.close();
+    });
+    serveNote(server.address().port);
   } else if (system === 'ack-only') {
     const server = net.createServer((sock) => {
       sock.setNoDelay(true);
@@ -317,9 +356,9 @@ const QUIRE_FLAGS = {
   'quire-grouped-0': ['--group-ms', '0'],
   'quire-per-message': ['--group-max', '1'],
 };
-const NODE_SYSTEMS = ['quire-npm-grouped', 'quire-npm-per-message', 'medplum-sqlite', 'node-hl7-server-sqlite', 'ack-only'];
+const NODE_SYSTEMS = ['quire-npm-grouped', 'quire-npm-per-message', 'medplum-sqlite', 'node-hl7-server-sqlite', 'node-net-sqlite', 'ack-only'];
 export const SYSTEMS = [...Object.keys(QUIRE_FLAGS), ...NODE_SYSTEMS];
-const DEFAULT_SYSTEMS = ['quire-grouped', 'quire-grouped-0', 'quire-per-message', 'quire-npm-grouped', 'quire-npm-per-message', 'medplum-sqlite', 'node-hl7-server-sqlite'];
+const DEFAULT_SYSTEMS = ['quire-grouped', 'quire-grouped-0', 'quire-per-message', 'quire-npm-grouped', 'quire-npm-per-message', 'medplum-sqlite', 'node-hl7-server-sqlite', 'node-net-sqlite'];
 const P99_BOUND_US = 100_000;
 
 function packageVersion(name) {
@@ -337,6 +376,7 @@ function describe(system, quire) {
   if (system === 'quire-npm-per-message') return { what: 'quire-health hl7.listen({ groupMax: 1 })' };
   if (system === 'medplum-sqlite') return { what: 'Hl7Server, better-sqlite3 (WAL, synchronous=FULL, a transaction a message)', peer: `@medplum/hl7 ${packageVersion('@medplum/hl7')} + better-sqlite3 ${packageVersion('better-sqlite3')}` };
   if (system === 'node-hl7-server-sqlite') return { what: 'Server.createInbound, better-sqlite3 (WAL, synchronous=FULL, a transaction a message)', peer: `node-hl7-server ${packageVersion('node-hl7-server')} + better-sqlite3 ${packageVersion('better-sqlite3')}` };
+  if (system === 'node-net-sqlite') return { what: 'node:net with its own MLLP framing, better-sqlite3 (WAL, synchronous=FULL, a transaction a message)', peer: `node:net ${process.version} + better-sqlite3 ${packageVersion('better-sqlite3')}` };
   return { what: 'a Node server that frames and answers AA, storing nothing (the driver\'s own limit)', peer: 'ack-only (bench/mllp-load.mjs)' };
 }
 
@@ -351,6 +391,7 @@ function startSystem(system, dir, quire) {
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
+    child.once('error', (e) => reject(new Error(`${system}: cannot start ${cmd}: ${e.message}`)));
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${system}: not listening after 30 s\n${stderr}`)), 30_000);
     child.stdout.on('data', (d) => {
@@ -439,7 +480,7 @@ function summarise(run, rate, cpu) {
     queue: { at_half: run.midOutstanding, at_end: run.endOutstanding, flat: queueFlat },
     ...(cpu !== null && aa > 0 ? { server_cpu_us_per_msg: Math.round(((cpu * 1e6) / aa) * 10) / 10 } : {}),
     bytes_sent: run.bytesSent,
-    held: aa === run.want && run.sent === run.want && p99 <= P99_BOUND_US && queueFlat,
+    held: aa === run.want && run.sent === run.want && run.duplicates === 0 && run.unknown === 0 && p99 <= P99_BOUND_US && queueFlat,
   };
 }
 
