@@ -50,7 +50,7 @@ const FS = 0x1c;
 const CR = 0x0d;
 const hr = () => Number(process.hrtime.bigint());
 
-/** One ADT^A01 of ~200 bytes with control id `cid` (the message of bench/listen_load.py). */
+/** One ADT^A01 with control id `cid` in MSH-10 and PID-3 (~190 bytes with the driver's ids, `R0-1-12345`). */
 export function message(cid) {
   return (
     `MSH|^~\\&|LOAD|FAC|QUIRE|RFAC|20261203064115||ADT^A01^ADT_A01|${cid}|P|2.5\r` +
