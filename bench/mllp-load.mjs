@@ -7,7 +7,8 @@
 // omission). Latencies go into an HDR histogram (hdr-histogram-js, µs, 3 significant digits).
 //
 //   node bench/mllp-load.mjs [--systems a,b] [--rates 250,500,...] [--seconds N] [--connections N]
-//        [--threads N] [--repeats N] [--grace-ms N] [--quire PATH] [--out READING.json] [--quick]
+//        [--threads N] [--repeats N] [--grace-ms N] [--warmup S] [--stop-after N] [--quire PATH]
+//        [--out READING.json] [--quick]
 //
 // Every system runs as its own process (a fresh store or database in a temporary folder each run),
 // the senders in worker threads of this one:
@@ -522,7 +523,7 @@ function caseOf(system, rate, opts, fig, info) {
 }
 
 function parseArgs(argv) {
-  const o = { systems: DEFAULT_SYSTEMS, rates: [250, 500, 1000, 2000, 4000, 8000, 16000, 24000, 32000], seconds: 3, connections: 4, threads: 2, repeats: 1, graceMs: 10_000, quire: path.join(repo, 'build', 'native', 'native', 'quire'), out: null, quick: false, stopAfter: 2 };
+  const o = { systems: DEFAULT_SYSTEMS, rates: [250, 500, 1000, 2000, 4000, 8000, 16000, 24000, 32000], seconds: 3, connections: 4, threads: 2, repeats: 1, graceMs: 10_000, quire: path.join(repo, 'build', 'native', 'native', 'quire'), out: null, quick: false, stopAfter: 2, warmup: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => {
@@ -542,6 +543,7 @@ function parseArgs(argv) {
     else if (a === '--repeats') o.repeats = Math.floor(num(1));
     else if (a === '--grace-ms') o.graceMs = num(0);
     else if (a === '--stop-after') o.stopAfter = Math.floor(num(1));
+    else if (a === '--warmup') o.warmup = num(0);
     else if (a === '--quire') o.quire = path.resolve(v());
     else if (a === '--out') o.out = v();
     else if (a === '--quick') o.quick = true;
@@ -554,6 +556,7 @@ function parseArgs(argv) {
     o.rates = [200];
     o.seconds = 1;
     o.graceMs = Math.min(o.graceMs, 5000);
+    o.warmup = 0;
   }
   return o;
 }
@@ -573,7 +576,7 @@ async function gitInfo() {
 async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) {
-    console.log('usage: node bench/mllp-load.mjs [--systems a,b] [--rates r1,r2] [--seconds N] [--connections N] [--threads N] [--repeats N] [--grace-ms N] [--stop-after N] [--quire PATH] [--out READING.json] [--quick]');
+    console.log('usage: node bench/mllp-load.mjs [--systems a,b] [--rates r1,r2] [--seconds N] [--connections N] [--threads N] [--repeats N] [--grace-ms N] [--warmup S] [--stop-after N] [--quire PATH] [--out READING.json] [--quick]');
     console.log(`systems: ${SYSTEMS.join(', ')}`);
     return 0;
   }
@@ -589,6 +592,9 @@ async function main(argv) {
         const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-mllp-load-'));
         try {
           const server = await startSystem(system, dir, o.quire);
+          // Warm-up, not measured: a JIT's first compiles (V8 tiers up the npm package's wasm and
+          // the peers' JavaScript as they run hot) and first allocations fall outside the run.
+          if (o.warmup > 0) await runLoad({ port: server.port, rate: Math.min(rate, 1000), seconds: o.warmup, connections: o.connections, threads: o.threads, graceMs: 2000, prefix: `W${r}-` });
           const cpu0 = cpuSeconds(server.pid);
           let run;
           let cpu1 = null;
@@ -630,6 +636,7 @@ async function main(argv) {
       sender_threads: Math.min(o.threads, o.connections),
       repeats: o.repeats,
       grace_ms: o.graceMs,
+      warmup_s: o.warmup,
       finished_at: new Date().toISOString(),
     },
     cases,

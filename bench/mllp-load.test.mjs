@@ -1,5 +1,5 @@
 // The MLLP load driver's smoke (bench/mllp-load.mjs --quick): one short rate against the quire CLI
-// (grouped and a commit a message) and a Node peer into SQLite (node-net-sqlite: the two MLLP
+// (grouped and a commit a message), the npm package's listener (QUIRE_DIST) and a Node peer into SQLite (node-net-sqlite: the two MLLP
 // libraries do not frame a stream — docs/performance.md — so their counts are not exact), in fresh
 // processes; the reading validates against the schema and every message sent was
 // answered AA exactly once. Counts, not speed: a loaded machine only makes the latencies larger.
@@ -22,11 +22,11 @@ function driver(args) {
   });
 }
 
-test('--quick against quire listen and a Node peer into SQLite: a valid reading, every message AA once', async () => {
+test('--quick against quire listen, hl7.listen and a Node peer into SQLite: a valid reading, every message AA once', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'mllp-load-test-'));
   try {
     const out = path.join(dir, 'reading.json');
-    const systems = ['quire-grouped', 'quire-per-message', 'node-net-sqlite'];
+    const systems = ['quire-grouped', 'quire-per-message', 'quire-npm-grouped', 'node-net-sqlite'];
     const r = await driver(['--quick', '--systems', systems.join(','), '--quire', quire, '--out', out]);
     assert.equal(r.code, 0, r.stderr);
     const reading = JSON.parse(readFileSync(out, 'utf8'));
@@ -43,7 +43,7 @@ test('--quick against quire listen and a Node peer into SQLite: a valid reading,
       assert.equal(c.calls, l.sent);
       assert.equal(typeof l.held, 'boolean');
     }
-    assert.match(reading.cases[2].peer, /^node:net v\d+.* \+ better-sqlite3 \d/);
+    assert.match(reading.cases[3].peer, /^node:net v\d+.* \+ better-sqlite3 \d/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
