@@ -447,8 +447,10 @@ async function runLoad({ port, rate, seconds, connections, threads, graceMs, pre
     w.on('message', (m) => m.ready && resolve());
   })));
   const t0 = hr() + 50e6;
+  const cpu0 = process.cpuUsage();
   for (const w of workers) w.postMessage({ t0 });
   const parts = await Promise.all(results);
+  const cpu = process.cpuUsage(cpu0);
   await Promise.all(workers.map((w) => w.terminate()));
   const hist = newHistogram();
   const sum = { codes: {}, want: 0, sent: 0, acked: 0, bytesSent: 0, duplicates: 0, unknown: 0, midOutstanding: 0, endOutstanding: 0, sendSeconds: 0 };
@@ -458,7 +460,7 @@ async function runLoad({ port, rate, seconds, connections, threads, graceMs, pre
     for (const k of ['want', 'sent', 'acked', 'bytesSent', 'duplicates', 'unknown', 'midOutstanding', 'endOutstanding']) sum[k] += p[k];
     sum.sendSeconds = Math.max(sum.sendSeconds, p.sendSeconds);
   }
-  return { ...sum, hist };
+  return { ...sum, hist, driverCpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** The figures of one run (a histogram and counts) as the reading's ladder fields. */
@@ -481,6 +483,7 @@ function summarise(run, rate, cpu) {
     queue: { at_half: run.midOutstanding, at_end: run.endOutstanding, flat: queueFlat },
     ...(cpu !== null && aa > 0 ? { server_cpu_us_per_msg: Math.round(((cpu * 1e6) / aa) * 10) / 10 } : {}),
     bytes_sent: run.bytesSent,
+    driver_cpu_us_per_msg: Math.round(((run.driverCpuSeconds * 1e6) / Math.max(1, run.sent)) * 10) / 10,
     held: aa === run.want && run.sent === run.want && run.duplicates === 0 && run.unknown === 0 && p99 <= P99_BOUND_US && queueFlat,
   };
 }
