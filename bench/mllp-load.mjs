@@ -388,6 +388,8 @@ function startSystem(system, dir, quire) {
     ? [quire, ['listen', '--port', '0', '--store', store, ...QUIRE_FLAGS[system]]]
     : [process.execPath, [fileURLToPath(import.meta.url), '--serve', system, '--store', store]];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUIRE_DIST: dist } });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -416,6 +418,18 @@ function startSystem(system, dir, quire) {
     });
     exited.then((r) => reject(new Error(`${system} exited (${r.code ?? r.signal}) before listening\n${stderr}`)));
   });
+}
+
+// The servers running: stopped with the driver (SIGINT, SIGTERM), never left behind.
+const running = new Set();
+if (isMainThread) {
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      if (process.argv.includes('--serve')) return;
+      for (const c of running) c.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
 }
 
 const CLK_TCK = 100; // USER_HZ on Linux
@@ -488,6 +502,33 @@ function summarise(run, rate, cpu) {
   };
 }
 
+/**
+ * The disk's fsync latency where the stores live (os.tmpdir()): 200 appends of 2 KiB, each
+ * followed by fsync; { p50, p90, p99, max } in ms. What a commit a message waits for, twice for
+ * quire (its commit's two syncs), once for SQLite in WAL mode.
+ */
+async function fsyncProbe() {
+  const { openSync, writeSync, fsyncSync, closeSync } = await import('node:fs');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-fsync-probe-'));
+  try {
+    const fd = openSync(path.join(dir, 'probe'), 'w');
+    const block = Buffer.alloc(2048, 0x41);
+    const t = [];
+    for (let i = 0; i < 200; i++) {
+      writeSync(fd, block);
+      const a = hr();
+      fsyncSync(fd);
+      t.push((hr() - a) / 1e6);
+    }
+    closeSync(fd);
+    t.sort((x, y) => x - y);
+    const r = (v) => Math.round(v * 100) / 100;
+    return { p50: r(t[100]), p90: r(t[180]), p99: r(t[198]), max: r(t[199]) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -526,7 +567,7 @@ function caseOf(system, rate, opts, fig, info) {
 }
 
 function parseArgs(argv) {
-  const o = { systems: DEFAULT_SYSTEMS, rates: [250, 500, 1000, 2000, 4000, 8000, 16000, 24000, 32000], seconds: 3, connections: 4, threads: 2, repeats: 1, graceMs: 10_000, quire: path.join(repo, 'build', 'native', 'native', 'quire'), out: null, quick: false, stopAfter: 2, warmup: 1 };
+  const o = { systems: DEFAULT_SYSTEMS, rates: [50, 100, 250, 500, 1000, 2000, 4000, 8000, 16000, 24000, 32000], seconds: 3, connections: 4, threads: 2, repeats: 1, graceMs: 10_000, quire: path.join(repo, 'build', 'native', 'native', 'quire'), out: null, quick: false, stopAfter: 2, warmup: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => {
@@ -585,6 +626,7 @@ async function main(argv) {
   }
   const started = new Date().toISOString();
   const load0 = os.loadavg();
+  const fsync0 = await fsyncProbe();
   const cases = [];
   for (const system of o.systems) {
     const info = describe(system, o.quire);
@@ -630,6 +672,7 @@ async function main(argv) {
     build: { ...(await gitInfo()), compiler: 'see native/wasm readings', flags: 'the quire CLI and npm package as built (make native, make js)' },
     machine: { cpu: os.cpus()[0]?.model ?? 'unknown', logical_cores: os.cpus().length, os: `${os.type()} ${os.release()}`, load_average: [...load0, ...os.loadavg()].map((x) => Math.round(x * 100) / 100) },
     started_at: started,
+    disk: { fsync_2kib_ms: [fsync0, await fsyncProbe()], where: os.tmpdir() },
     ladder: {
       command: `node bench/mllp-load.mjs ${argv.join(' ')}`.trim(),
       rule: 'held: every message AA, p99 <= 100 ms, outstanding at the end <= outstanding at half time + 50 ms of the offered rate',

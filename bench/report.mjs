@@ -159,6 +159,8 @@ if (!ladderFiles.length) {
     const l = ladderOf(`listen/${f}`, reading);
     const load = l.machine.load_average ?? [];
     ladderOut += `**listen/${f}**: ${l.startedAt} to ${l.ladder.finished_at ?? '?'}, ${l.machine.cpu}, ${l.machine.logical_cores} cores, load average ${load.slice(0, 3).join(' / ')} at the start and ${load.slice(3).join(' / ')} at the end; ${l.ladder.connections} connections on ${l.ladder.sender_threads} sender threads, ${l.ladder.seconds} s a rate, ${l.ladder.repeats} run${l.ladder.repeats === 1 ? '' : 's'} a rate; commit ${(l.build.commit ?? '').slice(0, 10)}${l.build.dirty ? ' (dirty)' : ''}.\n\n`;
+    const fs2 = reading.disk?.fsync_2kib_ms;
+    if (fs2?.length) ladderOut += `The disk under the stores (\`${reading.disk.where}\`), fsync of a 2 KiB append: ${fs2.map((f, i) => `${i ? 'at the end' : 'at the start'} p50 ${f.p50} ms, p99 ${f.p99} ms`).join('; ')}.\n\n`;
     ladderOut += `\`${l.ladder.command}\`\n\n`;
     ladderOut += '| system | highest rate held (msg/s) | what it is |\n|---|---:|---|\n';
     for (const s of l.systems) ladderOut += `| ${s.system} | ${s.maxHeld ? n(s.maxHeld) : 'none'} | ${s.what}${s.peer ? ` (${s.peer})` : ''} |\n`;
