@@ -27,10 +27,11 @@
 // journal_mode=WAL and synchronous=FULL (each commit waits for its fsync, as quire's ACK waits for
 // its commit's), in one transaction a message, and answer AA only after it committed.
 //
-// A rate is held when every message was answered AA exactly once, p99 <= 100 ms and the queue stayed flat (the
-// messages sent but not answered when the last one was due exceed those at half time by no more
-// than 50 ms of the offered rate, or two a connection). A system's ladder stops after two rates in a row not held. The reading
-// (bench/reading.schema.json, target "loopback") has one case a system and rate.
+// A rate is held when every message was answered AA exactly once, p99 <= 100 ms and the queue
+// stayed flat (the messages sent but not answered when the last one was due exceed those at half
+// time by no more than 50 ms of the offered rate, or two a connection). A system's ladder stops
+// after two rates in a row not held. The reading (bench/reading.schema.json, target "loopback")
+// has one case a system and rate.
 //
 // Internal modes: `--serve SYSTEM --store PATH` (a peer or npm server; prints `listening on
 // ADDR:PORT`), and the worker threads (workerData).
