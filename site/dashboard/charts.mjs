@@ -197,7 +197,7 @@ export function ladderChart({ systems, width, bound, ariaLabel, tickRate, tickMs
   axis += `<text class="bound-label" x="${width - right - 4}" y="${(ys.x(bound) - 5).toFixed(1)}" text-anchor="end">p99 bound ${esc(tickMs(bound))}</text>`;
   let body = '';
   systems.forEach((s, i) => {
-    const cls = `l-${i % 8}`;
+    const cls = `l-${i % 9}`;
     const pts = (key) => s.points.filter((p) => p[key] > 0).map((p) => `${xs.x(p.rate).toFixed(1)},${ys.x(p[key]).toFixed(1)}`).join(' ');
     body += `<g class="system ${cls}" data-system="${esc(s.system)}">`;
     body += `<polyline class="p50-line" points="${pts('p50')}"/>`;

@@ -210,7 +210,7 @@ function renderLadders() {
   const width = chartWidth();
   const systems = ladders[0].systems;
   $('ladder-legend').innerHTML = [
-    ...systems.map((s, i) => `<li class="l-${i % 8}"><span class="swatch ladder" aria-hidden="true"></span>${esc(s.system)} — ${s.maxHeld ? `held up to ${count(s.maxHeld)} msg/s` : 'no rate held'}</li>`),
+    ...systems.map((s, i) => `<li class="l-${i % 9}"><span class="swatch ladder" aria-hidden="true"></span>${esc(s.system)} — ${s.maxHeld ? `held up to ${count(s.maxHeld)} msg/s` : 'no rate held'}</li>`),
     '<li><span class="swatch k-held" aria-hidden="true"></span>p99, held</li>',
     '<li><span class="swatch k-not-held" aria-hidden="true"></span>p99, not held</li>',
     '<li><span class="swatch k-p50" aria-hidden="true"></span>p50</li>',
