@@ -157,7 +157,8 @@ format: bootstrap
 # npm package's tests in Node and in headless Chromium (including the packed tarball), and the
 # site's tests (its server and the dashboard in headless Chromium).
 # The same quick benchmark cases natively and in Node must compute equal checksums; the benchmark
-# module's own tests (bench/bench.test.mjs) run with them.
+# module's own tests (bench/bench.test.mjs) and the MLLP load driver's smoke (bench/mllp-load.test.mjs)
+# run with them.
 test-bench-smoke: native js
 	mkdir -p build/readings-smoke
 	$(QUIRE_BENCH_BIN) --quick --filter 64kib,nested,format.find/customers-200k,format.find/wide-100k,crypto.open,store.partition-open,store.append-row/partitions-100 --out build/readings-smoke/native.json
@@ -165,6 +166,7 @@ test-bench-smoke: native js
 	node bench/validate-reading.mjs build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	$(QUIRE_BENCH_BIN) compare build/readings-smoke/native.json build/readings-smoke/wasm-node.json
 	QUIRE_DIST=$(abspath $(JS_DIST)) node --test bench/bench.test.mjs
+	QUIRE_DIST=$(abspath $(JS_DIST)) QUIRE_CLI=$(abspath $(NATIVE))/native/quire node --test bench/mllp-load.test.mjs
 
 test: format-check test-native test-wasm test-js test-asan fuzz-smoke test-bench-smoke test-site
 	@echo "make test: all suites passed"

@@ -5,10 +5,10 @@
 // The readings of each run are merged case by case by the dashboard's merge (site/dashboard/
 // model.mjs, the one the page uses, tested against `quire-bench compare`): this file only lays
 // out its rows.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildModel } from '../site/dashboard/model.mjs';
+import { buildModel, ladderOf } from '../site/dashboard/model.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repo, 'bench', 'readings');
@@ -144,6 +144,37 @@ if (Object.keys(viewsReadings).length === 0) {
   }
 }
 
+// The MLLP capacity ladder (bench/readings/listen/: `node bench/mllp-load.mjs --out ...`, target
+// loopback): a row a system and offered rate, and each system's highest rate held.
+const listenDir = path.join(dir, 'listen');
+const ladderFiles = existsSync(listenDir) ? readdirSync(listenDir).filter((f) => f.endsWith('.json')).sort() : [];
+let ladderOut = '';
+if (!ladderFiles.length) {
+  ladderOut = '_No ladder reading checked in yet._\n';
+} else {
+  const lms = (v) => (v === null || v === undefined ? '—' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 1)} ms`);
+  const n = (x) => (x === null || x === undefined ? '—' : Math.round(x).toLocaleString('en-US'));
+  for (const f of ladderFiles) {
+    const reading = JSON.parse(readFileSync(path.join(listenDir, f), 'utf8'));
+    const l = ladderOf(`listen/${f}`, reading);
+    const load = l.machine.load_average_1_5_15 ?? { start: [], end: [] };
+    ladderOut += `**listen/${f}**: ${l.startedAt} to ${l.ladder.finished_at ?? '?'}, ${l.machine.cpu}, ${l.machine.logical_cores} cores, load average ${load.start.join(' / ')} at the start and ${load.end.join(' / ')} at the end; ${l.ladder.connections} connections on ${l.ladder.sender_threads} sender threads, ${l.ladder.seconds} s a rate, ${l.ladder.repeats} run${l.ladder.repeats === 1 ? '' : 's'} a rate; commit ${(l.build.commit ?? '').slice(0, 10)}${l.build.dirty ? ' (dirty)' : ''}.\n\n`;
+    const fs2 = reading.disk?.fsync_2kib_ms;
+    if (fs2?.length) ladderOut += `The disk under the stores (\`${reading.disk.where}\`), fsync of a 2 KiB append: ${fs2.map((f, i) => `${i ? 'at the end' : 'at the start'} p50 ${f.p50} ms, p99 ${f.p99} ms`).join('; ')}.\n\n`;
+    ladderOut += `\`${l.ladder.command}\`\n\n`;
+    ladderOut += '| system | highest rate held (msg/s) | what it is |\n|---|---:|---|\n';
+    for (const s of l.systems) ladderOut += `| ${s.system} | ${s.maxHeld ? n(s.maxHeld) : 'none'} | ${s.what}${s.peer ? ` (${s.peer})` : ''} |\n`;
+    ladderOut += '\n| system | offered msg/s | AA of sent | unanswered | AA msg/s | p50 | p99 | p99.9 | max | queue at half → end | server CPU µs/msg | held |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n';
+    for (const s of l.systems) {
+      for (const p of s.points) {
+        const c = reading.cases.find((x) => x.name === p.name).ladder;
+        const extra = c.duplicates ? ` (${n(c.duplicates)} ACKs twice)` : '';
+        ladderOut += `| ${s.system} | ${n(p.rate)} | ${n(p.aa)} of ${n(p.sent)}${extra} | ${n(p.missing)} | ${n(p.aaPerS)} | ${lms(p.p50)} | ${lms(p.p99)} | ${lms(p.p999)} | ${lms(p.max)} | ${p.queue ? `${n(p.queue.at_half)} → ${n(p.queue.at_end)}` : '—'} | ${p.cpu === null ? '—' : p.cpu.toFixed(1)} | ${p.held ? 'yes' : 'no'} |\n`;
+      }
+    }
+  }
+}
+
 const doc = path.join(repo, 'docs', 'performance.md');
 let text = readFileSync(doc, 'utf8');
 function fill(begin, end, body, from) {
@@ -157,5 +188,6 @@ function fill(begin, end, body, from) {
 fill('<!-- readings:begin -->', '<!-- readings:end -->', out, 'bench/readings/*.json');
 fill('<!-- format-readings:begin -->', '<!-- format-readings:end -->', formatOut, 'bench/readings/format/*.json');
 fill('<!-- views-readings:begin -->', '<!-- views-readings:end -->', viewsOut, 'bench/readings/views/*.json');
+fill('<!-- ladder-readings:begin -->', '<!-- ladder-readings:end -->', ladderOut, 'bench/readings/listen/*.json');
 writeFileSync(doc, text);
 console.log(`wrote the tables of ${path.relative(repo, doc)} from ${Object.keys(readings).join(', ')}, format/ ${Object.keys(formatReadings).join(', ')} and views/ ${Object.keys(viewsReadings).join(', ')}`);

@@ -155,3 +155,62 @@ export function barChart({ rows, width, log, tick, reference, ariaLabel, barsPer
     `${axis}${body}</svg>`
   );
 }
+
+/**
+ * The capacity ladder: latency (ms, log) against offered rate (msg/s, log), one colour per system
+ * (`l-0`, `l-1`... classes), p99 a solid line, p50 a dashed one; a point held is a filled dot, one
+ * not held a hollow ring; `bound` (ms) a dashed horizontal line. systems: ladderOf(...).systems.
+ */
+export function ladderChart({ systems, width, bound, ariaLabel, tickRate, tickMs }) {
+  const height = Math.max(240, Math.min(420, Math.round(width * 0.5)));
+  const left = 58;
+  const right = 14;
+  const top = 12;
+  const bottom = 34;
+  const rates = [];
+  const lat = [bound];
+  for (const s of systems) {
+    for (const p of s.points) {
+      rates.push(p.rate);
+      for (const v of [p.p50, p.p99]) if (v > 0) lat.push(v);
+    }
+  }
+  const xs = makeScale(rates, true, left, width - right);
+  // Up the page: a scale onto [top, bottom] (so its ticks are spaced as for a positive span), flipped.
+  const down = makeScale(lat, true, top, height - bottom);
+  const ys = { ticks: down.ticks, x: (v) => top + (height - bottom) - down.x(v) };
+  let axis = '';
+  for (const t of xs.ticks) {
+    const x = xs.x(t).toFixed(1);
+    axis += `<line class="grid" x1="${x}" x2="${x}" y1="${top}" y2="${height - bottom}"/>`;
+    axis += `<text class="tick" x="${x}" y="${height - bottom + 14}" text-anchor="middle">${esc(tickRate(t))}</text>`;
+  }
+  for (const t of ys.ticks) {
+    const y = ys.x(t).toFixed(1);
+    axis += `<line class="grid" x1="${left}" x2="${width - right}" y1="${y}" y2="${y}"/>`;
+    axis += `<text class="tick" x="${left - 5}" y="${(ys.x(t) + 4).toFixed(1)}" text-anchor="end">${esc(tickMs(t))}</text>`;
+  }
+  axis += `<text class="axis-label" x="${((left + width - right) / 2).toFixed(1)}" y="${height - 4}" text-anchor="middle">offered rate, messages/s (log)</text>`;
+  axis += `<text class="axis-label" transform="translate(12 ${((top + height - bottom) / 2).toFixed(1)}) rotate(-90)" text-anchor="middle">latency (log)</text>`;
+  const yb = ys.x(bound).toFixed(1);
+  axis += `<line class="bound" x1="${left}" x2="${width - right}" y1="${yb}" y2="${yb}"/>`;
+  axis += `<text class="bound-label" x="${width - right - 4}" y="${(ys.x(bound) - 5).toFixed(1)}" text-anchor="end">p99 bound ${esc(tickMs(bound))}</text>`;
+  let body = '';
+  systems.forEach((s, i) => {
+    const cls = `l-${i % 9}`;
+    const pts = (key) => s.points.filter((p) => p[key] > 0).map((p) => `${xs.x(p.rate).toFixed(1)},${ys.x(p[key]).toFixed(1)}`).join(' ');
+    body += `<g class="system ${cls}" data-system="${esc(s.system)}">`;
+    body += `<polyline class="p50-line" points="${pts('p50')}"/>`;
+    body += `<polyline class="p99-line" points="${pts('p99')}"/>`;
+    for (const p of s.points) {
+      if (!(p.p99 > 0)) continue;
+      const title = `${s.system} at ${p.rate} msg/s: ${p.held ? 'held' : 'not held'}; AA ${p.aa} of ${p.sent}${p.missing ? `, ${p.missing} unanswered` : ''}; p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms`;
+      body += `<circle class="point${p.held ? ' held' : ' not-held'}" data-rate="${p.rate}" cx="${xs.x(p.rate).toFixed(1)}" cy="${ys.x(p.p99).toFixed(1)}" r="${p.held ? 4 : 3.5}"><title>${esc(title)}</title></circle>`;
+    }
+    body += '</g>';
+  });
+  return (
+    `<svg class="ladder-chart" role="img" aria-label="${esc(ariaLabel)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    `${axis}${body}</svg>`
+  );
+}

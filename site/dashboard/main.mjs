@@ -2,8 +2,8 @@
 // files dropped on the page), merges them by case name (model.mjs) and draws the active view as
 // SVG (charts.mjs) above a table with the exact figures. No wasm, no framework, no network
 // beyond this server.
-import { TARGETS, TARGET_LABELS, buildModel, checkReading, filterCases, sortByRatio } from './model.mjs';
-import { barChart } from './charts.mjs';
+import { LADDER_TARGET, TARGETS, TARGET_LABELS, buildModel, checkReading, filterCases, sortByRatio } from './model.mjs';
+import { barChart, ladderChart } from './charts.mjs';
 import { bytes, count, duration, esc, millis, ratio, tickBytes, tickDuration, tickRatio } from './format.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -196,6 +196,49 @@ function renderCharts(cases) {
   state.drawnWidth = width;
 }
 
+const rateText = (r) => (r >= 1000 ? `${Number((r / 1000).toPrecision(3))}k` : `${Number(r.toPrecision(3))}`);
+const msText = (v) => (v === null || v === undefined ? '—' : v >= 1000 ? `${Number((v / 1000).toPrecision(3))} s` : `${Number(v.toPrecision(3))} ms`);
+
+/** The loopback readings' capacity ladders: a chart (latency against offered rate) and a table each. */
+function renderLadders() {
+  const ladders = state.model.ladders;
+  $('ladder-section').hidden = !ladders.length;
+  if (!ladders.length) {
+    $('ladders').innerHTML = '';
+    return;
+  }
+  const width = chartWidth();
+  const systems = ladders[0].systems;
+  $('ladder-legend').innerHTML = [
+    ...systems.map((s, i) => `<li class="l-${i % 9}"><span class="swatch ladder" aria-hidden="true"></span>${esc(s.system)} — ${s.maxHeld ? `held up to ${count(s.maxHeld)} msg/s` : 'no rate held'}</li>`),
+    '<li><span class="swatch k-held" aria-hidden="true"></span>p99, held</li>',
+    '<li><span class="swatch k-not-held" aria-hidden="true"></span>p99, not held</li>',
+    '<li><span class="swatch k-p50" aria-hidden="true"></span>p50</li>',
+    '<li><span class="swatch k-bound" aria-hidden="true"></span>p99 bound</li>',
+  ].join('');
+  let html = '';
+  for (const l of ladders) {
+    const bound = l.ladder.p99_bound_ms ?? 100;
+    const svg = ladderChart({
+      systems: l.systems, width, bound, tickRate: rateText, tickMs: msText,
+      ariaLabel: `Capacity ladder of ${l.systems.length} systems: p99 and p50 latency against offered rate, log scales; highest rate held: ${l.systems.map((s) => `${s.system} ${s.maxHeld || 'none'}`).join(', ')}. The table below lists every figure.`,
+    });
+    const load = l.machine.load_average_1_5_15?.start;
+    const caption = `${l.source} — ${l.startedAt}${load ? `, load average ${load.join(' ')} at the start` : ''}, ${l.ladder.connections ?? '?'} connections, ${l.ladder.seconds ?? '?'} s a rate`;
+    let rows = '';
+    for (const s of l.systems) {
+      for (const p of s.points) {
+        rows += `<tr data-ladder="${esc(p.name)}"><th scope="row">${esc(s.system)}${s.peer ? `<br><small>${esc(s.peer)}</small>` : ''}</th><td>${count(p.rate)}</td><td>${count(p.aa)} of ${count(p.sent)}</td>` +
+          `<td>${msText(p.p50)}</td><td>${msText(p.p99)}</td><td>${msText(p.p999)}</td><td>${msText(p.max)}</td><td>${p.cpu === null ? '—' : p.cpu.toFixed(1)}</td>` +
+          `<td class="${p.held ? 'ok' : 'no'}">${p.held ? 'held' : 'no'}</td></tr>`;
+      }
+    }
+    const table = `<div class="table-wrap ladder-wrap" tabindex="0" role="region" aria-label="${esc(l.source)}: the ladder's figures"><table class="ladder-table"><caption>${esc(l.source)}: every system and rate</caption><thead><tr><th scope="col">system</th><th scope="col">offered msg/s</th><th scope="col">AA</th><th scope="col">p50</th><th scope="col">p99</th><th scope="col">p99.9</th><th scope="col">max</th><th scope="col">server CPU µs/msg</th><th scope="col">held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    html += `<figure class="ladder-block"><figcaption>${esc(caption)}</figcaption>${svg}</figure>${table}`;
+  }
+  $('ladders').innerHTML = html;
+}
+
 function renderTable(cases) {
   const targets = targetsShown();
   const ordered = state.view === 'ratio' ? [...sortByRatio(cases, state.sort), ...cases.filter((c) => !sortByRatio([c], state.sort).length)] : cases;
@@ -233,6 +276,10 @@ function renderRuns() {
     const s = r.startup;
     return `<tr><th scope="row">${esc(runLabel(r))}</th><td>${esc(r.source)}</td><td>${esc(`${r.runtime.name ?? ''} ${r.runtime.version && r.runtime.version !== r.runtime.name ? r.runtime.version : ''}`)}</td><td><code>${esc((r.build.commit ?? '').slice(0, 10))}</code>${r.build.dirty ? ' (dirty)' : ''}</td><td>${esc(r.startedAt)}</td><td>${esc(r.machine.cpu ?? '')}</td><td>${r.caseCount}</td><td>${millis(s.process_start_ms)}</td><td>${millis(s.import_ms)}</td><td>${millis(s.instantiate_ms)}</td><td>${bytes(s.artifact_bytes)}</td><td>${bytes(s.artifact_gzip_bytes)}</td></tr>`;
   });
+  // The loopback readings (capacity ladders) are runs too: no start-up figures.
+  for (const l of state.model.ladders) {
+    rows.push(`<tr><th scope="row">${esc(LADDER_TARGET)}</th><td>${esc(l.source)}</td><td>${esc(`${l.runtime.name ?? ''} ${l.runtime.version ?? ''}`)}</td><td><code>${esc((l.build.commit ?? '').slice(0, 10))}</code>${l.build.dirty ? ' (dirty)' : ''}</td><td>${esc(l.startedAt)}</td><td>${esc(l.machine.cpu ?? '')}</td><td>${l.caseCount}</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td></tr>`);
+  }
   $('runs-table').innerHTML = `<thead><tr><th scope="col">run</th><th scope="col">file</th><th scope="col">runtime</th><th scope="col">commit</th><th scope="col">started</th><th scope="col">cpu</th><th scope="col">cases</th><th scope="col">process start</th><th scope="col">import</th><th scope="col">compile + instantiate</th><th scope="col">artifact</th><th scope="col">gzipped</th></tr></thead><tbody>${rows.join('')}</tbody>`;
 }
 
@@ -297,6 +344,7 @@ function render() {
   stats.cases = cases.length;
   stats.rows = rows;
   stats.view = state.view;
+  renderLadders();
   $('status').textContent = `${cases.length} of ${state.model.cases.length} cases shown (drawn in ${stats.renderMs.toFixed(0)} ms).`;
 }
 

@@ -6,12 +6,17 @@
 
 export const TARGETS = ['native', 'wasm-node', 'wasm-browser'];
 export const TARGET_LABELS = { native: 'native', 'wasm-node': 'Node', 'wasm-browser': 'browser' };
+/**
+ * The target of a load run over loopback (bench/mllp-load.mjs): its cases are the capacity
+ * ladder's (one system at one offered rate), drawn as a ladder, not merged with the per-call cases.
+ */
+export const LADDER_TARGET = 'loopback';
 
 /** Returns why `reading` is not a reading file (a string), or null when it is one. */
 export function checkReading(reading) {
   if (reading === null || typeof reading !== 'object' || Array.isArray(reading)) return 'not a JSON object';
   if (reading.schema !== 'quire-reading/1') return `schema is ${JSON.stringify(reading.schema)}, not "quire-reading/1"`;
-  if (!TARGETS.includes(reading.target)) return `target ${JSON.stringify(reading.target)} is none of ${TARGETS.join(', ')}`;
+  if (!TARGETS.includes(reading.target) && reading.target !== LADDER_TARGET) return `target ${JSON.stringify(reading.target)} is none of ${[...TARGETS, LADDER_TARGET].join(', ')}`;
   if (!Array.isArray(reading.cases)) return 'has no cases array';
   for (const [i, c] of reading.cases.entries()) {
     if (!c || typeof c.name !== 'string' || typeof c.op !== 'string') return `case ${i} has no name or op`;
@@ -38,7 +43,9 @@ export function budgetBase(c) {
 
 /**
  * Merges readings ({ source, run, reading }, in load order) into
- * { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates }.
+ * { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates, ladders }.
+ * Loopback readings (capacity ladders) are not merged case by case: each becomes one of
+ * `ladders` (ladderOf).
  * A case seen twice on one target (two readings of the same target) keeps the later one and is
  * listed in `duplicates`. Peer cases (other libraries) are never checked for equal checksums (a
  * peer on another target is another build of another library) nor held to quire's memory budget,
@@ -48,7 +55,12 @@ export function buildModel(readings) {
   const runs = [];
   const byName = new Map();
   const duplicates = [];
+  const ladders = [];
   for (const { source, run, reading } of readings) {
+    if (reading.target === LADDER_TARGET) {
+      ladders.push(ladderOf(source, reading));
+      continue;
+    }
     runs.push({
       source,
       run: run ?? '',
@@ -137,7 +149,47 @@ export function buildModel(readings) {
   }
   const modules = [...new Set(cases.map((c) => c.module))];
   const ops = [...new Set(cases.map((c) => c.op))];
-  return { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates };
+  return { runs, cases, modules, ops, mismatches, overBudget, failed, missing, duplicates, ladders };
+}
+
+/**
+ * A loopback reading as its ladder: { source, startedAt, machine, ladder (how it ran), systems },
+ * each system { system, peer, what, maxHeld (the highest held rate, 0 for none), points } and each
+ * point one offered rate { rate, held, sent, aa, missing, p50, p99, p999, max (ms), cpu (µs/msg) },
+ * in rate order; systems in the reading's order.
+ */
+export function ladderOf(source, reading) {
+  const bySystem = new Map();
+  for (const c of reading.cases) {
+    const l = c.ladder;
+    if (!l) continue;
+    if (!bySystem.has(l.system)) bySystem.set(l.system, { system: l.system, peer: c.peer ?? null, what: l.what ?? '', points: [] });
+    const ms = (us) => (typeof us === 'number' ? us / 1000 : null);
+    bySystem.get(l.system).points.push({
+      name: c.name,
+      rate: l.offered_per_s,
+      held: l.held === true,
+      sent: l.sent,
+      aa: l.aa,
+      missing: l.missing ?? 0,
+      aaPerS: l.aa_per_s ?? null,
+      p50: ms(l.latency_us?.p50),
+      p99: ms(l.latency_us?.p99),
+      p999: ms(l.latency_us?.p999),
+      max: ms(l.latency_us?.max),
+      cpu: l.server_cpu_us_per_msg ?? null,
+      queue: l.queue ?? null,
+    });
+  }
+  const systems = [...bySystem.values()];
+  for (const s of systems) {
+    s.points.sort((a, b) => a.rate - b.rate);
+    s.maxHeld = Math.max(0, ...s.points.filter((p) => p.held).map((p) => p.rate));
+  }
+  return {
+    source, startedAt: reading.started_at ?? '', runtime: reading.runtime ?? {}, build: reading.build ?? {}, machine: reading.machine ?? {},
+    ladder: reading.ladder ?? {}, caseCount: reading.cases.length, systems,
+  };
 }
 
 /** The cases that pass the filter { module, op, text, peers, problems }. */
