@@ -126,31 +126,7 @@ elif mode == "deaf":  # deaf PORT N: sends N messages and never reads an ACK
     time.sleep(float(sys.argv[4]) if len(sys.argv) > 4 else 1)
 EOF
 
-# start_listener LOG ARGS...: starts quire listen in the background; sets lpid and port.
-start_listener() {
-  local log=$1
-  shift
-  # Emptied here, not by the redirection below: that one runs in the child, after this function
-  # may already have read the last listener's "listening on" line (seen under load).
-  : >listen.out
-  "$quire" listen "$@" >>listen.out 2>>"$log" &
-  lpid=$!
-  pids+=("$lpid")
-  port=""
-  for _ in $(seq 1 200); do
-    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' listen.out 2>/dev/null)
-    [[ -n $port ]] && return 0
-    kill -0 "$lpid" 2>/dev/null || break
-    sleep 0.02
-  done
-  fail "the listener did not start: $(cat "$log")"
-  return 1
-}
-stop_listener() {
-  kill -TERM "$lpid" 2>/dev/null
-  wait "$lpid"
-  stopped=$?
-}
+# start_listener and stop_listener: cli_lib.sh.
 rows_of() { "$quire" query "$1" --count 2>/dev/null; }
 
 # --- ACKs and rows --------------------------------------------------------------------------------

@@ -180,29 +180,7 @@ elif mode == "idle":  # idle PORT N SECONDS: N TLS connections, handshakes done,
     time.sleep(secs)
 EOF
 
-# start_listener LOG ARGS...: starts quire listen in the background; sets lpid and port.
-start_listener() {
-  local log=$1
-  shift
-  rm -f listen.out  # else the last listener's port may be read before this one's truncates it
-  "$quire" listen "$@" >listen.out 2>>"$log" &
-  lpid=$!
-  pids+=("$lpid")
-  port=""
-  for _ in $(seq 1 200); do
-    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' listen.out 2>/dev/null)
-    [[ -n $port ]] && return 0
-    kill -0 "$lpid" 2>/dev/null || break
-    sleep 0.02
-  done
-  fail "the listener did not start: $(cat "$log")"
-  return 1
-}
-stop_listener() {
-  kill -TERM "$lpid" 2>/dev/null
-  wait "$lpid"
-  stopped=$?
-}
+# start_listener and stop_listener: cli_lib.sh.
 local_port() { sed -n 's/^local //p' "$1"; }
 count() { "$quire" query "$1" --where "control_id startsWith '$2'" --count 2>/dev/null; }
 tls_args=(--tls-cert server.pem --tls-key server.key)

@@ -185,15 +185,8 @@ export async function mountMessages(ctx, client, opened, { sealed, asTable }) {
   // --- restore from the hash -------------------------------------------------------------------------
   showCount();
   const q = ctx.hash.get('q');
-  if (q) {
-    let w = q;
-    if (q.startsWith('{')) {
-      try {
-        w = JSON.parse(q);
-      } catch {
-        w = q;
-      }
-    }
+  const w = q && filterOfText(q);
+  if (w) {
     expression.value = typeof w === 'string' ? w : JSON.stringify(w);
     await apply(w);
   }

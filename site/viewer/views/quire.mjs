@@ -501,15 +501,8 @@ async function tableView(ctx, client, opened, asMessages) {
   showQuery();
   await Promise.all([storageReport(), chunkStats()]);
   const q = ctx.hash.get('q');
-  if (q) {
-    let w = q;
-    if (q.startsWith('{')) {
-      try {
-        w = JSON.parse(q);
-      } catch {
-        w = q;
-      }
-    }
+  const w = q && filterOfText(q);
+  if (w) {
     expression.value = typeof w === 'string' ? w : JSON.stringify(w);
     await apply(w, { keepRow: true });
   }
