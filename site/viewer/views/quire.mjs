@@ -291,7 +291,8 @@ async function tableView(ctx, client, opened, asMessages) {
     }
   }
 
-  const summary = `${info.rows} rows, ${info.columns.length} columns, ${info.chunks} chunks; read by ranges in a worker.`;
+  const many = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const summary = `${many(info.rows, 'row')}, ${many(info.columns.length, 'column')}, ${many(info.chunks, 'chunk')}; read by ranges in a worker.`;
   const root = ctx.root;
   root.classList.add('quire-view');
   const status = el('p', { class: 'muted', id: 'quire-status', 'aria-live': 'polite' });
