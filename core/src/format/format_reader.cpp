@@ -281,6 +281,7 @@ result<std::shared_ptr<const std::vector<uint8_t>>> file::impl::raw_page(size_t 
   ++counters.value_pages;
   auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
   if (options.cache_pages > 0) {
+    if (raw_cache.empty()) raw_cache.reserve(std::min<size_t>(options.cache_pages, 16));
     if (raw_cache.size() < options.cache_pages) {
       raw_cache.push_back({key, bytes, ++clock});
     } else {
@@ -303,8 +304,7 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
     // Decoded already: the page itself (page() counts the hit).
     if (c.key == key && c.values) return page(column, chunk, page_index);
   }
-  std::string path =
-      column_path(column) + ".chunks[" + std::to_string(chunk) + "].pages[" + std::to_string(page_index) + "]";
+  const std::string path = chunk_path(column, chunk, "pages", page_index);
   auto raw = raw_page(chunk_segment[chunk], entry.ref, key, path);
   if (!raw) return std::move(raw).error();
   touch_column(column);
@@ -327,7 +327,7 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
     if (auto it = dicts.find(block); it != dicts.end()) {
       text = it->second->at(id);
     } else {
-      std::string dict_path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].dictionary";
+      const std::string dict_path = chunk_path(column, chunk, "dictionary");
       const auto &ref = dir.value()->dictionary_ref;
       auto d = raw_page(chunk_segment[chunk], ref, block * (uint64_t{MAX_CHUNK_ROWS} + 1) + MAX_CHUNK_ROWS, dict_path);
       if (!d) return std::move(d).error();
