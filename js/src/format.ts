@@ -265,7 +265,10 @@ export function textAt(column: TextColumn, row: number): string {
 export interface ReadCounters {
   bytes: number;
   reads: number;
+  /** Data and dictionary pages decoded whole. */
   dataPages: number;
+  /** Data and dictionary pages read for one row's value, not decoded whole (a find's row). */
+  valuePages: number;
   indexPages: number;
   directoryPages: number;
   cacheHits: number;

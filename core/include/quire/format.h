@@ -511,6 +511,7 @@ struct read_counters {
   uint64_t bytes = 0;            ///< bytes fetched from the source (or touched in place)
   uint64_t reads = 0;            ///< fetches (one per page, directory or footer)
   uint64_t data_pages = 0;       ///< data and dictionary pages decoded
+  uint64_t value_pages = 0;      ///< data and dictionary pages read for one row's value, not decoded whole
   uint64_t index_pages = 0;      ///< index roots, leaves and Bloom filters read
   uint64_t directory_pages = 0;  ///< column statistics and page directories read
   uint64_t cache_hits = 0;       ///< pages found decoded in the cache

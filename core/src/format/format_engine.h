@@ -151,6 +151,9 @@ struct engine {
     std::shared_ptr<const page_directory> dir;
     size_t page_index = SIZE_MAX;
     page_view view;
+    /// Set: each seek reads only its row's value (file::impl::row_view) into this, for a render of
+    /// one row (a find), where decoding its pages whole would be wasted.
+    std::shared_ptr<column_values> one_row;
 
     result<void> seek(uint32_t row);
 

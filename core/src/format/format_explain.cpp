@@ -13,6 +13,7 @@ read_counters diff(const read_counters &a, const read_counters &b) {
   d.bytes = a.bytes - b.bytes;
   d.reads = a.reads - b.reads;
   d.data_pages = a.data_pages - b.data_pages;
+  d.value_pages = a.value_pages - b.value_pages;
   d.index_pages = a.index_pages - b.index_pages;
   d.directory_pages = a.directory_pages - b.directory_pages;
   d.cache_hits = a.cache_hits - b.cache_hits;
@@ -35,6 +36,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   // blocks, chunks and columns are set aside and restored afterwards.
   read_counters before = f.counters;
   auto saved_cache = std::move(f.cache);
+  auto saved_raw = std::move(f.raw_cache);
   auto saved_dirs = std::move(f.column_dirs);
   auto saved_pdirs = std::move(f.page_dirs);
   auto saved_dicts = std::move(f.dicts);
@@ -42,6 +44,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   auto saved_blocks = std::move(f.touched_blocks), saved_chunks = std::move(f.touched_chunks),
        saved_columns = std::move(f.touched_columns);
   f.cache.clear();
+  f.raw_cache.clear();
   f.column_dirs.assign(f.sch.columns.size(), nullptr);
   f.page_dirs.clear();
   f.dicts.clear();
@@ -68,6 +71,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
   used.chunks = f.touched_chunks.size();
   used.columns = f.touched_columns.size();
   f.cache = std::move(saved_cache);
+  f.raw_cache = std::move(saved_raw);
   f.column_dirs = std::move(saved_dirs);
   f.page_dirs = std::move(saved_pdirs);
   f.dicts = std::move(saved_dicts);

@@ -146,6 +146,14 @@ struct file::impl {
     uint64_t stamp;
   };
   std::vector<cached_page> cache;
+  /// Fetched pages not decoded whole (row_view's), at most options.cache_pages of them: a find's
+  /// filter and its row read the key's page once.
+  struct cached_raw {
+    uint64_t key;
+    std::shared_ptr<const std::vector<uint8_t>> bytes;  // raw_length + DECODE_PADDING
+    uint64_t stamp;
+  };
+  std::vector<cached_raw> raw_cache;
   uint64_t clock = 0;
 
   read_counters counters;
@@ -164,6 +172,15 @@ struct file::impl {
   result<std::shared_ptr<const detail::page_directory>> load_page_directory(size_t column, uint64_t chunk);
   result<std::shared_ptr<const detail::dictionary>> chunk_dictionary(size_t column, uint64_t chunk);
   result<detail::page_view> page(size_t column, uint64_t chunk, size_t page_index);
+  /// Row `row` (of the chunk) of column `column` as a view: the decoded page when the cache holds
+  /// it, else a one-row view (first_row = row) decoded into `scratch` from the page's bytes alone
+  /// (decode_page_value; a dictionary page's text through dictionary_entry, or the decoded
+  /// dictionary when that is loaded). The view is valid until `scratch` is used again.
+  result<detail::page_view> row_view(size_t column, uint64_t chunk, size_t page_index, uint32_t row,
+                                     const std::shared_ptr<detail::column_values> &scratch);
+  /// The bytes of a page fetched for row_view (cached in raw_cache under `key`).
+  result<std::shared_ptr<const std::vector<uint8_t>>> raw_page(size_t segment, const detail::page_ref &ref,
+                                                               uint64_t key, const std::string &what);
   /// Index `index`'s root in segment `segment` (each segment indexes its own rows).
   result<std::shared_ptr<const detail::index_root>> load_index_root(size_t index, size_t segment);
   /// Fetches leaf `leaf` of index `index` of a segment and walks its entries, checked, calling
@@ -207,6 +224,16 @@ struct file::impl {
   /// Sets up chunks, rows and the caches once `segments` is filled.
   void index_segments();
   std::string column_path(size_t column) const { return "columns." + sch.columns[column].name; }
+  /// `columns.NAME.chunks[C].PART` (PART `pages[P]` when `page` is given), built in one allocation:
+  /// a lookup names a dozen pages it reads, for errors it almost never reports.
+  std::string chunk_path(size_t column, uint64_t chunk, std::string_view part, size_t page = SIZE_MAX) const {
+    const std::string &name = sch.columns[column].name;
+    std::string p;
+    p.reserve(name.size() + part.size() + 64);
+    p.append("columns.").append(name).append(".chunks[").append(std::to_string(chunk)).append("].").append(part);
+    if (page != SIZE_MAX) p.append("[").append(std::to_string(page)).append("]");
+    return p;
+  }
   std::string index_path(size_t index) const {
     return "indexes." + sch.columns[indexes[index].column].name + ":" +
            std::string(index_kind_name(indexes[index].kind));

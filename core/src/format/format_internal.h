@@ -345,6 +345,22 @@ bool decode_dictionary(std::span<const uint8_t> raw, uint64_t max_entries, dicti
 bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
                  column_values &out);
 
+/// Decodes only row `row` of one data page (format_page_codec.cpp): the validity up to it, then the
+/// one value, without decoding the page's other values where the encoding allows reaching it
+/// directly (PLAIN, CONSTANT and the bit-packed FOR: one unpack; DELTA, RLE and plain text's
+/// lengths: a walk up to it, summing, with nothing allocated). `out` becomes a one-row
+/// column_values (reused: its buffers keep their capacity); a dictionary page's value is left as
+/// its id (out.dictionary, out.ids[0]) for dictionary_entry. False on malformed input: a row past
+/// the page, a value past its encoding, an id past the dictionary.
+bool decode_page_value(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
+                       uint32_t row, column_values &out);
+
+/// Entry `k` of an encoded dictionary of `entries` entries, without decoding the others: the
+/// lengths are an integer sequence (encode_ints), so the entry's offset is the sum of the lengths
+/// before it (one walk over them; no offsets are stored to index directly). False on malformed
+/// input or when k is past the dictionary.
+bool dictionary_entry(std::span<const uint8_t> raw, uint64_t entries, uint64_t k, std::string_view &text);
+
 // --- bounded sorting (format_sort.cpp) -------------------------------------------------------------
 
 /// Sorts (key, payload) entries by key bytes, holding at most `memory_bytes` unsorted in memory:

@@ -139,6 +139,7 @@ std::string to_json(const read_counters &c) {
           {{"bytes", c.bytes},
            {"reads", c.reads},
            {"dataPages", c.data_pages},
+           {"valuePages", c.value_pages},
            {"indexPages", c.index_pages},
            {"directoryPages", c.directory_pages},
            {"cacheHits", c.cache_hits},

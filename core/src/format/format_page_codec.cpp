@@ -499,4 +499,302 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
   }
 }
 
+// --- one value of a page ------------------------------------------------------------------------
+
+namespace {
+
+// Value i of w-bit values packed in `b`, which the caller's take() checked to hold them all; loads
+// only bytes of `b` (no padding is assumed: the page may be read in place).
+inline uint64_t unpack_at(std::span<const uint8_t> b, size_t i, unsigned w, uint64_t mask) {
+  const uint64_t bit = static_cast<uint64_t>(i) * w;
+  const size_t at = static_cast<size_t>(bit >> 3);
+  uint8_t word[16] = {};
+  std::memcpy(word, b.data() + at, std::min<size_t>(9, b.size() - at));
+  const unsigned shift = static_cast<unsigned>(bit & 7);
+  uint64_t v = load_u64(word) >> shift;
+  if (shift + w > 64) v |= static_cast<uint64_t>(word[8]) << (64 - shift);
+  return v & mask;
+}
+
+// Calls fn(i, value) for the integers decode_ints would decode, in order, until fn returns false;
+// reads the whole sequence either way (the reader ends after it) and allocates nothing. False on
+// malformed input, as decode_ints.
+template <typename Fn>
+bool each_int(byte_reader &r, size_t count, Fn fn) {
+  const uint8_t tag = r.u8();
+  switch (tag) {
+    case INT_PLAIN: {
+      auto b = r.take(uint64_t{8} * count);
+      if (r.failed()) return false;
+      for (size_t i = 0; i < count; ++i)
+        if (!fn(i, static_cast<int64_t>(load_u64(b.data() + 8 * i)))) break;
+      return true;
+    }
+    case INT_CONSTANT: {
+      const int64_t c = r.svarint();
+      if (r.failed()) return false;
+      for (size_t i = 0; i < count; ++i)
+        if (!fn(i, c)) break;
+      return true;
+    }
+    case INT_FOR:
+    case INT_FOR_GCD: {
+      const uint64_t base = r.u64();
+      const uint64_t factor = tag == INT_FOR_GCD ? r.varint() : 1;
+      const unsigned w = r.u8();
+      if (w > 64) return false;
+      auto b = r.take((uint64_t{count} * w + 7) / 8);
+      if (r.failed()) return false;
+      const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+      for (size_t i = 0; i < count; ++i)
+        if (!fn(i, static_cast<int64_t>(base + (w ? unpack_at(b, i, w, mask) * factor : 0)))) break;
+      return true;
+    }
+    case INT_DELTA:
+    case INT_DELTA_GCD: {
+      const uint64_t first = r.u64();
+      const uint64_t dmin = r.u64();
+      const uint64_t factor = tag == INT_DELTA_GCD ? r.varint() : 1;
+      const unsigned w = r.u8();
+      if (w > 64 || count == 0) return false;
+      auto b = r.take((uint64_t{count - 1} * w + 7) / 8);
+      if (r.failed()) return false;
+      const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+      uint64_t cur = first;
+      if (!fn(0, static_cast<int64_t>(cur))) return true;
+      for (size_t i = 1; i < count; ++i) {
+        cur += dmin + (w ? unpack_at(b, i - 1, w, mask) * factor : 0);
+        if (!fn(i, static_cast<int64_t>(cur))) break;
+      }
+      return true;
+    }
+    case INT_RLE: {
+      const uint64_t runs = r.varint();
+      if (r.failed() || runs > count) return false;
+      size_t at = 0;
+      bool visiting = true;
+      for (uint64_t k = 0; k < runs; ++k) {
+        const int64_t v = r.svarint();
+        const uint64_t len = r.varint();
+        if (r.failed() || len > count - at) return false;
+        for (size_t j = at; visiting && j < at + len; ++j) visiting = fn(j, v);
+        at += static_cast<size_t>(len);
+      }
+      return at == count;
+    }
+    default: return false;
+  }
+}
+
+// Integer k of `count` (k < count): PLAIN, CONSTANT and FOR reach it directly, DELTA and RLE walk
+// up to it. The reader ends after the sequence.
+bool int_at(byte_reader &r, size_t count, size_t k, int64_t &v) {
+  if (k >= count) return false;
+  byte_reader peek = r;
+  const uint8_t tag = peek.u8();
+  if (tag == INT_PLAIN) {
+    r.u8();
+    auto b = r.take(uint64_t{8} * count);
+    if (r.failed()) return false;
+    v = static_cast<int64_t>(load_u64(b.data() + 8 * k));
+    return true;
+  }
+  if (tag == INT_FOR || tag == INT_FOR_GCD) {
+    r.u8();
+    const uint64_t base = r.u64();
+    const uint64_t factor = tag == INT_FOR_GCD ? r.varint() : 1;
+    const unsigned w = r.u8();
+    if (w > 64) return false;
+    auto b = r.take((uint64_t{count} * w + 7) / 8);
+    if (r.failed()) return false;
+    const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+    v = static_cast<int64_t>(base + (w ? unpack_at(b, k, w, mask) * factor : 0));
+    return true;
+  }
+  bool found = false;
+  if (!each_int(r, count, [&](size_t i, int64_t x) {
+        if (i < k) return true;
+        v = x;
+        found = true;
+        return false;
+      }))
+    return false;
+  return found;
+}
+
+// The length of text k of a sequence of `count` lengths and the sum of those before it, each
+// checked to be at least 0 and at most `limit` (the page's size: sums of them cannot overflow).
+bool text_span_at(byte_reader &r, size_t count, size_t k, uint64_t limit, uint64_t &before, uint64_t &length) {
+  if (k >= count) return false;
+  bool bad = false, found = false;
+  before = 0;
+  if (!each_int(r, count, [&](size_t i, int64_t len) {
+        if (len < 0 || static_cast<uint64_t>(len) > limit) {
+          bad = true;
+          return false;
+        }
+        if (i < k) {
+          before += static_cast<uint64_t>(len);
+          if (before > limit) bad = true;
+          return !bad;
+        }
+        length = static_cast<uint64_t>(len);
+        found = true;
+        return false;
+      }))
+    return false;
+  return found && !bad && before + length <= r.remaining();
+}
+
+}  // namespace
+
+bool decode_page_value(std::span<const uint8_t> raw, column_type type, uint32_t rows, size_t dictionary_size,
+                       uint32_t row, column_values &out) {
+  if (row >= rows) return false;
+  byte_reader r(raw);
+  // The validity up to the row: whether it is null, and how many values are stored before it.
+  bool valid = true;
+  size_t dense = row;
+  uint64_t nulls = 0;
+  switch (r.u8()) {
+    case VALID_ALL: break;
+    case VALID_NONE:
+      valid = false;
+      nulls = rows;
+      break;
+    case VALID_BITMAP: {
+      auto b = r.take((uint64_t{rows} + 7) / 8);
+      if (r.failed()) return false;
+      const size_t bytes = (size_t{rows} + 7) / 8, at = row >> 3;
+      uint64_t set = 0, before = 0;
+      for (size_t i = 0; i < bytes; ++i) {
+        uint8_t byte = b[i];
+        if (i + 1 == bytes && (rows & 7)) byte = static_cast<uint8_t>(byte & ((1u << (rows & 7)) - 1));
+        if (i == at)
+          before = set + static_cast<uint64_t>(std::popcount(static_cast<uint8_t>(byte & ((1u << (row & 7)) - 1))));
+        set += static_cast<uint64_t>(std::popcount(byte));
+      }
+      valid = (b[at] >> (row & 7)) & 1;
+      nulls = rows - set;
+      dense = static_cast<size_t>(before);
+      break;
+    }
+    case VALID_RUNS: {
+      const uint64_t count = r.varint();
+      if (r.failed() || count > uint64_t{rows} + 1) return false;
+      uint64_t at = 0, valid_before = 0;
+      uint8_t state = 1;
+      for (uint64_t k = 0; k < count; ++k) {
+        const uint64_t len = r.varint();
+        if (r.failed() || len > rows - at) return false;
+        if (row >= at && row < at + len) {
+          valid = state != 0;
+          dense = static_cast<size_t>(valid_before + (row - at));
+        }
+        if (state) valid_before += len;
+        else nulls += len;
+        at += len;
+        state ^= 1;
+      }
+      if (at != rows) return false;
+      break;
+    }
+    default: return false;
+  }
+  const size_t present = rows - static_cast<size_t>(nulls);
+  const uint8_t enc = r.u8();
+  if (r.failed()) return false;
+  switch (enc) {
+    case VALUES_INTS:
+      if (domain_of(type) != domain::ints) return false;
+      break;
+    case VALUES_F64:
+    case VALUES_F64_DECIMAL:
+      if (type != column_type::float64) return false;
+      break;
+    case VALUES_DECIMAL_SCALED:
+      if (type != column_type::decimal) return false;
+      break;
+    case VALUES_TEXT_DICT:
+    case VALUES_TEXT_PLAIN:
+      if (!stored_as_text(type)) return false;
+      break;
+    default: return false;
+  }
+  out.rows = 1;
+  out.dictionary = false;
+  out.valid.clear();
+  out.ints.clear();
+  out.reals.clear();
+  out.ids.clear();
+  out.text.clear();
+  out.offsets.clear();
+  if (!valid) {
+    // A null: the zero value a decoded page holds at nulls.
+    out.valid.assign(1, 0);
+    if (enc == VALUES_INTS) out.ints.assign(1, 0);
+    else if (enc == VALUES_F64 || enc == VALUES_F64_DECIMAL) out.reals.assign(1, 0);
+    else out.offsets.assign(2, 0);
+    return true;
+  }
+  switch (enc) {
+    case VALUES_INTS: {
+      int64_t v = 0;
+      if (!int_at(r, present, dense, v)) return false;
+      out.ints.assign(1, v);
+      return true;
+    }
+    case VALUES_F64: {
+      auto b = r.take(uint64_t{8} * present);
+      if (r.failed() || dense >= present) return false;
+      double v;
+      std::memcpy(&v, b.data() + 8 * dense, 8);
+      out.reals.assign(1, v);
+      return true;
+    }
+    case VALUES_F64_DECIMAL: {
+      const unsigned places = r.u8();
+      if (r.failed() || places > MAX_DECIMAL_PLACES) return false;
+      int64_t m = 0;
+      if (!int_at(r, present, dense, m)) return false;
+      out.reals.assign(1, static_cast<double>(m) / POWERS_OF_TEN[places]);
+      return true;
+    }
+    case VALUES_DECIMAL_SCALED: {
+      const unsigned places = r.u8();
+      if (r.failed() || places > MAX_SCALED_DIGITS) return false;
+      int64_t m = 0;
+      if (!int_at(r, present, dense, m)) return false;
+      append_scaled_decimal(out.text, m, places);
+      out.offsets.assign({0, static_cast<uint32_t>(out.text.size())});
+      return true;
+    }
+    case VALUES_TEXT_DICT: {
+      int64_t id = 0;
+      if (!int_at(r, present, dense, id)) return false;
+      if (id < 0 || static_cast<uint64_t>(id) >= dictionary_size) return false;
+      out.ids.assign(1, static_cast<uint32_t>(id));
+      out.dictionary = true;
+      return true;
+    }
+    default: {  // VALUES_TEXT_PLAIN
+      uint64_t before = 0, length = 0;
+      if (!text_span_at(r, present, dense, raw.size(), before, length)) return false;
+      out.text.assign(reinterpret_cast<const char *>(r.here()) + before, static_cast<size_t>(length));
+      out.offsets.assign({0, static_cast<uint32_t>(length)});
+      return true;
+    }
+  }
+}
+
+bool dictionary_entry(std::span<const uint8_t> raw, uint64_t entries, uint64_t k, std::string_view &text) {
+  byte_reader r(raw);
+  const uint64_t count = r.varint();
+  if (r.failed() || count != entries || count > raw.size() || k >= count) return false;
+  uint64_t before = 0, length = 0;
+  if (!text_span_at(r, static_cast<size_t>(count), static_cast<size_t>(k), raw.size(), before, length)) return false;
+  text = std::string_view(reinterpret_cast<const char *>(r.here()) + before, static_cast<size_t>(length));
+  return true;
+}
+
 }  // namespace quire::format::detail

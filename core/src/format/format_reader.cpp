@@ -267,6 +267,85 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
   return view;
 }
 
+result<std::shared_ptr<const std::vector<uint8_t>>> file::impl::raw_page(size_t seg, const page_ref &ref, uint64_t key,
+                                                                         const std::string &what) {
+  for (auto &c : raw_cache) {
+    if (c.key == key && c.bytes) {
+      c.stamp = ++clock;
+      ++counters.cache_hits;
+      return c.bytes;
+    }
+  }
+  auto raw = fetch(seg, ref, what, fetch_kind::data);
+  if (!raw) return std::move(raw).error();
+  ++counters.value_pages;
+  auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
+  if (options.cache_pages > 0) {
+    if (raw_cache.empty()) raw_cache.reserve(std::min<size_t>(options.cache_pages, 16));
+    if (raw_cache.size() < options.cache_pages) {
+      raw_cache.push_back({key, bytes, ++clock});
+    } else {
+      auto oldest = std::min_element(raw_cache.begin(), raw_cache.end(),
+                                     [](const cached_raw &a, const cached_raw &b) { return a.stamp < b.stamp; });
+      *oldest = {key, bytes, ++clock};
+    }
+  }
+  return bytes;
+}
+
+result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t page_index, uint32_t row,
+                                       const std::shared_ptr<column_values> &scratch) {
+  auto dir = load_page_directory(column, chunk);
+  if (!dir) return std::move(dir).error();
+  const auto &entry = dir.value()->pages[page_index];
+  const uint64_t block = chunk * sch.columns.size() + column;
+  const uint64_t key = block * (uint64_t{MAX_CHUNK_ROWS} + 1) + page_index;
+  for (const auto &c : cache) {
+    // Decoded already: the page itself (page() counts the hit).
+    if (c.key == key && c.values) return page(column, chunk, page_index);
+  }
+  const std::string path = chunk_path(column, chunk, "pages", page_index);
+  auto raw = raw_page(chunk_segment[chunk], entry.ref, key, path);
+  if (!raw) return std::move(raw).error();
+  touch_column(column);
+  if (touched_blocks.insert(block).second) counters.blocks = touched_blocks.size();
+  if (touched_chunks.insert(chunk).second) counters.chunks = touched_chunks.size();
+  if (row < entry.first_row ||
+      !decode_page_value({raw.value()->data(), entry.ref.raw_length}, sch.columns[column].type, entry.rows,
+                         dir.value()->dictionary_size, row - entry.first_row, *scratch)) {
+    return corrupt_block("the page does not decode", path, segment_of(chunk).base + entry.ref.offset);
+  }
+  if (scratch->dictionary) {
+    // The row's one entry: from the decoded dictionary when loaded, else from the dictionary's
+    // bytes (the page of the slot past every data page's).
+    if (!dir.value()->has_dictionary)
+      return corrupt_block("a dictionary page in a chunk without a dictionary", path,
+                           segment_of(chunk).base + entry.ref.offset);
+    const uint32_t id = scratch->ids[0];
+    std::string_view text;
+    std::shared_ptr<const std::vector<uint8_t>> dict_bytes;
+    if (auto it = dicts.find(block); it != dicts.end()) {
+      text = it->second->at(id);
+    } else {
+      const std::string dict_path = chunk_path(column, chunk, "dictionary");
+      const auto &ref = dir.value()->dictionary_ref;
+      auto d = raw_page(chunk_segment[chunk], ref, block * (uint64_t{MAX_CHUNK_ROWS} + 1) + MAX_CHUNK_ROWS, dict_path);
+      if (!d) return std::move(d).error();
+      dict_bytes = std::move(d).value();
+      if (!dictionary_entry({dict_bytes->data(), ref.raw_length}, dir.value()->dictionary_size, id, text))
+        return corrupt_block("the dictionary does not decode", dict_path, segment_of(chunk).base + ref.offset);
+    }
+    scratch->dictionary = false;
+    scratch->ids.clear();
+    scratch->text.assign(text);
+    scratch->offsets.assign({0, static_cast<uint32_t>(text.size())});
+  }
+  page_view view;
+  view.values = scratch;
+  view.first_row = row;
+  return view;
+}
+
 result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t index, size_t seg) {
   const size_t slot = index * segments.size() + seg;
   if (roots[slot]) return roots[slot];
@@ -600,6 +679,7 @@ void file::impl::index_segments() {
   page_dirs.clear();
   dicts.clear();
   cache.clear();
+  raw_cache.clear();
 }
 
 namespace {

@@ -293,7 +293,8 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
       const uint32_t in_chunk = static_cast<uint32_t>(row - f.chunk_first_row(chunk));
       for (size_t c = 0; c < cols->size(); ++c) {
         auto &cur = cursors[c];
-        if (!cur || cur->chunk != chunk) cur.emplace(engine::cursor{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}});
+        if (!cur || cur->chunk != chunk)
+          cur.emplace(engine::cursor{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}, nullptr});
         if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
         append(out[c], *cur, cur->local(in_chunk));
       }
@@ -302,7 +303,7 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
   }
   auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     for (size_t c = 0; c < cols->size(); ++c) {
-      engine::cursor cur{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}};
+      engine::cursor cur{e, (*cols)[c], chunk, nullptr, SIZE_MAX, {}, nullptr};
       if (!cur.each_selected(sel, failure, [&](uint32_t i) { append(out[c], cur, cur.local(i)); })) return false;
     }
     return true;

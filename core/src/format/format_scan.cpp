@@ -55,6 +55,7 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
   const column_type type = f.sch.columns[p.column].type;
   std::vector<uint8_t> dict_match;
   bool dict_done = false;
+  std::shared_ptr<column_values> one_value;
   for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
     const auto &pe = dir.value()->pages[pi];
     const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
@@ -65,13 +66,19 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
       std::copy(mask.begin() + from, mask.begin() + to, out.begin() + from);
       continue;
     }
-    auto page = f.page(p.column, chunk, pi);
+    // One selected row in the page (an index's candidate, a find's key): its value alone.
+    const auto first_selected = std::find(mask.begin() + from, mask.begin() + to, 1);
+    const bool one = std::find(first_selected + 1, mask.begin() + to, 1) == mask.begin() + to;
+    if (one && !one_value) one_value = std::make_shared<column_values>();
+    auto page = one ? f.row_view(p.column, chunk, pi, static_cast<uint32_t>(first_selected - mask.begin()), one_value)
+                    : f.page(p.column, chunk, pi);
     if (!page) return std::move(page).error();
     const auto &v = *page->values;
+    const uint32_t base = page->first_row;
     if (p.kind == pk::is_null || p.kind == pk::not_null) {
       bool want_null = p.kind == pk::is_null;
       for (uint32_t r = from; r < to; ++r)
-        if (mask[r]) out[r] = v.is_valid(r - from) != want_null;
+        if (mask[r]) out[r] = v.is_valid(r - base) != want_null;
       continue;
     }
     if (v.dictionary && !dict_done) {
@@ -85,7 +92,7 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
     }
     for (uint32_t r = from; r < to; ++r) {
       if (!mask[r]) continue;
-      uint32_t i = r - from;
+      uint32_t i = r - base;
       if (!v.is_valid(i)) continue;
       bool m;
       if (v.dictionary) m = dict_match[v.ids[i]];
@@ -105,14 +112,11 @@ result<void> engine::cursor::seek(uint32_t row) {
     if (!d) return std::move(d).error();
     dir = *d;
   }
-  if (page_index != SIZE_MAX) {
-    const auto &pe = dir->pages[page_index];
-    if (row >= pe.first_row && row < pe.first_row + pe.rows) return {};
-  }
+  if (page_index != SIZE_MAX && row >= view.first_row && row - view.first_row < view.values->rows) return {};
   auto it = std::upper_bound(dir->pages.begin(), dir->pages.end(), row,
                              [](uint32_t r, const page_entry &p) { return r < p.first_row; });
   page_index = static_cast<size_t>(it - dir->pages.begin()) - 1;
-  auto v = e.f.page(column, chunk, page_index);
+  auto v = one_row ? e.f.row_view(column, chunk, page_index, row, one_row) : e.f.page(column, chunk, page_index);
   if (!v) return std::move(v).error();
   view = std::move(v).value();
   return {};
@@ -178,6 +182,9 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
   }
   std::string field;  // a CSV field's or cell's text before quoting
   std::vector<std::optional<cursor>> cursors(cols.size());
+  // One row (a find, a limit of 1): its values alone, each column's in turn into one scratch.
+  std::shared_ptr<column_values> one_row;
+  if (rows.size() == 1) one_row = std::make_shared<column_values>();
   for (size_t k = 0; k < rows.size(); ++k) {
     const uint64_t row = rows[k];
     const uint64_t chunk = f.chunk_of_row(row);
@@ -192,7 +199,7 @@ result<void> engine::render(std::string &out, const std::vector<uint64_t> &rows,
     if (!csv) out.push_back(cells ? '[' : '{');
     for (size_t ci = 0; ci < cols.size(); ++ci) {
       auto &cur = cursors[ci];
-      if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}});
+      if (!cur || cur->chunk != chunk) cur.emplace(cursor{*this, cols[ci], chunk, nullptr, SIZE_MAX, {}, one_row});
       if (auto s = cur->seek(in_chunk); !s) return std::move(s).error();
       out += keys[ci];
       const uint32_t at = cur->local(in_chunk);
@@ -340,7 +347,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
   auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
     if (cannot_beat(chunk)) return true;
     const uint64_t first = f.chunk_first_row(chunk);
-    cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}};
+    cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}, nullptr};
     return cur.each_selected(sel, failure, [&](uint32_t i) {
       std::string key;
       append_order_key(key, *order_col, cur.view, cur.local(i));

@@ -779,7 +779,7 @@ struct row_reader {
     const size_t ncols = e.f.sch.columns.size();
     auto r = e.for_each_chunk(where, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
       std::vector<engine::cursor> cursors;
-      for (size_t c = 0; c < ncols; ++c) cursors.push_back(engine::cursor{e, c, chunk, nullptr, SIZE_MAX, {}});
+      for (size_t c = 0; c < ncols; ++c) cursors.push_back(engine::cursor{e, c, chunk, nullptr, SIZE_MAX, {}, nullptr});
       const uint64_t first = e.f.chunk_first_row(chunk);
       for (uint32_t i = 0; i < sel.size(); ++i) {
         if (!sel[i]) continue;

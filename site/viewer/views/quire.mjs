@@ -456,7 +456,7 @@ async function tableView(ctx, client, opened, asMessages) {
     const lines = [
       ['index used', rep.index ? `${rep.index.column} (${rep.index.kind}, ${rep.index.use}, ${rep.index.candidates} candidates)` : 'none'],
       ['rows matched', rep.rowsMatched], ['chunks', `${rep.chunks.scanned} scanned of ${rep.chunks.total}; skipped ${rep.chunks.skippedByStatistics} by statistics, ${rep.chunks.skippedByBloom} by Bloom, ${rep.chunks.skippedByIndex} by index`],
-      ['bytes read', read.bytes], ['pages read', `${read.dataPages} data, ${read.indexPages} index, ${read.directoryPages} directory; ${read.cacheHits} cache hits`],
+      ['bytes read', read.bytes], ['pages read', `${read.dataPages} data, ${read.valuePages} for one value, ${read.indexPages} index, ${read.directoryPages} directory; ${read.cacheHits} cache hits`],
       ['column chunks decoded', read.blocks], ['columns read', read.columns], ['filter columns', rep.filterColumns.join(', ') || '—'],
       ['source reads (page cache misses)', `${r.source.reads} reads, ${r.source.bytes} bytes, ${r.source.cacheHits} cache hits`],
     ].map(([k, v]) => ({ k, v }));
