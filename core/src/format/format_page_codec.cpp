@@ -516,6 +516,27 @@ inline uint64_t unpack_at(std::span<const uint8_t> b, size_t i, unsigned w, uint
   return v & mask;
 }
 
+// A frame-of-reference sequence after its tag: base + (packed value x factor), `w` bits a value.
+struct for_frame {
+  uint64_t base = 0, factor = 1, mask = 0;
+  unsigned w = 0;
+  std::span<const uint8_t> b;
+  int64_t at(size_t i) const { return static_cast<int64_t>(base + (w ? unpack_at(b, i, w, mask) * factor : 0)); }
+};
+
+// Reads a FOR or FOR_GCD sequence of `count` values (its tag already read): false when it is cut
+// short or its width is past 64.
+bool read_for_frame(byte_reader &r, uint8_t tag, size_t count, for_frame &f) {
+  f.base = r.u64();
+  f.factor = tag == INT_FOR_GCD ? r.varint() : 1;
+  f.w = r.u8();
+  if (f.w > 64) return false;
+  f.b = r.take((uint64_t{count} * f.w + 7) / 8);
+  if (r.failed()) return false;
+  f.mask = f.w == 64 ? ~0ull : (1ull << f.w) - 1;
+  return true;
+}
+
 // Calls fn(i, value) for the integers decode_ints would decode, in order, until fn returns false;
 // reads the whole sequence either way (the reader ends after it) and allocates nothing. False on
 // malformed input, as decode_ints.
@@ -539,15 +560,10 @@ bool each_int(byte_reader &r, size_t count, Fn fn) {
     }
     case INT_FOR:
     case INT_FOR_GCD: {
-      const uint64_t base = r.u64();
-      const uint64_t factor = tag == INT_FOR_GCD ? r.varint() : 1;
-      const unsigned w = r.u8();
-      if (w > 64) return false;
-      auto b = r.take((uint64_t{count} * w + 7) / 8);
-      if (r.failed()) return false;
-      const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+      for_frame f;
+      if (!read_for_frame(r, tag, count, f)) return false;
       for (size_t i = 0; i < count; ++i)
-        if (!fn(i, static_cast<int64_t>(base + (w ? unpack_at(b, i, w, mask) * factor : 0)))) break;
+        if (!fn(i, f.at(i))) break;
       return true;
     }
     case INT_DELTA:
@@ -601,14 +617,9 @@ bool int_at(byte_reader &r, size_t count, size_t k, int64_t &v) {
   }
   if (tag == INT_FOR || tag == INT_FOR_GCD) {
     r.u8();
-    const uint64_t base = r.u64();
-    const uint64_t factor = tag == INT_FOR_GCD ? r.varint() : 1;
-    const unsigned w = r.u8();
-    if (w > 64) return false;
-    auto b = r.take((uint64_t{count} * w + 7) / 8);
-    if (r.failed()) return false;
-    const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-    v = static_cast<int64_t>(base + (w ? unpack_at(b, k, w, mask) * factor : 0));
+    for_frame f;
+    if (!read_for_frame(r, tag, count, f)) return false;
+    v = f.at(k);
     return true;
   }
   bool found = false;
