@@ -72,6 +72,20 @@ function loadAverages(start, end) {
   return { load_average: { start: r(start)[0], end: r(end)[0] }, load_average_1_5_15: { start: r(start), end: r(end) } };
 }
 
+/** A node:net server of the driver's own framing: onFrame(bytes, out) for each frame of a read; the ACK texts it pushes to `out` go back in one write. */
+function framedServer(onFrame) {
+  return net.createServer((sock) => {
+    sock.setNoDelay(true);
+    const state = { buf: Buffer.alloc(0) };
+    sock.on('error', () => {});
+    sock.on('data', (chunk) => {
+      const out = [];
+      deframe(state, chunk, (bytes) => onFrame(bytes, out));
+      if (out.length) sock.write(out.join(''), 'latin1');
+    });
+  });
+}
+
 function deframe(state, chunk, onFrame) {
   let buf = state.buf.length ? Buffer.concat([state.buf, chunk]) : chunk;
   let at = 0;
@@ -300,33 +314,24 @@ async function serve(system, store) {
   } else if (system === 'node-net-sqlite') {
     const db = await sqliteStore(store);
     const field = (line, i) => line.split('|')[i] ?? '';
-    const server = net.createServer((sock) => {
-      sock.setNoDelay(true);
-      const state = { buf: Buffer.alloc(0) };
-      sock.on('error', () => {});
-      sock.on('data', (chunk) => {
-        const out = [];
-        deframe(state, chunk, (bytes) => {
-          const text = bytes.toString('latin1');
-          const segs = text.split('\r');
-          const msh = segs[0];
-          const pid = segs.find((x) => x.startsWith('PID|'));
-          const id = field(msh, 9);
-          let code = 'AA';
-          try {
-            if (!msh.startsWith('MSH|') || !id) throw new Error('no MSH-10');
-            db.store({
-              control_id: id, type: field(msh, 8), sending_application: field(msh, 2), sending_facility: field(msh, 3), receiving_application: field(msh, 4),
-              receiving_facility: field(msh, 5), message_time: field(msh, 6), receive_time: Date.now() * 1000,
-              patient_id: pid ? (field(pid, 3).split('~')[0].split('^')[0] || null) : null, ack_code: 'AA', message: text,
-            });
-          } catch {
-            code = 'AE';
-          }
-          out.push(`\x0bMSH|^~\\&|${field(msh, 4)}|${field(msh, 5)}|${field(msh, 2)}|${field(msh, 3)}|${field(msh, 6)}||ACK|ACK${id}|P|2.5\rMSA|${code}|${id}\r\x1c\r`);
+    const server = framedServer((bytes, out) => {
+      const text = bytes.toString('latin1');
+      const segs = text.split('\r');
+      const msh = segs[0];
+      const pid = segs.find((x) => x.startsWith('PID|'));
+      const id = field(msh, 9);
+      let code = 'AA';
+      try {
+        if (!msh.startsWith('MSH|') || !id) throw new Error('no MSH-10');
+        db.store({
+          control_id: id, type: field(msh, 8), sending_application: field(msh, 2), sending_facility: field(msh, 3), receiving_application: field(msh, 4),
+          receiving_facility: field(msh, 5), message_time: field(msh, 6), receive_time: Date.now() * 1000,
+          patient_id: pid ? (field(pid, 3).split('~')[0].split('^')[0] || null) : null, ack_code: 'AA', message: text,
         });
-        if (out.length) sock.write(out.join(''), 'latin1');
-      });
+      } catch {
+        code = 'AE';
+      }
+      out.push(`\x0bMSH|^~\\&|${field(msh, 4)}|${field(msh, 5)}|${field(msh, 2)}|${field(msh, 3)}|${field(msh, 6)}||ACK|ACK${id}|P|2.5\rMSA|${code}|${id}\r\x1c\r`);
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     onStop(async () => {
@@ -335,19 +340,9 @@ async function serve(system, store) {
     });
     serveNote(server.address().port);
   } else if (system === 'ack-only') {
-    const server = net.createServer((sock) => {
-      sock.setNoDelay(true);
-      const state = { buf: Buffer.alloc(0) };
-      sock.on('error', () => {});
-      sock.on('data', (chunk) => {
-        const out = [];
-        deframe(state, chunk, (bytes) => {
-          const s = bytes.toString('latin1');
-          const id = s.split('\r', 1)[0].split('|')[9] ?? '';
-          out.push(`\x0bMSH|^~\\&|QUIRE|RFAC|LOAD|FAC|20261203064115||ACK^A01^ACK|ACK${id}|P|2.5\rMSA|AA|${id}\r\x1c\r`);
-        });
-        if (out.length) sock.write(out.join(''), 'latin1');
-      });
+    const server = framedServer((bytes, out) => {
+      const id = bytes.toString('latin1').split('\r', 1)[0].split('|')[9] ?? '';
+      out.push(`\x0bMSH|^~\\&|QUIRE|RFAC|LOAD|FAC|20261203064115||ACK^A01^ACK|ACK${id}|P|2.5\rMSA|AA|${id}\r\x1c\r`);
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     onStop(() => new Promise((resolve) => server.close(resolve)));
