@@ -69,3 +69,16 @@ test('the view peer\'s row check normalises decimals and absent columns only', a
   assert.match(rowsDifference(['a', 'b'], quireRows, [{ a: 80 }, { a: 1.5, b: 'y' }]), /^row 1/);
   assert.match(rowsDifference(['a', 'b'], quireRows, [{ a: 80 }]), /1 rows, quire has 2/);
 });
+
+test('the format peers, DuckDB among them, give quire\'s answers on the customers (each checked before it is timed)', async () => {
+  const { peerCases } = await import('./peers_format.mjs');
+  const cases = await peerCases({ ...quire, bench }, [{ name: 'format.find/customers-200k' }, { name: 'format.sum/customers-200k' }]);
+  const names = cases.map((c) => c.name);
+  for (const peer of ['sqlite', 'arrow', 'parquet', 'duckdb', 'duckdb-parquet']) {
+    assert.ok(names.includes(`peer.${peer}.find/customers-200k`), peer);
+    assert.ok(names.includes(`peer.${peer}.sum/customers-200k`), peer);
+  }
+  const find = cases.find((c) => c.name === 'peer.duckdb.find/customers-200k');
+  const row = await find.run(find.input());
+  assert.equal(Number(row.id), 123456);
+});

@@ -11,28 +11,12 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fnv, measure } from './peer-measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const decoder = new TextDecoder();
 
-function nearestRank(sorted, p) {
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1];
-}
-
-/** FNV-1a over a string, as 16 hex digits (peers' own checksums: not comparable to quire's). */
-export function fnv(text) {
-  // 64-bit FNV-1a in two unsigned 32-bit halves (BigInt arithmetic is ten times slower, and the
-  // format peers hash tens of MB): h * (2^40 + 0x1b3) = h * 0x1b3 + (h << 40), all below 2^53.
-  let hi = 0xcbf29ce4, lo = 0x84222325;
-  for (let i = 0; i < text.length; i++) {
-    lo = (lo ^ (text.charCodeAt(i) & 0xff)) >>> 0;
-    const t = lo * 0x1b3;
-    hi = (hi * 0x1b3 + Math.floor(t / 0x100000000) + ((lo << 8) >>> 0)) >>> 0;
-    lo = t >>> 0;
-  }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
-}
+export { fnv, measure };
 
 /** The peer cases available for the quire cases that `options` selects. */
 export async function peerCases(quire, options) {
@@ -64,51 +48,4 @@ export async function peerCases(quire, options) {
 function matches(name, filter) {
   if (!filter) return true;
   return filter.split(',').some((part) => part && name.includes(part));
-}
-
-/** Measures one peer case; returns a reading case. */
-export async function measure(peer, options) {
-  const input = peer.input();
-  const budgetNs = (options.quick ? 0.25 : options.seconds || 2) * 1e9;
-  const minSampleNs = options.quick ? 2e5 : 1e6;
-  const now = () => performance.now() * 1e6;
-  // A peer whose run() returns a promise (hyparquet reads only asynchronously) is awaited call by
-  // call; synchronous peers keep a loop without awaits.
-  let t = now();
-  let first = peer.run(input);
-  const isAsync = typeof first?.then === 'function';
-  if (isAsync) first = await first;
-  const firstNs = now() - t;
-  const checksum = peer.checksum(first);
-  t = now();
-  if (isAsync) await peer.run(input);
-  else peer.run(input);
-  const estimate = Math.max(1, Math.min(firstNs, now() - t));
-  const k = estimate >= minSampleNs ? 1 : Math.ceil(minSampleNs / estimate);
-  const minSamples = estimate > 1e8 ? (options.quick ? 1 : 3) : options.quick ? 5 : 10;
-  const samples = Math.min(options.quick ? 200 : 1000, Math.max(minSamples, Math.floor(budgetNs / (estimate * k))));
-  const perCall = [];
-  for (let s = 0; s < samples; s++) {
-    t = now();
-    if (isAsync) for (let j = 0; j < k; j++) await peer.run(input);
-    else for (let j = 0; j < k; j++) peer.run(input);
-    perCall.push((now() - t) / k);
-  }
-  perCall.sort((a, b) => a - b);
-  const median = nearestRank(perCall, 50);
-  return {
-    name: peer.name,
-    op: peer.op,
-    shape: peer.shape,
-    peer: peer.peer,
-    mirrors: peer.mirrors,
-    input_bytes: input.length,
-    // Resources (or records) in one input, when the peer says: resources/s = ops/s × items.
-    ...(peer.items ? { items: peer.items } : {}),
-    calls: samples * k,
-    calls_per_sample: k,
-    time_ns: { median, p50: median, p95: nearestRank(perCall, 95), p99: nearestRank(perCall, 99), min: perCall[0], max: perCall[perCall.length - 1] },
-    throughput: { ops_per_s: 1e9 / median, bytes_per_s: (1e9 / median) * input.length },
-    checksum,
-  };
 }

@@ -45,7 +45,7 @@
 // value by value, writes by reading the written bytes back and counting rows. A difference throws.
 // Checksums are fnv() over the normalised answer (not comparable with quire's own).
 import { fnv } from './peers.mjs';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -748,6 +748,180 @@ function npmPeer(quire) {
   };
 }
 
+/**
+ * DuckDB through @duckdb/node-api (native DuckDB inside Node), two peers: `duckdb` on a table it
+ * loaded (a database file) and `duckdb-parquet` on a Parquet file DuckDB wrote. One in-memory
+ * DuckDB instance and connection live across calls (as a server keeps its engine); each read call
+ * opens the file anew: `ATTACH ... (READ_ONLY)`, the query, `DETACH` (the attached database's
+ * buffers go with it), or a query over `read_parquet(...)` with DuckDB's external file cache and
+ * Parquet metadata cache off, so that no call reads what an earlier one cached. DuckDB runs a
+ * query on its own threads (as many as the machine's cores, its default: what a user gets); quire
+ * in Node runs on one. Writes append the row objects through DuckDB's Appender (a value at a time,
+ * as its API offers from JavaScript) into a new database file, checkpointed and closed, or into a
+ * table then `COPY ... (FORMAT parquet)` with DuckDB's defaults (Snappy, row groups of 122,880).
+ * Types: id and age INTEGER, balance DOUBLE, created_at TIMESTAMP (microseconds), the rest VARCHAR;
+ * rows come back as getRowObjectsJS() objects, created_at as epoch_us (a bigint), one column as the
+ * result chunks' Float64Array items copied into one array.
+ */
+async function duckdbPeers() {
+  const { DuckDBInstance, DuckDBTimestampValue } = await import('@duckdb/node-api');
+  const dir = mkdtempSync(path.join(os.tmpdir(), `quire-bench-duckdb-${process.pid}-`));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const reader = await DuckDBInstance.create(':memory:');
+  const conn = await reader.connect();
+  for (const setting of ['enable_external_file_cache', 'parquet_metadata_cache']) {
+    try {
+      await conn.run(`SET ${setting} = false`);
+    } catch {
+      // not a setting of this DuckDB: nothing cached to turn off
+    }
+  }
+  const duckdbVersion = (await conn.runAndReadAll('SELECT version() AS v')).getRowObjectsJS()[0].v;
+  const TABLE = 'CREATE TABLE customers (id INTEGER, name VARCHAR, email VARCHAR, country VARCHAR, city VARCHAR, age INTEGER, balance DOUBLE, created_at TIMESTAMP)';
+  const SELECT = 'id, name, email, country, city, age, balance, epoch_us(created_at) AS created_at';
+  let serial = 0;
+  const fill = async (db, all) => {
+    const c = await db.connect();
+    try {
+      await c.run(TABLE);
+      const a = await c.createAppender('customers');
+      for (const r of all) {
+        a.appendInteger(r.id);
+        a.appendVarchar(r.name);
+        a.appendVarchar(r.email);
+        a.appendVarchar(r.country);
+        a.appendVarchar(r.city);
+        a.appendInteger(r.age);
+        a.appendDouble(r.balance);
+        a.appendTimestamp(new DuckDBTimestampValue(BigInt(r.created_at)));
+        a.endRow();
+      }
+      a.flushSync();
+      a.closeSync();
+      return c;
+    } catch (e) {
+      c.closeSync();
+      throw e;
+    }
+  };
+  const writeTable = async (all) => {
+    const file = path.join(dir, `write-${serial++}.duckdb`);
+    const db = await DuckDBInstance.create(file);
+    try {
+      const c = await fill(db, all);
+      await c.run('CHECKPOINT');
+      c.closeSync();
+    } finally {
+      db.closeSync();
+    }
+    const bytes = readFileSync(file);
+    rmSync(file, { force: true });
+    rmSync(`${file}.wal`, { force: true });
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+  const writeParquet = async (all) => {
+    const file = path.join(dir, `write-${serial++}.parquet`);
+    const db = await DuckDBInstance.create(':memory:');
+    try {
+      const c = await fill(db, all);
+      await c.run(`COPY customers TO '${file}' (FORMAT parquet)`);
+      c.closeSync();
+    } finally {
+      db.closeSync();
+    }
+    const bytes = readFileSync(file);
+    rmSync(file, { force: true });
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+  const count = async (bytes, ext) => {
+    const file = path.join(dir, `count-${serial++}.${ext}`);
+    writeFileSync(file, bytes);
+    try {
+      if (ext === 'parquet') return Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${file}')`)).getRowObjectsJS()[0].n);
+      await conn.run(`ATTACH '${file}' AS counted (READ_ONLY)`);
+      try {
+        return Number((await conn.runAndReadAll('SELECT count(*) AS n FROM counted.customers')).getRowObjectsJS()[0].n);
+      } finally {
+        await conn.run('DETACH counted');
+      }
+    } finally {
+      rmSync(file, { force: true });
+    }
+  };
+  const objects = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+  const one = async (sql) => (await objects(sql))[0];
+  const doubles = async (sql) => {
+    const result = await conn.run(sql);
+    const chunks = [];
+    let n = 0;
+    for (let i = 0; i < result.chunkCount; i++) {
+      const items = result.getChunk(i).getColumnVector(0).items;
+      chunks.push(items);
+      n += items.length;
+    }
+    const out = new Float64Array(n);
+    let at = 0;
+    for (const items of chunks) {
+      out.set(items, at);
+      at += items.length;
+    }
+    return out;
+  };
+  const queries = (from) => ({
+    find: async () => one(`SELECT ${SELECT} FROM ${from} WHERE id = ${FIND_ID}`),
+    'filter-count': async () => Number((await one(`SELECT count(*) AS n FROM ${from} WHERE country = 'NA' AND age > 80`)).n),
+    filter: () => objects(`SELECT ${SELECT} FROM ${from} WHERE country = 'NA' AND age > 80`),
+    'text-search': () => objects(`SELECT ${SELECT} FROM ${from} WHERE contains(name, '${TEXT}')`),
+    'read-all': () => objects(`SELECT ${SELECT} FROM ${from}`),
+    sum: async () => {
+      const r = await one(`SELECT count(*) AS rows, count(balance) AS count, sum(balance) AS sum, min(balance) AS min, max(balance) AS max FROM ${from}`);
+      return { rows: Number(r.rows), count: Number(r.count), sum: r.sum, min: r.min, max: r.max };
+    },
+    column: () => doubles(`SELECT balance FROM ${from}`),
+    'deep-page': () => objects(`SELECT ${SELECT} FROM ${from} ORDER BY id LIMIT ${PAGE_LIMIT} OFFSET ${PAGE_OFFSET}`),
+    'newest-50': () => objects(`SELECT ${SELECT} FROM ${from} ORDER BY created_at DESC, id LIMIT ${NEWEST}`),
+  });
+  const tableFile = path.join(dir, 'customers.duckdb');
+  const parquetFile = path.join(dir, 'customers.parquet');
+  const attached = (fn) => async () => {
+    await conn.run(`ATTACH '${tableFile}' AS c (READ_ONLY)`);
+    try {
+      return await fn();
+    } finally {
+      await conn.run('DETACH c');
+    }
+  };
+  const table = queries('c.customers');
+  const parquet = queries(`read_parquet('${parquetFile}')`);
+  const label = `@duckdb/node-api ${version('@duckdb/node-api')} (DuckDB ${duckdbVersion})`;
+  return [
+    {
+      key: 'duckdb',
+      label,
+      file: async (quire) => {
+        const bytes = await writeTable(rows(quire));
+        writeFileSync(tableFile, bytes);
+        return bytes;
+      },
+      read: Object.fromEntries(Object.entries(table).map(([op, fn]) => [op, attached(fn)])),
+      write: writeTable,
+      count: (bytes) => count(bytes, 'duckdb'),
+    },
+    {
+      key: 'duckdb-parquet',
+      label: `${label}, Parquet`,
+      file: async (quire) => {
+        const bytes = await writeParquet(rows(quire));
+        writeFileSync(parquetFile, bytes);
+        return bytes;
+      },
+      read: parquet,
+      write: writeParquet,
+      count: (bytes) => count(bytes, 'parquet'),
+    },
+  ];
+}
+
 // --- the cases -----------------------------------------------------------------------------------
 
 export async function peerCases(quire, cases) {
@@ -757,7 +931,7 @@ export async function peerCases(quire, cases) {
   const indexedOps = selected(INDEXED, INDEXED_OPS);
   if (plainOps.length === 0 && indexedOps.length === 0) return [];
 
-  const peers = [jsonPeer(), npmPeer(quire), sqlitePeer(), await arrowPeer(), await parquetPeer(), await msgpackPeer()];
+  const peers = [jsonPeer(), npmPeer(quire), sqlitePeer(), await arrowPeer(), await parquetPeer(), await msgpackPeer(), ...(await duckdbPeers())];
   const out = [];
   for (const peer of peers) {
     const shapes = [[SHAPE, plainOps]];
@@ -767,7 +941,7 @@ export async function peerCases(quire, cases) {
       // The npm peer adds column-doubles (columns() as doubles) beside column wherever column runs.
       const ops = peer.only ? [...allOps, ...(allOps.includes('column') ? ['column-doubles'] : [])].filter((op) => peer.only.includes(op)) : allOps;
       if (ops.length === 0) continue;
-      const fileBytes = ops.some((op) => op !== 'write') ? peer.file(quire, shape) : undefined;
+      const fileBytes = ops.some((op) => op !== 'write') ? await peer.file(quire, shape) : undefined;
       const read = peer.readFor ? peer.readFor(shape) : peer.read;
       for (const op of ops) {
         const name = `peer.${peer.key}.${op}/${shape}`;
@@ -776,9 +950,9 @@ export async function peerCases(quire, cases) {
         if (op === 'write') {
           input = () => ndjson(quire);
           run = () => peer.write(rows(quire), shape);
-          checksum = (bytes) => fnv(`rows ${peer.count(bytes)}, bytes ${bytes.length}`);
+          checksum = async (bytes) => fnv(`rows ${await peer.count(bytes)}, bytes ${bytes.length}`);
           const bytes = await run();
-          const n = peer.count(bytes);
+          const n = await peer.count(bytes);
           if (n !== quireAnswer(quire, 'write')) throw new Error(`${name}: the written file reads back as ${n} rows, quire's has ${quireAnswer(quire, 'write')}`);
           peer.same?.(bytes, shape);
         } else {

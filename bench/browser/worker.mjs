@@ -33,8 +33,23 @@ self.onmessage = async ({ data }) => {
       meta,
       onProgress: (i, n, name) => self.postMessage({ progress: `[${i + 1}/${n}] ${name}` }),
     });
-    self.postMessage({ reading, workerReadyAt: readyAt });
+    self.postMessage({ reading, workerReadyAt: readyAt, peerInput: options.peers === false ? undefined : peerInput(quire, bench, reading) });
   } catch (e) {
     self.postMessage({ error: String((e && e.stack) || e) });
   }
 };
+
+// What the page's DuckDB-Wasm peers (peers-duckdb.mjs) need when the run has the cases they mirror:
+// the customers' CSV (DuckDB-Wasm 1.28 reads CSV without an extension; each peer builds its own file from it) and quire's answers, through the
+// npm package, to check theirs against.
+const SHAPE = 'customers-200k';
+function peerInput(quire, bench, reading) {
+  const ops = ['find', 'sum'].filter((op) => reading.cases.some((c) => c.name === `format.${op}/${SHAPE}`));
+  if (ops.length === 0) return undefined;
+  const f = quire.format.open(bench.input(`format.find/${SHAPE}`));
+  try {
+    return { ops, csv: bench.input(`format.write-csv/${SHAPE}`), find: f.find('id', 123456), sum: f.aggregate('balance') };
+  } finally {
+    f.close();
+  }
+}
