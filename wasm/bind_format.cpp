@@ -20,25 +20,6 @@ using quire::wasm::error_record;
 using quire::wasm::js_range_source;
 namespace fmt = quire::format;
 
-/// Bytes the wrapper placed in the heap, freed with the source.
-class heap_source final : public quire::byte_source {
- public:
-  heap_source(uintptr_t pointer, size_t length) : bytes_(reinterpret_cast<const uint8_t *>(pointer), length) {}
-  ~heap_source() override { std::free(const_cast<uint8_t *>(bytes_.data())); }
-  uint64_t size() const noexcept override { return bytes_.size(); }
-  std::span<const uint8_t> contiguous() const noexcept override { return bytes_; }
-  quire::result<void> read_at(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset > bytes_.size() || out.size() > bytes_.size() - offset)
-      return {quire::error_code::OUT_OF_RANGE, "read past the end", offset};
-    if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
-    return {};
-  }
-  std::string_view kind() const noexcept override { return "memory"; }
-
- private:
-  std::span<const uint8_t> bytes_;
-};
-
 struct text_result {
   error_record error;
   std::string text;
@@ -101,10 +82,9 @@ struct column_record {
 
 class format_file {
  public:
-  /// `key` (32 bytes, the owner's or a partition's) or `passphrase` opens a sealed file; "" none.
-  format_file(uintptr_t pointer, size_t length, const std::string &key, const std::string &passphrase) {
-    open(std::make_unique<heap_source>(pointer, length), key, passphrase);
-  }
+  /// Ranges read through `reader` (js/src/format.ts: a Node file, a Blob, or bytes in JavaScript
+  /// memory read where they are). `key` (32 bytes, the owner's or a partition's) or `passphrase`
+  /// opens a sealed file; "" none.
   format_file(double size, emscripten::val reader, const std::string &key, const std::string &passphrase) {
     open(std::make_unique<js_range_source>(size, std::move(reader)), key, passphrase);
   }
@@ -401,7 +381,6 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .field("textLength", &column_record::text_length)
       .field("offsets", &column_record::offsets);
   class_<format_file>("FormatFile")
-      .constructor<uintptr_t, size_t, const std::string &, const std::string &>()
       .function("error", &format_file::error)
       .function("info", &format_file::info)
       .function("query", &format_file::query)

@@ -49,7 +49,11 @@ test('memory: an input the heap cannot grow to hold is OUT_OF_MEMORY from malloc
   // Under the wrapper's own bound, so _malloc is asked, and returns 0: the heap would have to
   // grow past its 4 GB maximum.
   const big = Buffer.alloc(MAX - 32 * 2 ** 20);
-  assertOutOfMemory(() => format.open(big), 'open of almost 4 GB');
+  assertOutOfMemory(() => json.check(big), 'check of almost 4 GB');
+  // format.open reads bytes where they are, copying none: the answer is the bytes' own.
+  const before = memory().heapBytes;
+  assert.throws(() => format.open(big), (e) => e instanceof QuireError && e.code === 'NOT_A_QUIRE_FILE');
+  assert.ok(memory().heapBytes < before + 2 ** 20, 'an open copies nothing');
   assertOutOfMemory(() => fhir.validate(big), 'validate of almost 4 GB');
   ordinaryCallsWork();
 });
