@@ -117,6 +117,7 @@ quire::error located(quire::error err, std::string_view input) {
 // second pass only for input that is bad (or unusual: see json_tape.cpp), and it keeps every
 // error exactly what the walk reports — code, offset and message — on every target.
 result<void> build_tape(detail::tape_data &d, const limits &lim, tape_path which) {
+  if (which == tape_path::baseline_only) return baseline_build(d.input, lim, d);
   if (which != tape_path::reference_only) {
     if (fast_build(d.input, lim, d)) return {};
     if (which == tape_path::fast_only) {
@@ -158,6 +159,11 @@ result<stats> check_padded(std::string_view input, size_t padding, const limits 
   auto padded = padded_input(input, padding, lim, copy);
   if (!padded) return std::move(padded).error();
   // As build_tape: the fast pass, and the walk for what it declines.
+  if (which == tape_path::baseline_only) {
+    auto r = baseline_check(padded.value(), lim);
+    if (!r) return located(std::move(r).error(), input);
+    return r;
+  }
   if (which != tape_path::reference_only) {
     stats s;
     if (fast_check(padded.value(), lim, s)) return s;
