@@ -1,5 +1,6 @@
 // Fuzz target for the JSON layer: parse (tape), check (counts) and write back must agree, the fast
-// tape builder must agree with the reference simdjson walk (it may decline, never differ), and
+// tape builder must agree with the reference simdjson walk (it may decline, never differ), the walk
+// on the baseline kernel with the walk on the kernel in use (haswell natively on an AVX2 CPU), and
 // nothing may crash. Build with -DQUIRE_FUZZ=ON and clang; run `make fuzz`.
 #include <cstdint>
 #include <cstdlib>
@@ -42,7 +43,7 @@ bool same_stats(const quire::json::stats &a, const quire::json::stats &b) {
 // for check().
 void differential(std::string_view input, const quire::json::limits &lim) {
   using quire::json::tape_path;
-  quire::json::detail::tape_data reference, fast, automatic;
+  quire::json::detail::tape_data reference, fast, automatic, baseline;
   auto r = quire::json::parse_tape(reference, input, lim, tape_path::reference_only);
   auto f = quire::json::parse_tape(fast, input, lim, tape_path::fast_only);
   auto a = quire::json::parse_tape(automatic, input, lim, tape_path::automatic);
@@ -50,6 +51,11 @@ void differential(std::string_view input, const quire::json::limits &lim) {
   if (a.ok() != r.ok()) std::abort();
   if (a && !same_tape(reference, automatic)) std::abort();
   if (!a && !same_error(a.error(), r.error())) std::abort();
+  // The walk on the baseline kernel against the one in use (haswell on an AVX2 CPU).
+  auto b = quire::json::parse_tape(baseline, input, lim, tape_path::baseline_only);
+  if (b.ok() != r.ok()) std::abort();
+  if (b && !same_tape(reference, baseline)) std::abort();
+  if (!b && !same_error(b.error(), r.error())) std::abort();
   auto cr = quire::json::check_with(input, lim, tape_path::reference_only);
   auto cf = quire::json::check_with(input, lim, tape_path::fast_only);
   auto ca = quire::json::check_with(input, lim, tape_path::automatic);
@@ -58,6 +64,10 @@ void differential(std::string_view input, const quire::json::limits &lim) {
   if (ca.ok() != cr.ok()) std::abort();
   if (ca && !same_stats(ca.value(), cr.value())) std::abort();
   if (!ca && !same_error(ca.error(), cr.error())) std::abort();
+  auto cb = quire::json::check_with(input, lim, tape_path::baseline_only);
+  if (cb.ok() != cr.ok()) std::abort();
+  if (cb && !same_stats(cb.value(), cr.value())) std::abort();
+  if (!cb && !same_error(cb.error(), cr.error())) std::abort();
 }
 
 }  // namespace

@@ -31,7 +31,10 @@ bool fast_check(std::string_view padded, const limits &lim, stats &out);
 
 /// Which parser builds a tape: the fast builder with the reference walk on anything it declines
 /// (what parse() does), or one of them alone (tests hold the two to the same results).
-enum class tape_path { automatic, fast_only, reference_only };
+/// reference_only walks with the kernel parse() would use (haswell on an x86-64 CPU with AVX2);
+/// baseline_only walks with the baseline kernel whatever the CPU has, so that tests and the fuzz
+/// target hold the kernels to the same tapes and errors (in wasm the two are the same kernel).
+enum class tape_path { automatic, fast_only, reference_only, baseline_only };
 /// parse_into()'s work on a bare tape_data, with the given builder. fast_only fails with
 /// INVALID_JSON "declined by the fast tape builder" at offset 0 when the fast builder declines.
 result<void> parse_tape(detail::tape_data &data, std::string_view input, const limits &lim, tape_path which);
