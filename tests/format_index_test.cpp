@@ -362,33 +362,35 @@ TEST_CASE("format compact indexes: posting lists that lie are CORRUPT_BLOCK or t
   const auto bytes = small_file(index_kind::sorted);
   const char *where = "name contains 'zabc'";  // trigrams "zab" and "abc": rows 0 and 4
   CHECK(count_text(bytes, where) == "2");
-  auto list = [](const char *gram, const std::string &rows, uint64_t n) {
+  // A list: its trigram, n, its first row, then (n > 1) the n - 1 gaps as an integer sequence.
+  auto list = [](const char *gram, uint64_t first, const std::string &gaps, uint64_t n) {
     std::string o(gram, 3);
     varint(o, n);
-    return o + rows;
+    varint(o, first);
+    return o + gaps;
   };
   auto leaf = [](uint64_t grams, const std::string &lists) {
     std::string raw;
     varint(raw, grams);
     return raw + lists;
   };
-  const std::string abc = list("abc", plain_ints({0, 1, 2, 3, 4, 5, 6, 7}), 8);
-  const std::string zab = list("zab", plain_ints({0, 4}), 2);
+  const std::string abc = list("abc", 0, plain_ints({1, 1, 1, 1, 1, 1, 1}), 8);
+  const std::string zab = list("zab", 0, plain_ints({4}), 2);
   // Honest: the two lists the query needs (other trigrams missing only cost the index's narrowing).
   CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + zab)}}), where) == "2");
   CHECK(count_text(plant(bytes, 1, {{"abc", 8, leaf(1, abc)}, {"zab", 2, leaf(1, zab)}}), where) == "2");
-  // Rows as deltas that overflow: DELTA from 1 by 2^63 wraps to a row past the last.
-  std::string wrapped(1, '\2');
-  fixed(wrapped, 1, 8);
-  fixed(wrapped, 0x8000000000000000ull, 8);
-  wrapped.push_back(0);
-  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", wrapped, 2))}}), where) == "CORRUPT_BLOCK");
-  // Rows out of order, a row past the file, trigrams out of order.
-  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", plain_ints({4, 0}), 2))}}), where) ==
+  // Gaps that overflow: summed modulo 2^64, 0 + (2^64 - 1) is past the last row, and 4 then a gap
+  // of 2^64 - 2 wraps to row 2, below its predecessor.
+  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", 0, plain_ints({-1}), 2))}}), where) ==
         "CORRUPT_BLOCK");
-  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", plain_ints({0, 8}), 2))}}), where) ==
+  CHECK(count_text(plant(bytes, 1, {{"abc", 11, leaf(2, abc + list("zab", 4, plain_ints({1, -2}), 3))}}), where) ==
         "CORRUPT_BLOCK");
-  CHECK(count_text(plant(bytes, 1, {{"abc", 11, leaf(3, abc + zab + list("aaa", plain_ints({1}), 1))}}), where) ==
+  // Rows out of order (a gap of 0), a row past the file, trigrams out of order.
+  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", 4, plain_ints({0}), 2))}}), where) ==
+        "CORRUPT_BLOCK");
+  CHECK(count_text(plant(bytes, 1, {{"abc", 10, leaf(2, abc + list("zab", 0, plain_ints({8}), 2))}}), where) ==
+        "CORRUPT_BLOCK");
+  CHECK(count_text(plant(bytes, 1, {{"abc", 11, leaf(3, abc + zab + list("aaa", 1, "", 1))}}), where) ==
         "CORRUPT_BLOCK");
   // A root whose first key hides a trigram the leaf holds out of order: a lookup of "abc" reads no
   // leaf (the root says every key is from "zab" on), as with any index that leaves rows out; the

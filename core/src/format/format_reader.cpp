@@ -465,9 +465,10 @@ result<void> walk_int_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
   return {};
 }
 
-// A posting-list leaf: varint trigram count, then per trigram its 3 bytes, varint n and its n rows
-// as an integer sequence. A first pass decodes and checks every list (one list's rows in memory
-// at a time, at most the segment's rows); the second decodes again and visits, up to the stop.
+// A posting-list leaf: varint trigram count, then per trigram its 3 bytes, varint n, varint first
+// row and (n > 1) the n - 1 gaps to the next rows as an integer sequence. A first pass decodes and checks every list
+// (one list's rows in memory at a time, at most the segment's rows); the second decodes again and visits, up to the
+// stop.
 template <typename Visit>
 result<void> walk_posting_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
   std::vector<int64_t> rows;
@@ -490,8 +491,14 @@ result<void> walk_posting_leaf(byte_reader &r, const leaf_bounds &b, Visit visit
                              b.at);
       if (b.next_first && !(key < *b.next_first))
         return corrupt_block("a key reaches the next leaf's first key", b.path, b.at);
-      if (!decode_ints(p, static_cast<size_t>(n), rows))
+      const uint64_t first = p.varint();
+      if (p.failed() || (n > 1 && !decode_ints(p, static_cast<size_t>(n - 1), rows)))
         return corrupt_block("list " + std::to_string(g) + " does not decode", b.path, b.at);
+      rows.resize(static_cast<size_t>(n - 1));
+      rows.insert(rows.begin(), static_cast<int64_t>(first));
+      // Gaps summed modulo 2^64: one that wraps gives a row below its predecessor, checked below.
+      for (size_t i = 1; i < n; ++i)
+        rows[i] = static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(rows[i]));
       total += n;
       if (pass == 0) {
         for (size_t i = 0; i < n; ++i) {

@@ -683,9 +683,11 @@ struct writer::impl {
   }
 
   /// Posting lists (text indexes): a leaf is its trigram count, then per trigram (ascending) its
-  /// 3 bytes, its row count and its rows (ascending) as an integer sequence (DELTA: the first row,
-  /// then the gaps bit-packed; one row: CONSTANT). A leaf closes between trigrams once it holds
-  /// page_bytes. The lists come whole from posting_lists, or from the sorter when they spilled.
+  /// 3 bytes, its row count n, its first row (varint) and, when n > 1, the n - 1 gaps to the next
+  /// rows as an integer sequence (encode_ints: RLE where rows run on, FOR at the widest gap
+  /// elsewhere). A leaf closes between trigrams once it holds page_bytes, or 4 × page_bytes rows
+  /// (it is decoded whole: runs of rows take a few bytes). The lists come whole from
+  /// posting_lists, or from the sorter when they spilled.
   result<page_ref> write_posting_index(index_state &ix, uint64_t &entries) {
     compact_root root;
     std::string leaf, first;
@@ -704,7 +706,7 @@ struct writer::impl {
       return r;
     };
     auto add_list = [&](uint32_t g) -> result<void> {
-      if (leaf.size() >= opt.page_bytes) {
+      if (leaf.size() >= opt.page_bytes || leaf_entries >= uint64_t{4} * opt.page_bytes) {
         auto r = close();
         if (!r) return r;
       }
@@ -714,7 +716,11 @@ struct writer::impl {
       }
       append_trigram_key(leaf, g);
       put_varint(leaf, rows.size());
-      encode_ints(leaf, rows);
+      put_varint(leaf, static_cast<uint64_t>(rows[0]));
+      if (rows.size() > 1) {  // the gaps: RLE where rows run on, FOR at the widest gap elsewhere
+        for (size_t i = rows.size() - 1; i > 0; --i) rows[i] -= rows[i - 1];
+        encode_ints(leaf, std::span<const int64_t>(rows).subspan(1));
+      }
       ++grams;
       leaf_entries += rows.size();
       entries += rows.size();
