@@ -289,10 +289,18 @@ std::vector<uint8_t> small_file(index_kind id_kind) {
   return sink.bytes;
 }
 
+/// A leaf of unique keys (each key's first row is its only row: no gaps).
 std::string int_leaf(const std::vector<int64_t> &keys, const std::vector<int64_t> &rows) {
   std::string raw;
   varint(raw, keys.size());
   return raw + plain_ints(keys) + plain_ints(rows);
+}
+/// A leaf with repeated keys: the first row of each distinct key, then the gaps.
+std::string int_leaf(const std::vector<int64_t> &keys, const std::vector<int64_t> &starts,
+                     const std::vector<int64_t> &gaps) {
+  std::string raw;
+  varint(raw, keys.size());
+  return raw + plain_ints(keys) + plain_ints(starts) + plain_ints(gaps);
 }
 std::string zkey(int64_t k) {
   std::string s;
@@ -353,6 +361,11 @@ TEST_CASE("format compact indexes: a leaf that lies is CORRUPT_BLOCK or the righ
     CHECK(file::open(borrow_bytes(overlap))->verify().code() == error_code::CORRUPT_BLOCK);
     // An entry count the root and the leaf do not share.
     CHECK(find_id(plant(bytes, 0, {{zkey(10), 7, int_leaf(keys, rows)}}), 30) == "CORRUPT_BLOCK");
+    // Repeated keys: rows as gaps within a key (honest), a gap of 0, a gap that wraps below the row.
+    const std::vector<int64_t> dup = {10, 20, 30, 30, 30, 60, 70, 80};
+    CHECK(find_id(plant(bytes, 0, {{zkey(10), 8, int_leaf(dup, {0, 1, 2, 5, 6, 7}, {1, 1})}}), 30) == "{\"id\":30}\n");
+    CHECK(find_id(plant(bytes, 0, {{zkey(10), 8, int_leaf(dup, {0, 1, 2, 5, 6, 7}, {1, 0})}}), 30) == "CORRUPT_BLOCK");
+    CHECK(find_id(plant(bytes, 0, {{zkey(10), 8, int_leaf(dup, {0, 1, 2, 5, 6, 7}, {1, -2})}}), 30) == "CORRUPT_BLOCK");
     // A first key that is not one zvarint.
     CHECK(find_id(plant(bytes, 0, {{zkey(10) + "x", 8, int_leaf(keys, rows)}}), 30) == "CORRUPT_FILE");
   }

@@ -435,17 +435,28 @@ struct leaf_bounds {
   uint64_t at;  // the leaf's offset in the file
 };
 
-// An integer-keyed leaf: varint count, the keys and the rows as integer sequences. All of it is
+// An integer-keyed leaf: varint count, then as integer sequences the keys, each distinct key's first
+// row and (when a key has more than one row) the gaps between the rows of a key. All of it is
 // checked before the first visit (a key out of order could hide rows behind a stopped walk).
 template <typename Visit>
 result<void> walk_int_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
   const uint64_t count = r.varint();
   if (r.failed() || count != b.leaf.entries || count == 0 || count > b.rows)
     return corrupt_block("holds an impossible entry count", b.path, b.at);
-  std::vector<int64_t> keys, rows;
-  if (!decode_ints(r, static_cast<size_t>(count), keys) || !decode_ints(r, static_cast<size_t>(count), rows) ||
+  std::vector<int64_t> keys, rows, starts, gaps;
+  if (!decode_ints(r, static_cast<size_t>(count), keys)) return corrupt_block("the leaf does not decode", b.path, b.at);
+  size_t runs = 1;
+  for (size_t i = 1; i < count; ++i) runs += keys[i] != keys[i - 1];
+  if (!decode_ints(r, runs, starts) || (count > runs && !decode_ints(r, static_cast<size_t>(count) - runs, gaps)) ||
       r.remaining() != 0)
     return corrupt_block("the leaf does not decode", b.path, b.at);
+  rows.resize(static_cast<size_t>(count));
+  // Gaps summed modulo 2^64: one that wraps gives a row below its predecessor, checked below.
+  for (size_t i = 0, s = 0, g = 0; i < count; ++i) {
+    rows[i] = i == 0 || keys[i] != keys[i - 1]
+                  ? starts[s++]
+                  : static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(gaps[g++]));
+  }
   std::string key;
   append_int_key(key, keys[0]);
   if (key != b.leaf.first_key) return corrupt_block("the first key differs from the root's", b.path, b.at);

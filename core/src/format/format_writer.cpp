@@ -628,14 +628,15 @@ struct writer::impl {
     return write_page(raw);
   }
 
-  /// Integer keys (the ints domain, sorted and hash alike): a leaf is its entry count, then its
-  /// keys and its rows as two integer sequences (encode_ints: ascending keys come out DELTA or
-  /// FOR, rows FOR at the width of their span). A leaf closes where the key changes, once it holds
+  /// Integer keys (the ints domain, sorted and hash alike): a leaf is its entry count, then as
+  /// integer sequences its keys (encode_ints: ascending keys come out DELTA, FOR or RLE), the first
+  /// row of each distinct key (FOR at the width of their span) and, when a key has more than one
+  /// row, the gaps between the rows of a key. A leaf closes where the key changes, once it holds
   /// page_bytes / 2 entries (it is decoded whole) or about page_bytes of bits by the widest key
   /// step and the rows' span.
   result<page_ref> write_int_index(index_state &ix, uint64_t &entries) {
     compact_root root;
-    std::vector<int64_t> keys, rows;
+    std::vector<int64_t> keys, rows, starts, gaps;
     uint64_t max_step = 0, row_lo = UINT64_MAX, row_hi = 0;
     entries = 0;
     const size_t max_entries = std::max<size_t>(opt.page_bytes / 2, 1);
@@ -644,7 +645,16 @@ struct writer::impl {
       std::string raw, first;
       put_varint(raw, keys.size());
       encode_ints(raw, keys);
-      encode_ints(raw, rows);
+      // Each key's first row, then the gaps between the rows of one key: a key held by many rows
+      // (an age, a country code) costs the bits of its gaps, not of the whole table's rows.
+      starts.clear();
+      gaps.clear();
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (i == 0 || keys[i] != keys[i - 1]) starts.push_back(rows[i]);
+        else gaps.push_back(rows[i] - rows[i - 1]);
+      }
+      encode_ints(raw, starts);
+      if (!gaps.empty()) encode_ints(raw, gaps);
       put_svarint(first, keys.front());
       auto r = put_compact_leaf(root, first, keys.size(), raw);
       keys.clear();
