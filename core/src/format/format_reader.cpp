@@ -482,7 +482,7 @@ result<void> walk_int_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
 // stop.
 template <typename Visit>
 result<void> walk_posting_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
-  std::vector<int64_t> rows;
+  std::vector<int64_t> rows, gaps;
   uint64_t grams = 0;
   for (int pass = 0; pass < 2; ++pass) {
     byte_reader p = r;
@@ -503,13 +503,13 @@ result<void> walk_posting_leaf(byte_reader &r, const leaf_bounds &b, Visit visit
       if (b.next_first && !(key < *b.next_first))
         return corrupt_block("a key reaches the next leaf's first key", b.path, b.at);
       const uint64_t first = p.varint();
-      if (p.failed() || (n > 1 && !decode_ints(p, static_cast<size_t>(n - 1), rows)))
+      if (p.failed() || (n > 1 && !decode_ints(p, static_cast<size_t>(n - 1), gaps)))
         return corrupt_block("list " + std::to_string(g) + " does not decode", b.path, b.at);
-      rows.resize(static_cast<size_t>(n - 1));
-      rows.insert(rows.begin(), static_cast<int64_t>(first));
+      rows.resize(static_cast<size_t>(n));
+      rows[0] = static_cast<int64_t>(first);
       // Gaps summed modulo 2^64: one that wraps gives a row below its predecessor, checked below.
       for (size_t i = 1; i < n; ++i)
-        rows[i] = static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(rows[i]));
+        rows[i] = static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(gaps[i - 1]));
       total += n;
       if (pass == 0) {
         for (size_t i = 0; i < n; ++i) {
