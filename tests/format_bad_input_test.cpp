@@ -157,6 +157,7 @@ TEST_CASE("format bad input: a flipped byte past the checksums: a find is a type
     INFO("byte " << i);
     auto f = file::open(borrow_bytes(copy), unchecked);
     if (!f) continue;
+    if (!f->schema().find("id")) continue;  // the flip renamed the column in the (unchecked) footer
     for (int64_t id : {1, 150, 299}) {
       auto r = f->find("id", value::of(id));
       if (!r) {
@@ -185,7 +186,10 @@ TEST_CASE("format bad input: wrong magic, unknown version, a footer past the end
   copy[0] = 'X';
   CHECK(file::open(borrow_bytes(copy)).code() == error_code::NOT_A_QUIRE_FILE);
   copy = bytes;
-  copy[6] = 3;
+  copy[6] = 4;
+  CHECK(file::open(borrow_bytes(copy)).code() == error_code::UNSUPPORTED_VERSION);
+  copy = bytes;
+  copy[6] = 1;  // a version-3 file (compact indexes) whose header says 1: the tail disagrees
   CHECK(file::open(borrow_bytes(copy)).code() == error_code::UNSUPPORTED_VERSION);
   copy = bytes;
   copy[copy.size() - 2] = 9;

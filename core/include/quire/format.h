@@ -34,8 +34,9 @@
 
 namespace quire::format {
 
-/// The format version this build writes and the newest it reads.
-inline constexpr uint16_t FORMAT_VERSION = 1;
+/// The newest table version this build writes and reads: 3 when a file holds an index with
+/// compact leaves, else 1 (docs/format.md 1.7; version 2 is the growing store, quire/store.h).
+inline constexpr uint16_t FORMAT_VERSION = 3;
 
 // --- limits and defaults ------------------------------------------------------------------------
 

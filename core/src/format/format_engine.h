@@ -47,9 +47,11 @@ struct engine {
 
   /// Rows of index `ix` whose key is in [lo, hi] (an absent bound is open). `estimate_only` reads
   /// only the root and returns the entries of the leaves the range spans.
+  /// `compact_key`, when given, is the one key looked up instead in segments whose index has compact
+  /// leaves (a hash index's integer key, where lo = hi is its hash elsewhere).
   result<std::vector<uint64_t>> index_range(size_t ix, const std::optional<std::string> &lo,
                                             const std::optional<std::string> &hi, bool estimate_only,
-                                            uint64_t &estimate);
+                                            uint64_t &estimate, const std::string *compact_key = nullptr);
 
   /// Candidate rows for one conjunct from an index, or nullopt when no index serves it cheaply.
   result<std::optional<std::vector<uint64_t>>> candidates(const pred &p);

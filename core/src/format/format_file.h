@@ -88,8 +88,9 @@ struct sealing {
 /// the file, whose page offsets count from the range's start. A version-1 file is one segment at 0;
 /// a version-2 file holds a segment per partition and commit (format_store.cpp).
 struct segment_info {
-  uint64_t base = 0, length = 0;  // absolute byte range
-  uint64_t footer_offset = 0;     // within the range
+  uint64_t base = 0, length = 0;     // absolute byte range
+  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, or 3 (COMPACT_INDEX_VERSION)
+  uint64_t footer_offset = 0;        // within the range
   uint64_t rows = 0, first_row = 0;
   uint64_t chunks = 0, first_chunk = 0;
   uint32_t chunk_rows = 1;
@@ -198,6 +199,11 @@ struct file::impl {
   /// Whether chunk `chunk`'s Bloom filter (of hash index `index`) may hold `hash`.
   result<bool> bloom_may_contain(size_t index, uint64_t chunk, const std::vector<uint64_t> &hashes);
 
+  /// Whether index `index` of segment `seg` has compact leaves (a version-3 segment, compact_index).
+  bool compact(size_t index, size_t seg) const {
+    return segments[seg].version >= detail::COMPACT_INDEX_VERSION &&
+           detail::compact_index(sch.columns[indexes[index].column].type, indexes[index].kind);
+  }
   const detail::segment_info &segment_of(uint64_t chunk) const { return segments[chunk_segment[chunk]]; }
   uint32_t rows_in_chunk(uint64_t chunk) const {
     const auto &s = segment_of(chunk);

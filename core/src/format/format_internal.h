@@ -278,6 +278,24 @@ inline uint64_t bloom_bit(uint64_t h, uint32_t k, uint64_t bits) {
   return (h + k * h2) % bits;
 }
 
+/// The table version whose indexes may use compact leaves (docs/format.md 1.7): version 1's layout
+/// otherwise. A writer writes it only when the file holds such an index, so older readers refuse
+/// exactly the files they could not read (UNSUPPORTED_VERSION).
+inline constexpr uint16_t COMPACT_INDEX_VERSION = 3;
+/// The table version of a file with no compact index (and of every file before version 3).
+inline constexpr uint16_t TABLE_VERSION = 1;
+/// Whether an index of `kind` on a column of `type` has compact leaves in a version-3 table: keys of
+/// the ints domain (sorted and hash alike) as integers, text indexes as posting lists.
+inline bool compact_index(column_type type, index_kind kind) noexcept {
+  return kind == index_kind::text || domain_of(type) == domain::ints;
+}
+/// An int64 of the ints domain back from its order key (append_int_key's 8 bytes).
+inline int64_t int_of_key(std::string_view key) {
+  uint64_t u = 0;
+  for (size_t i = 0; i < 8; ++i) u = (u << 8) | static_cast<uint8_t>(key[i]);
+  return static_cast<int64_t>(u ^ 0x8000000000000000ull);
+}
+
 /// The distinct trigrams (3-byte substrings) of `s`, each packed big-endian into 24 bits, in
 /// ascending order (that of their bytes): the keys of a text index. None below 3 bytes.
 void distinct_trigrams(std::string_view s, std::vector<uint32_t> &grams);

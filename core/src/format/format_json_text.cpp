@@ -315,7 +315,7 @@ std::string to_json(const storage_report &s) {
     o.push_back('}');
   }
   o.push_back(']');
-  if (s.info.version >= 2) store_members(o, s.info);  // version 1's report stays as it was
+  if (s.info.version == 2) store_members(o, s.info);  // a table's report (versions 1, 3) stays as it was
   o.push_back('}');
   return o;
 }

@@ -63,9 +63,9 @@ result<tri> engine::on_chunk(const pred &p, uint64_t chunk, bool &by_bloom) {
   return t;
 }
 
-result<std::vector<uint64_t>> engine::index_range(size_t ix, const std::optional<std::string> &lo,
-                                                  const std::optional<std::string> &hi, bool estimate_only,
-                                                  uint64_t &estimate) {
+result<std::vector<uint64_t>> engine::index_range(size_t ix, const std::optional<std::string> &lo_key,
+                                                  const std::optional<std::string> &hi_key, bool estimate_only,
+                                                  uint64_t &estimate, const std::string *compact_key) {
   estimate = 0;
   std::vector<uint64_t> rows;
   // Each segment indexes its own rows: their ranges are walked in segment order, so the rows come
@@ -74,6 +74,9 @@ result<std::vector<uint64_t>> engine::index_range(size_t ix, const std::optional
     auto root = f.load_index_root(ix, seg);
     if (!root) return std::move(root).error();
     const auto &leaves = root.value()->leaves;
+    const bool alt = compact_key && f.compact(ix, seg);
+    const std::optional<std::string> &lo = alt ? std::optional<std::string>(*compact_key) : lo_key;
+    const std::optional<std::string> &hi = alt ? lo : hi_key;
     size_t start = 0;
     if (lo) {
       auto it = std::upper_bound(leaves.begin(), leaves.end(), *lo,
@@ -115,15 +118,15 @@ result<std::optional<std::vector<uint64_t>>> engine::candidates(const pred &p) {
     info.index_candidates = rows.size();
     return std::optional<std::vector<uint64_t>>(std::move(rows));
   };
-  auto hashes = key_hashes(p);
+  auto keys = lookup_keys(p);
   int hash_ix = index_of(p.column, index_kind::hash);
-  if (!hashes.empty() && hash_ix >= 0) {
+  if (!keys.empty() && hash_ix >= 0) {
     std::vector<uint64_t> rows;
-    for (uint64_t h : hashes) {
+    for (const auto &key : keys) {
       std::string k;
-      put_be64(k, h);
+      put_be64(k, hash64(key));
       uint64_t est;
-      auto r = index_range(static_cast<size_t>(hash_ix), k, k, false, est);
+      auto r = index_range(static_cast<size_t>(hash_ix), k, k, false, est, &key);
       if (!r) return std::move(r).error();
       rows.insert(rows.end(), r->begin(), r->end());
     }

@@ -344,12 +344,12 @@ tri leaf_on_stats(const pred &p, const stats &s) {
   return tri::some;
 }
 
-/// Hashes of the keys an = or in predicate looks for, as the writer hashed them.
-std::vector<uint64_t> key_hashes(const pred &p) {
-  std::vector<uint64_t> out;
+/// The order keys (append_*_key) of the values an = or in predicate looks for.
+std::vector<std::string> lookup_keys(const pred &p) {
+  std::vector<std::string> out;
   std::string k;
   auto add = [&]() {
-    out.push_back(hash64(k));
+    out.push_back(std::move(k));
     k.clear();
   };
   if (p.kind == pk::set) {
@@ -379,6 +379,13 @@ std::vector<uint64_t> key_hashes(const pred &p) {
       add();
     }
   }
+  return out;
+}
+
+/// Hashes of the keys an = or in predicate looks for, as the writer hashed them.
+std::vector<uint64_t> key_hashes(const pred &p) {
+  std::vector<uint64_t> out;
+  for (const auto &k : lookup_keys(p)) out.push_back(hash64(k));
   return out;
 }
 

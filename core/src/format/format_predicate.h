@@ -78,6 +78,8 @@ inline bool test_text(const pred &p, std::string_view v) {
 tri leaf_on_stats(const pred &p, const stats &s);
 /// Hashes of the keys an = or in predicate looks for, as the writer hashed them.
 std::vector<uint64_t> key_hashes(const pred &p);
+/// The order keys of those values (what a hash index with integer keys holds, docs/format.md 1.7).
+std::vector<std::string> lookup_keys(const pred &p);
 /// Appends the columns a predicate reads, each once, in the order first seen.
 void collect_columns(const pred &p, std::vector<size_t> &out);
 

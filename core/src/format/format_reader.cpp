@@ -359,9 +359,22 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
   uint64_t leaves = r.varint();
   if (r.failed() || leaves > r.remaining() / 8 + 1) return corrupt_file("holds an impossible leaf count", path);
   root->leaves.reserve(static_cast<size_t>(leaves));
+  const bool compact_leaves = compact(index, seg);
+  const bool int_keys = compact_leaves && indexes[index].kind != index_kind::text;
   for (uint64_t i = 0; i < leaves; ++i) {
     index_leaf l;
-    l.first_key = std::string(r.bytes());
+    if (int_keys) {  // the first key's zvarint, kept as its order key (what lookups compare)
+      const std::string_view b = r.bytes();
+      byte_reader k({reinterpret_cast<const uint8_t *>(b.data()), b.size()});
+      const int64_t first = k.svarint();
+      if (k.failed() || k.remaining() != 0)
+        return corrupt_file("leaf " + std::to_string(i) + "'s first key is malformed", path);
+      append_int_key(l.first_key, first);
+    } else {
+      l.first_key = std::string(r.bytes());
+      if (compact_leaves && l.first_key.size() != 3)
+        return corrupt_file("leaf " + std::to_string(i) + "'s first key is not a trigram", path);
+    }
     l.entries = r.varint();
     l.ref = read_ref(r);
     if (r.failed()) return corrupt_file("leaf " + std::to_string(i) + " is malformed", path);
@@ -369,7 +382,7 @@ result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t ind
     root->leaves.push_back(std::move(l));
   }
   uint64_t blooms = r.varint();
-  if (r.failed() || (blooms != 0 && blooms != seg_chunks) || blooms > r.remaining() / 8 + 1)
+  if (r.failed() || (blooms != 0 && (blooms != seg_chunks || compact_leaves)) || blooms > r.remaining() / 8 + 1)
     return corrupt_file("holds an impossible Bloom filter count", path);
   for (uint64_t i = 0; i < blooms; ++i) {
     bloom_entry b;
@@ -411,6 +424,111 @@ result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const st
   return {};
 }
 
+/// Where a compact leaf is and what its root says of it: each check below holds for what the
+/// writer wrote, so a leaf that breaks one lies (CORRUPT_BLOCK), and one that keeps them all
+/// answers as the index was written.
+struct leaf_bounds {
+  const index_leaf &leaf;
+  const std::string *next_first;  // the next leaf's first key (every key here is below it), or null
+  uint64_t rows;                  // of the segment: every row is below it
+  const std::string &path;
+  uint64_t at;  // the leaf's offset in the file
+};
+
+// An integer-keyed leaf: varint count, then as integer sequences the keys, each distinct key's first
+// row and (when a key has more than one row) the gaps between the rows of a key. All of it is
+// checked before the first visit (a key out of order could hide rows behind a stopped walk).
+template <typename Visit>
+result<void> walk_int_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
+  const uint64_t count = r.varint();
+  if (r.failed() || count != b.leaf.entries || count == 0 || count > b.rows)
+    return corrupt_block("holds an impossible entry count", b.path, b.at);
+  std::vector<int64_t> keys, rows, starts, gaps;
+  if (!decode_ints(r, static_cast<size_t>(count), keys)) return corrupt_block("the leaf does not decode", b.path, b.at);
+  size_t runs = 1;
+  for (size_t i = 1; i < count; ++i) runs += keys[i] != keys[i - 1];
+  if (!decode_ints(r, runs, starts) || (count > runs && !decode_ints(r, static_cast<size_t>(count) - runs, gaps)) ||
+      r.remaining() != 0)
+    return corrupt_block("the leaf does not decode", b.path, b.at);
+  rows.resize(static_cast<size_t>(count));
+  // Gaps summed modulo 2^64: one that wraps gives a row below its predecessor, checked below.
+  for (size_t i = 0, s = 0, g = 0; i < count; ++i) {
+    rows[i] = i == 0 || keys[i] != keys[i - 1]
+                  ? starts[s++]
+                  : static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(gaps[g++]));
+  }
+  std::string key;
+  append_int_key(key, keys[0]);
+  if (key != b.leaf.first_key) return corrupt_block("the first key differs from the root's", b.path, b.at);
+  if (b.next_first && !(int_of_key(*b.next_first) > keys[count - 1]))
+    return corrupt_block("a key reaches the next leaf's first key", b.path, b.at);
+  for (size_t i = 0; i < count; ++i) {
+    if (static_cast<uint64_t>(rows[i]) >= b.rows)
+      return corrupt_block("an entry points past the last row", b.path, b.at);
+    if (i > 0 && (keys[i] < keys[i - 1] || (keys[i] == keys[i - 1] && rows[i] <= rows[i - 1])))
+      return corrupt_block("entries are out of order", b.path, b.at);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    key.clear();
+    append_int_key(key, keys[i]);
+    if (!visit(key, static_cast<uint64_t>(rows[i]))) break;
+  }
+  return {};
+}
+
+// A posting-list leaf: varint trigram count, then per trigram its 3 bytes, varint n, varint first
+// row and (n > 1) the n - 1 gaps to the next rows as an integer sequence. A first pass decodes and checks every list
+// (one list's rows in memory at a time, at most the segment's rows); the second decodes again and visits, up to the
+// stop.
+template <typename Visit>
+result<void> walk_posting_leaf(byte_reader &r, const leaf_bounds &b, Visit visit) {
+  std::vector<int64_t> rows, gaps;
+  uint64_t grams = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    byte_reader p = r;
+    grams = p.varint();
+    if (p.failed() || grams == 0 || grams > p.remaining() / 5 + 1)
+      return corrupt_block("holds an impossible trigram count", b.path, b.at);
+    std::string key, prev;
+    uint64_t total = 0;
+    for (uint64_t g = 0; g < grams; ++g) {
+      const auto gram = p.take(3);
+      const uint64_t n = p.varint();
+      if (p.failed() || n == 0 || n > b.rows || n > b.leaf.entries - total)
+        return corrupt_block("list " + std::to_string(g) + " is malformed", b.path, b.at);
+      key.assign(reinterpret_cast<const char *>(gram.data()), 3);
+      if (g == 0 ? key != b.leaf.first_key : !(prev < key))
+        return corrupt_block(g == 0 ? "the first key differs from the root's" : "trigrams are out of order", b.path,
+                             b.at);
+      if (b.next_first && !(key < *b.next_first))
+        return corrupt_block("a key reaches the next leaf's first key", b.path, b.at);
+      const uint64_t first = p.varint();
+      if (p.failed() || (n > 1 && !decode_ints(p, static_cast<size_t>(n - 1), gaps)))
+        return corrupt_block("list " + std::to_string(g) + " does not decode", b.path, b.at);
+      rows.resize(static_cast<size_t>(n));
+      rows[0] = static_cast<int64_t>(first);
+      // Gaps summed modulo 2^64: one that wraps gives a row below its predecessor, checked below.
+      for (size_t i = 1; i < n; ++i)
+        rows[i] = static_cast<int64_t>(static_cast<uint64_t>(rows[i - 1]) + static_cast<uint64_t>(gaps[i - 1]));
+      total += n;
+      if (pass == 0) {
+        for (size_t i = 0; i < n; ++i) {
+          if (static_cast<uint64_t>(rows[i]) >= b.rows || (i > 0 && rows[i] <= rows[i - 1]))
+            return corrupt_block("list " + std::to_string(g) + " holds rows out of order or past the last", b.path,
+                                 b.at);
+        }
+      } else {
+        for (size_t i = 0; i < n; ++i)
+          if (!visit(key, static_cast<uint64_t>(rows[i]))) return {};
+      }
+      prev = key;
+    }
+    if (pass == 0 && (total != b.leaf.entries || p.remaining() != 0))
+      return corrupt_block("its lists do not hold the root's entries", b.path, b.at);
+  }
+  return {};
+}
+
 }  // namespace
 
 template <typename Visit>
@@ -423,6 +541,14 @@ result<std::shared_ptr<const index_root>> file::impl::walk_index_leaf(size_t ind
   auto raw = fetch(seg, l.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), l.ref.raw_length});
+  if (compact(index, seg)) {
+    const auto &leaves = root.value()->leaves;
+    const leaf_bounds b{l, leaf + 1 < leaves.size() ? &leaves[leaf + 1].first_key : nullptr, segments[seg].rows, path,
+                        segments[seg].base + l.ref.offset};
+    auto walked = indexes[index].kind == index_kind::text ? walk_posting_leaf(r, b, visit) : walk_int_leaf(r, b, visit);
+    if (!walked) return std::move(walked).error();
+    return root;
+  }
   auto walked = walk_leaf(r, l.entries, segments[seg].rows, path, visit);
   if (!walked) return std::move(walked).error();
   return root;
@@ -525,11 +651,12 @@ result<void> read_segment(const byte_source &src, const open_options &options, s
     return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", sg.base);
   uint16_t version;
   std::memcpy(&version, head + 6, 2);
-  if (version != 1) {
+  if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION) {
     return quire::error(error_code::UNSUPPORTED_VERSION,
-                        "format version " + std::to_string(version) + "; this reader reads versions 1 and 2",
+                        "format version " + std::to_string(version) + "; this reader reads versions 1, 2 and 3",
                         sg.base + 6);
   }
+  sg.version = version;
   uint8_t tail[TAIL_SIZE];
   r = src.read_at(sg.base + size - TAIL_SIZE, tail);
   if (!r) return std::move(r).error();
@@ -538,7 +665,7 @@ result<void> read_segment(const byte_source &src, const open_options &options, s
                         sg.base + size - 8);
   }
   std::memcpy(&version, tail + 22, 2);
-  if (version != 1) {
+  if (version != sg.version) {
     return quire::error(error_code::UNSUPPORTED_VERSION, "format version " + std::to_string(version) + " in the tail",
                         sg.base + size - 2);
   }
@@ -704,6 +831,7 @@ result<file> open_impl(std::unique_ptr<file::impl> f, file (*make)(std::unique_p
   one[0].length = f->size;
   auto r = load_segments(*f, std::move(one));
   if (!r) return std::move(r).error();
+  f->version = f->segments[0].version;
   return make(std::move(f));
 }
 

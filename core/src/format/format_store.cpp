@@ -1784,7 +1784,7 @@ struct segment_resealer {
     put_u32(out, static_cast<uint32_t>(sealed_footer.size()));
     put_u32(out, crc32c(bytes_of(sealed_footer)));
     out.append(MAGIC, sizeof MAGIC);
-    put_u16(out, 1);
+    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, or 3), as its header
     return out;
   }
 };

@@ -202,7 +202,10 @@ struct writer::impl {
     std::unique_ptr<posting_lists> postings;
     std::vector<uint64_t> chunk_hashes;      // hash: the keys of the current chunk
     std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
+    // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
+    bool compact = false;
   };
+  uint16_t version = TABLE_VERSION;  // COMPACT_INDEX_VERSION when an index has compact leaves
   std::vector<index_state> indexes;
   std::vector<index_def> skipped_indexes;  // asked for, answered by the order (answered_by_order)
 
@@ -290,6 +293,11 @@ struct writer::impl {
           break;
         case index_kind::hash: {
           append_key(key_scratch, ix.column, t);
+          if (ix.compact) {  // integer keys: the key itself, as a sorted index holds it
+            put_be64(key_scratch, row_number);
+            ix.sorter->add(key_scratch, {});
+            break;
+          }
           uint64_t h = hash64(key_scratch);
           key_scratch.clear();
           put_be64(key_scratch, h);
@@ -553,7 +561,7 @@ struct writer::impl {
       b.nulls = 0;
     }
     for (auto &ix : indexes) {
-      if (ix.def.kind != index_kind::hash) continue;
+      if (ix.def.kind != index_kind::hash || ix.compact) continue;
       uint64_t bits = std::max<uint64_t>(64, (ix.chunk_hashes.size() * BLOOM_BITS_PER_KEY + 63) / 64 * 64);
       std::string filter(bits / 8, '\0');
       for (uint64_t h : ix.chunk_hashes) {
@@ -596,12 +604,193 @@ struct writer::impl {
     ix.postings.reset();
   }
 
+  /// A root over compact leaves: per leaf its first key (bytes: the key's zvarint for integer keys,
+  /// the trigram's 3 bytes for posting lists), entries and page, then no Bloom filter (count 0).
+  struct compact_root {
+    std::string leaves;
+    uint64_t count = 0;
+  };
+  result<void> put_compact_leaf(compact_root &root, std::string_view first_key, uint64_t leaf_entries,
+                                std::string_view raw) {
+    auto ref = write_page(raw);
+    if (!ref) return std::move(ref).error();
+    put_bytes(root.leaves, first_key);
+    put_varint(root.leaves, leaf_entries);
+    put_ref(root.leaves, *ref);
+    ++root.count;
+    return {};
+  }
+  result<page_ref> write_compact_root(const compact_root &root) {
+    std::string raw;
+    put_varint(raw, root.count);
+    raw.append(root.leaves);
+    put_varint(raw, 0);
+    return write_page(raw);
+  }
+
+  /// Integer keys (the ints domain, sorted and hash alike): a leaf is its entry count, then as
+  /// integer sequences its keys (encode_ints: ascending keys come out DELTA, FOR or RLE), the first
+  /// row of each distinct key (FOR at the width of their span) and, when a key has more than one
+  /// row, the gaps between the rows of a key. A leaf closes where the key changes, once it holds
+  /// page_bytes / 2 entries (it is decoded whole) or about page_bytes of bits by the widest key
+  /// step and the rows' span.
+  result<page_ref> write_int_index(index_state &ix, uint64_t &entries) {
+    compact_root root;
+    std::vector<int64_t> keys, rows, starts, gaps;
+    uint64_t max_step = 0, row_lo = UINT64_MAX, row_hi = 0;
+    entries = 0;
+    const size_t max_entries = std::max<size_t>(opt.page_bytes / 2, 1);
+    auto close = [&]() -> result<void> {
+      if (keys.empty()) return {};
+      std::string raw, first;
+      put_varint(raw, keys.size());
+      encode_ints(raw, keys);
+      // Each key's first row, then the gaps between the rows of one key: a key held by many rows
+      // (an age, a country code) costs the bits of its gaps, not of the whole table's rows.
+      starts.clear();
+      gaps.clear();
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (i == 0 || keys[i] != keys[i - 1]) starts.push_back(rows[i]);
+        else gaps.push_back(rows[i] - rows[i - 1]);
+      }
+      encode_ints(raw, starts);
+      if (!gaps.empty()) encode_ints(raw, gaps);
+      put_svarint(first, keys.front());
+      auto r = put_compact_leaf(root, first, keys.size(), raw);
+      keys.clear();
+      rows.clear();
+      max_step = 0;
+      row_lo = UINT64_MAX;
+      row_hi = 0;
+      return r;
+    };
+    std::string_view key, payload;
+    while (true) {
+      auto more = ix.sorter->next(key, payload);
+      if (!more) return std::move(more).error();
+      if (!*more) break;
+      const int64_t k = int_of_key(key);
+      uint64_t row = 0;
+      for (size_t i = 8; i < 16; ++i) row = (row << 8) | static_cast<uint8_t>(key[i]);
+      if (!keys.empty() && k != keys.back()) {
+        const uint64_t bits = std::bit_width(max_step) + std::bit_width(row_hi - row_lo);
+        if (keys.size() >= max_entries || keys.size() * bits >= uint64_t{opt.page_bytes} * 8) {
+          auto c = close();
+          if (!c) return std::move(c).error();
+        }
+      }
+      if (!keys.empty()) max_step = std::max(max_step, static_cast<uint64_t>(k) - static_cast<uint64_t>(keys.back()));
+      row_lo = std::min(row_lo, row);
+      row_hi = std::max(row_hi, row);
+      keys.push_back(k);
+      rows.push_back(static_cast<int64_t>(row));
+      ++entries;
+    }
+    auto c = close();
+    if (!c) return std::move(c).error();
+    ix.sorter.reset();
+    return write_compact_root(root);
+  }
+
+  /// Posting lists (text indexes): a leaf is its trigram count, then per trigram (ascending) its
+  /// 3 bytes, its row count n, its first row (varint) and, when n > 1, the n - 1 gaps to the next
+  /// rows as an integer sequence (encode_ints: RLE where rows run on, FOR at the widest gap
+  /// elsewhere). A leaf closes between trigrams once it holds page_bytes, or 4 × page_bytes rows
+  /// (it is decoded whole: runs of rows take a few bytes). The lists come whole from
+  /// posting_lists, or from the sorter when they spilled.
+  result<page_ref> write_posting_index(index_state &ix, uint64_t &entries) {
+    compact_root root;
+    std::string leaf, first;
+    uint64_t grams = 0, leaf_entries = 0;
+    std::vector<int64_t> rows;
+    entries = 0;
+    auto close = [&]() -> result<void> {
+      if (grams == 0) return {};
+      std::string raw;
+      put_varint(raw, grams);
+      raw.append(leaf);
+      auto r = put_compact_leaf(root, first, leaf_entries, raw);
+      leaf.clear();
+      grams = 0;
+      leaf_entries = 0;
+      return r;
+    };
+    auto add_list = [&](uint32_t g) -> result<void> {
+      if (leaf.size() >= opt.page_bytes || leaf_entries >= uint64_t{4} * opt.page_bytes) {
+        auto r = close();
+        if (!r) return r;
+      }
+      if (grams == 0) {
+        first.clear();
+        append_trigram_key(first, g);
+      }
+      append_trigram_key(leaf, g);
+      put_varint(leaf, rows.size());
+      put_varint(leaf, static_cast<uint64_t>(rows[0]));
+      if (rows.size() > 1) {  // the gaps: RLE where rows run on, FOR at the widest gap elsewhere
+        for (size_t i = rows.size() - 1; i > 0; --i) rows[i] -= rows[i - 1];
+        encode_ints(leaf, std::span<const int64_t>(rows).subspan(1));
+      }
+      ++grams;
+      leaf_entries += rows.size();
+      entries += rows.size();
+      rows.clear();
+      return {};
+    };
+    if (ix.postings) {
+      auto d = ix.postings->drain_lists([&](uint32_t g, std::string_view deltas, uint64_t, uint64_t) -> result<void> {
+        uint64_t row = 0;
+        for (size_t at = 0; at < deltas.size();) {
+          uint64_t delta = 0;
+          for (int shift = 0;; shift += 7) {
+            const auto b = static_cast<uint8_t>(deltas[at++]);
+            delta |= static_cast<uint64_t>(b & 0x7F) << shift;
+            if (!(b & 0x80)) break;
+          }
+          row += delta;
+          rows.push_back(static_cast<int64_t>(row));
+        }
+        return add_list(g);
+      });
+      if (!d) return std::move(d).error();
+      ix.postings.reset();
+    } else {
+      std::string_view key, payload;
+      uint32_t gram = 0;
+      while (true) {
+        auto more = ix.sorter->next(key, payload);
+        if (!more) return std::move(more).error();
+        if (!*more) break;
+        const uint32_t g = (uint32_t{static_cast<uint8_t>(key[0])} << 16) |
+                           (uint32_t{static_cast<uint8_t>(key[1])} << 8) | static_cast<uint8_t>(key[2]);
+        if (!rows.empty() && g != gram) {
+          auto a = add_list(gram);
+          if (!a) return std::move(a).error();
+        }
+        gram = g;
+        uint64_t row = 0;
+        for (size_t i = 3; i < 11; ++i) row = (row << 8) | static_cast<uint8_t>(key[i]);
+        rows.push_back(static_cast<int64_t>(row));
+      }
+      if (!rows.empty()) {
+        auto a = add_list(gram);
+        if (!a) return std::move(a).error();
+      }
+    }
+    auto c = close();
+    if (!c) return std::move(c).error();
+    ix.sorter.reset();
+    return write_compact_root(root);
+  }
+
   /// Leaves of (key, row) entries and a root listing each leaf's first key: shared by all kinds.
   result<page_ref> write_index(index_state &ix, uint64_t &entries) {
     if (!ix.postings) {
       auto fin = ix.sorter->finish();
       if (!fin) return std::move(fin).error();
     }
+    if (ix.compact)
+      return ix.def.kind == index_kind::text ? write_posting_index(ix, entries) : write_int_index(ix, entries);
     std::string root_leaves, leaf, prev_key, first_key;
     uint64_t leaf_count = 0, leaf_entries = 0;
     uint64_t prev_row = 0;
@@ -772,7 +961,7 @@ struct writer::impl {
     put_u32(tail, static_cast<uint32_t>(footer.size()));
     put_u32(tail, crc32c(footer));
     tail.append(MAGIC, sizeof MAGIC);
-    put_u16(tail, FORMAT_VERSION);
+    put_u16(tail, version);
     e = emit(tail);
     if (!e) return std::move(e).error();
     return offset;
@@ -840,11 +1029,13 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
       p->skipped_indexes.push_back(d);
       continue;
     }
-    p->indexes.push_back({d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}});
+    p->indexes.push_back(
+        {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, compact_index(t, d.kind)});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
+    if (p->indexes.back().compact) p->version = COMPACT_INDEX_VERSION;
   }
   std::string header(MAGIC, sizeof MAGIC);
-  put_u16(header, FORMAT_VERSION);
+  put_u16(header, p->version);
   auto e = p->emit(header);
   if (!e) return std::move(e).error();
   return std::unique_ptr<writer>(new writer(std::move(p)));
