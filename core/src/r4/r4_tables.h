@@ -54,10 +54,12 @@ constexpr uint16_t NO_TYPE = 0xFFFF;
 /// All names and codes, one after another; tables refer to them by offset and length. (Tables of
 /// std::string_view took GCC 12 minutes to compile at -O3; plain integers take seconds.)
 extern const char TEXT[];
-/// Four bytes: TEXT stays below 1 MiB and each text below 4 KiB (the generator checks both).
+/// Kept at two full words: a key's text is read at every step of find_key's binary search, and
+/// packing it into one (a 20-bit offset, a 12-bit length) made fhir.read and fhir.validate 4-6%
+/// slower natively for 0.5% of quire.wasm gzipped (docs/performance.md, "What quire.wasm is made of").
 struct text_ref {
-  uint32_t offset : 20;
-  uint32_t length : 12;
+  uint32_t offset;
+  uint32_t length;
   std::string_view view() const noexcept { return {TEXT + offset, length}; }
 };
 /// `max` of an element whose base definition says `*` (every other max is 1).
@@ -111,7 +113,7 @@ struct constraint_range {
   uint16_t count;
 };
 
-static_assert(sizeof(text_ref) == 4 && sizeof(element_def) == 12 && sizeof(key_def) == 8 &&
+static_assert(sizeof(text_ref) == 8 && sizeof(element_def) == 16 && sizeof(key_def) == 12 &&
                   sizeof(constraint_range) == 4,
               "the R4 tables' rows grew");
 
