@@ -56,7 +56,7 @@ constexpr uint16_t NO_TYPE = 0xFFFF;
 extern const char TEXT[];
 /// Kept at two full words: a key's text is read at every step of find_key's binary search, and
 /// packing it into one (a 20-bit offset, a 12-bit length) made fhir.read and fhir.validate 4-6%
-/// slower natively for 0.5% of quire.wasm gzipped (docs/performance.md, "What quire.wasm is made of").
+/// slower natively for 0.2% of quire.wasm gzipped (docs/performance.md, "What quire.wasm is made of").
 struct text_ref {
   uint32_t offset;
   uint32_t length;
