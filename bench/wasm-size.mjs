@@ -29,7 +29,7 @@ const top = Number(option('--top', '25'));
 // ---- the wasm binary ------------------------------------------------------------------------
 
 /** Sections, function bodies (index in the function space, size with its length prefix) and data segments. */
-export function parseWasm(bytes) {
+function parseWasm(bytes) {
   let p = 8;
   const u32 = () => {
     let result = 0;
