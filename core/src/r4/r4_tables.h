@@ -54,12 +54,16 @@ constexpr uint16_t NO_TYPE = 0xFFFF;
 /// All names and codes, one after another; tables refer to them by offset and length. (Tables of
 /// std::string_view took GCC 12 minutes to compile at -O3; plain integers take seconds.)
 extern const char TEXT[];
+/// Kept at two full words: a key's text is read at every step of find_key's binary search, and
+/// packing it into one (a 20-bit offset, a 12-bit length) made fhir.read and fhir.validate 4-6%
+/// slower natively for 0.2% of quire.wasm gzipped (docs/performance.md, "What quire.wasm is made of").
 struct text_ref {
   uint32_t offset;
   uint32_t length;
   std::string_view view() const noexcept { return {TEXT + offset, length}; }
 };
-constexpr uint32_t UNBOUNDED = 0xFFFFFFFF;
+/// `max` of an element whose base definition says `*` (every other max is 1).
+constexpr uint8_t UNBOUNDED = 0xFF;
 
 struct type_def {
   text_ref name;
@@ -71,19 +75,21 @@ struct type_def {
   uint32_t key_count;
 };
 
+// The tables' rows are kept small: they are most of the module's data (docs/performance.md,
+// "What quire.wasm is made of"). The generator checks every value fits its field.
 struct element_def {
   text_ref name;  ///< without [x]
-  uint32_t min;
-  uint32_t max;      ///< UNBOUNDED for *
+  uint8_t min;
+  uint8_t max;       ///< UNBOUNDED for *
   bool is_array;     ///< the JSON form is an array (the base definition allows more than one)
   bool is_choice;    ///< name[x]: the key is the name plus a type name
   uint16_t type;     ///< the single type; NO_TYPE for choice elements (see KEYS)
-  int32_t code_set;  ///< into CODE_SETS for a code bound to a small closed value set; -1 otherwise
+  int16_t code_set;  ///< into CODE_SETS for a code bound to a small closed value set; -1 otherwise
 };
 
 struct key_def {
   text_ref key;      ///< the JSON key (`valueQuantity`); sorted within a type
-  uint32_t element;  ///< index into ELEMENTS
+  uint16_t element;  ///< index into ELEMENTS
   uint16_t type;     ///< the value's type
 };
 
@@ -103,9 +109,13 @@ struct constraint_def {
 
 /// A run of CONSTRAINT_LISTS: the invariants that apply to one type or one key.
 struct constraint_range {
-  uint32_t first;
-  uint32_t count;
+  uint16_t first;
+  uint16_t count;
 };
+
+static_assert(sizeof(text_ref) == 8 && sizeof(element_def) == 16 && sizeof(key_def) == 12 &&
+                  sizeof(constraint_range) == 4,
+              "the R4 tables' rows grew");
 
 extern const type_def TYPES[];
 extern const size_t TYPE_COUNT;
