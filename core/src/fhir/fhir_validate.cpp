@@ -413,7 +413,7 @@ class walker {
       if (m.key == "resourceType" && (t.kind == type_kind::resource || t.kind == type_kind::any_resource)) continue;
       bool underscore = m.key.size() > 1 && m.key[0] == '_';
       std::string_view name = underscore ? m.key.substr(1) : m.key;
-      const key_def *k = find_key(type, name);
+      const key_def *k = find_key_hashed(type, name);
       if (k && underscore && TYPES[k->type].kind != type_kind::primitive) k = nullptr;
       if (!k) {
         size_t mark = path_.size();
