@@ -156,6 +156,8 @@ class walker {
   struct resource_frame {
     json::value value;
     bool contained;
+    bool has_contained;  // a `contained` member (dom-2, dom-3, dom-4, dom-5 hold without one)
+    bool has_div;        // `text` is an object with a string `div` (dom-6 holds)
   };
   std::vector<resource_frame> resources_;
   std::optional<fhirpath::evaluator> evaluator_;
@@ -231,9 +233,24 @@ class walker {
   void walk_resource_body(json::value v, uint16_t type, bool contained) {
     // A contained resource's `#id` references resolve against its container's contained list.
     bool own_scope = !contained;
+    // The members the resource's own invariants ask about, found in one pass (as find() would:
+    // the first of each key).
+    std::optional<json::value> contained_member, text_member;
+    for (json::member m : v.get_object().value()) {
+      if (!contained_member && m.key == "contained") {
+        contained_member = m.val;
+      } else if (!text_member && m.key == "text") {
+        text_member = m.val;
+      }
+    }
+    bool has_div = false;
+    if (text_member && text_member->type() == json::kind::object) {
+      auto div = text_member->get_object().value().find("div");
+      has_div = div && div->type() == json::kind::string;
+    }
     if (own_scope) {
       scope s;
-      if (auto c = v.get_object().value().find("contained"); c && c->type() == json::kind::array) {
+      if (auto c = contained_member; c && c->type() == json::kind::array) {
         auto arr = c->get_array().value();
         if (arr.size() > opts_.max_contained) {
           if (!contained_limit_hit) {
@@ -256,7 +273,7 @@ class walker {
       }
       scope_.push_back(std::move(s));
     }
-    resources_.push_back(resource_frame{v, contained});
+    resources_.push_back(resource_frame{v, contained, contained_member.has_value(), has_div});
     if (opts_.check_invariants) { check_invariants(TYPE_CONSTRAINTS[type], type, &v, nullptr, v.offset(), true); }
     walk_object(v, type);
     resources_.pop_back();
@@ -336,22 +353,16 @@ class walker {
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::dom_3 && own_resource && value &&
-          dom_3_holds(*value))
+          (!resources_.back().has_contained || dom_3_holds(*value)))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::bdl_7 && own_resource && value &&
           bdl_7_holds(*value))
         continue;
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
-        auto obj = value->get_object().value();
-        if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
-        if (inv.shortcut == invariant_shortcut::dom_6) {
-          auto text = obj.find("text");
-          if (text && text->type() == json::kind::object) {
-            auto div = text->get_object().value().find("div");
-            if (div && div->type() == json::kind::string) continue;
-          }
-        }
+        const resource_frame &here = resources_.back();
+        if (inv.shortcut == invariant_shortcut::about_contained && !here.has_contained) continue;
+        if (inv.shortcut == invariant_shortcut::dom_6 && here.has_div) continue;
       }
       // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
       // it); dom-6's advice is for the resources that are not contained.
