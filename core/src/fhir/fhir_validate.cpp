@@ -402,9 +402,9 @@ class walker {
 
   void report_failed(uint16_t index, uint64_t offset) {
     const constraint_def &def = CONSTRAINTS[index];
-    std::string details(def.key.view());
-    details += ": ";
-    details += def.human.view();
+    std::string details;
+    details.reserve(def.key.length + 2 + def.human.length);
+    details.append(def.key.view()).append(": ").append(def.human.view());
     add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {}, def.key.view());
   }
 
