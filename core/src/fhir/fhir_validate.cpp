@@ -439,11 +439,14 @@ class walker {
       }
       slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
     }
-    std::sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const slot &a, const slot &b) {
+    auto in_order = [](const slot &a, const slot &b) {
       if (a.element != b.element) return a.element < b.element;
       if (a.underscore != b.underscore) return !a.underscore;
       return a.member < b.member;
-    });
+    };
+    // Writers put members in the definition's order: most objects are sorted already.
+    const auto first_slot = slots_.begin() + static_cast<std::ptrdiff_t>(base);
+    if (!std::is_sorted(first_slot, slots_.end(), in_order)) std::sort(first_slot, slots_.end(), in_order);
 
     // Merge the definition's elements with the sorted members: required ones that are missing,
     // then each present element once.
