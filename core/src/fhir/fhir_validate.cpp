@@ -110,6 +110,64 @@ class line_index {
   bool built_ = false;
 };
 
+// The FHIRPath location of the value being walked, as segments that point into the input and the
+// tables: its text is made only for an issue (most values have none), so walking an element costs
+// a push and a pop, and no string work.
+class location {
+ public:
+  void reset(std::string_view root) {
+    segs_.clear();
+    segs_.reserve(32);  // deeper than most resources: one allocation
+    segs_.push_back(seg{seg::root, root, {}, 0});
+  }
+  size_t mark() const noexcept { return segs_.size(); }
+  void back_to(size_t mark) { segs_.resize(mark); }
+  void member(std::string_view name) { segs_.push_back(seg{seg::member, name, {}, 0}); }
+  void choice(std::string_view name, std::string_view type) { segs_.push_back(seg{seg::choice, name, type, 0}); }
+  void index(size_t i) { segs_.push_back(seg{seg::item, {}, {}, i}); }
+
+  void append_to(std::string &out) const {
+    for (const seg &g : segs_) {
+      switch (g.kind) {
+        case seg::root: out += g.name; break;
+        case seg::member:
+          out += '.';
+          out += g.name;
+          break;
+        case seg::choice:
+          out += '.';
+          out += g.name;
+          out += ".ofType(";
+          out += g.type;
+          out += ')';
+          break;
+        case seg::item: {
+          char buf[24];
+          buf[0] = '[';
+          auto r = std::to_chars(buf + 1, buf + sizeof buf - 1, g.index);
+          *r.ptr++ = ']';
+          out.append(buf, static_cast<size_t>(r.ptr - buf));
+          break;
+        }
+      }
+    }
+  }
+  std::string text() const {
+    std::string out;
+    append_to(out);
+    return out;
+  }
+
+ private:
+  struct seg {
+    enum kind_t : uint8_t { root, member, choice, item } kind;
+    std::string_view name;
+    std::string_view type;  // choice: the type of `name.ofType(type)`
+    size_t index;
+  };
+  std::vector<seg> segs_;
+};
+
 class walker {
  public:
   walker(const options &opts, std::string_view input, outcome &out)
@@ -122,7 +180,7 @@ class walker {
   std::string contained_limit_path;
 
   void walk_root(json::value root, uint16_t type) {
-    path_.assign(TYPES[type].name.view());
+    path_.reset(TYPES[type].name.view());
     scope_.clear();
     walk_resource_body(root, type, false);
   }
@@ -145,7 +203,7 @@ class walker {
   line_index lines_;
   outcome &out_;
   const invariant_set &invariants_;
-  std::string path_;
+  location path_;
   std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
   bool in_contained_ = false;
@@ -173,7 +231,7 @@ class walker {
       cut.severity = severity::information;
       cut.code = TOO_COSTLY;
       cut.details = "more issues were found; stopped after max_issues (" + std::to_string(opts_.max_issues) + ")";
-      cut.expression = path_;
+      cut.expression = path_.text();
       cut.offset = offset;
       lines_.locate(offset, cut.line, cut.column);
       out_.issues.push_back(std::move(cut));
@@ -184,21 +242,13 @@ class walker {
     i.code = code;
     i.key = key;
     i.details = std::move(details);
-    i.expression.reserve(path_.size() + extra_path.size());
-    i.expression.append(path_).append(extra_path);
+    path_.append_to(i.expression);
+    i.expression.append(extra_path);
     i.offset = offset;
     lines_.locate(offset, i.line, i.column);
     if (sev == severity::error) ++out_.errors;
     if (sev == severity::warning) ++out_.warnings;
     out_.issues.push_back(std::move(i));
-  }
-
-  void push_index(size_t i) {
-    char buf[24];
-    buf[0] = '[';
-    auto r = std::to_chars(buf + 1, buf + sizeof buf - 1, i);
-    *r.ptr++ = ']';
-    path_.append(buf, static_cast<size_t>(r.ptr - buf));
   }
 
   // A resource inside another (contained, Bundle.entry.resource, Parameters.parameter.resource).
@@ -256,7 +306,7 @@ class walker {
           if (!contained_limit_hit) {
             contained_limit_hit = true;
             contained_limit_offset = c->offset();
-            contained_limit_path = path_ + ".contained";
+            contained_limit_path = path_.text() + ".contained";
           }
           add(severity::error, TOO_COSTLY, c->offset(),
               std::to_string(arr.size()) + " contained resources exceed max_contained (" +
@@ -427,14 +477,13 @@ class walker {
       const key_def *k = find_key_hashed(type, name);
       if (k && underscore && TYPES[k->type].kind != type_kind::primitive) k = nullptr;
       if (!k) {
-        size_t mark = path_.size();
-        path_ += '.';
-        path_ += m.key;
+        size_t mark = path_.mark();
+        path_.member(m.key);
         if (first_unknown == SIZE_MAX) first_unknown = out_.issues.size();
         ++unknown_count;
         add(severity::error, STRUCTURE, m.val.offset(),
             "unknown element " + quoted_excerpt(m.key) + " in " + std::string(type_display_name(type)));
-        path_.resize(mark);
+        path_.back_to(mark);
         continue;
       }
       slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
@@ -479,9 +528,8 @@ class walker {
       const slot cur = slots_[i];
       const slot *&target = cur.underscore ? ext : value;
       if (target) {
-        size_t mark = path_.size();
-        path_ += '.';
-        path_ += cur.key;
+        size_t mark = path_.mark();
+        path_.member(cur.key);
         if (target->type == cur.type) {
           add(severity::error, STRUCTURE, cur.val.offset(), "duplicate property " + quoted_excerpt(cur.key));
         } else {
@@ -489,7 +537,7 @@ class walker {
               "only one type of " + std::string(def.name.view()) + "[x] may be present, found " +
                   quoted_excerpt(target->key) + " and " + quoted_excerpt(cur.key));
         }
-        path_.resize(mark);
+        path_.back_to(mark);
         continue;
       }
       target = &slots_[i];
@@ -505,13 +553,11 @@ class walker {
       ext = nullptr;
     }
     const slot &any = value ? value_copy : ext_copy;
-    size_t mark = path_.size();
-    path_ += '.';
-    path_ += def.name.view();
+    size_t mark = path_.mark();
     if (def.is_choice) {
-      path_ += ".ofType(";
-      path_ += TYPES[any.type].name.view();
-      path_ += ')';
+      path_.choice(def.name.view(), TYPES[any.type].name.view());
+    } else {
+      path_.member(def.name.view());
     }
     if (def.is_array) {
       walk_array(def, any.type, value ? &value_copy : nullptr, ext ? &ext_copy : nullptr);
@@ -537,7 +583,7 @@ class walker {
         }
       }
     }
-    path_.resize(mark);
+    path_.back_to(mark);
   }
 
   void walk_array(const element_def &def, uint16_t type, const slot *value, const slot *ext) {
@@ -582,8 +628,8 @@ class walker {
     if (values) vi = values->begin();
     if (exts) ei = exts->begin();
     for (size_t i = 0; i < n && !stopped_; ++i) {
-      size_t mark = path_.size();
-      push_index(i);
+      size_t mark = path_.mark();
+      path_.index(i);
       bool has_ext = false;
       json::value item_value, item_ext;
       if (values) item_value = **vi;
@@ -609,7 +655,7 @@ class walker {
         add(severity::error, INVALID, exts->offset(),
             "null in '" + std::string(ext->key) + "' with no value beside it");
       }
-      path_.resize(mark);
+      path_.back_to(mark);
     }
   }
 
