@@ -3,6 +3,8 @@
 #include <emscripten/bind.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "../core/src/common/alloc.h"
 #include "bind_support.h"
@@ -29,6 +31,10 @@ struct fhir_text_record {
   bool truncated = false;
 };
 
+/// validate()'s options as plain numbers (Embind converts them without a record): the flags are
+/// bits, FLAG_* below, the syntax in bits 4-5; 0 for a limit means its default.
+constexpr int FLAG_STRICT = 1, FLAG_CHECK_CODES = 2, FLAG_CHECK_REFERENCES = 4, FLAG_CHECK_INVARIANTS = 8;
+
 quire::fhir::options make_options(const fhir_options_record &r) {
   quire::fhir::options o;
   o.strict = r.strict;
@@ -52,11 +58,33 @@ void fill_outcome(fhir_text_record &out, const quire::fhir::outcome &o) {
   out.truncated = o.truncated;
 }
 
-fhir_text_record fhir_validate(uintptr_t pointer, size_t length, const fhir_options_record &opts) {
+/// validate(): the result in one malloc that the wrapper reads and frees, so that nothing crosses
+/// value by value and the issues' text is not scanned for its end: four little-endian uint32
+/// (the issues' JSON length, errors, warnings, truncated), then the issues as a JSON array, or
+/// nothing when there are none (the wrapper then makes no JSON.parse call). 0 when the heap
+/// cannot hold it.
+uintptr_t fhir_validate(uintptr_t pointer, size_t length, int flags, double max_depth, double max_bytes,
+                        double max_issues, double max_contained) {
+  fhir_options_record r;
+  r.strict = (flags & FLAG_STRICT) != 0;
+  r.check_codes = (flags & FLAG_CHECK_CODES) != 0;
+  r.check_references = (flags & FLAG_CHECK_REFERENCES) != 0;
+  r.check_invariants = (flags & FLAG_CHECK_INVARIANTS) != 0;
+  r.syntax = (flags >> 4) & 3;
+  r.max_depth = max_depth;
+  r.max_bytes = max_bytes;
+  r.max_issues = max_issues;
+  r.max_contained = max_contained;
   auto source = quire::borrow_bytes(quire::wasm::heap_bytes(pointer, length), quire::wasm::INPUT_PADDING);
-  fhir_text_record out;
-  fill_outcome(out, quire::fhir::validate(*source, make_options(opts)));
-  return out;
+  const quire::fhir::outcome o = quire::fhir::validate(*source, make_options(r));
+  const std::string issues = o.issues.empty() ? std::string() : quire::fhir::issues_to_json(o.issues);
+  auto *block = static_cast<uint8_t *>(std::malloc(16 + issues.size()));
+  if (!block) return 0;
+  const uint32_t head[4] = {static_cast<uint32_t>(issues.size()), static_cast<uint32_t>(o.errors),
+                            static_cast<uint32_t>(o.warnings), o.truncated ? 1u : 0u};
+  std::memcpy(block, head, sizeof head);  // wasm is little-endian
+  std::memcpy(block + 16, issues.data(), issues.size());
+  return reinterpret_cast<uintptr_t>(block);
 }
 
 // read() then write() (write_xml() when to_xml): the canonical text, with the read's issues.

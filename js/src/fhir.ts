@@ -1,7 +1,7 @@
 // FHIR R4: validate, parse and format resources (JSON or XML) with the same core as native quire.
 import type { ErrorRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
-import { wasm, withInput, type Input } from './module.js';
+import { allocate, INPUT_PADDING, unsigned, wasm, withInput, type Input } from './module.js';
 
 /** How to read and validate, and the bounds that make hostile input cost a bounded amount. */
 export interface FhirOptions {
@@ -78,7 +78,8 @@ interface FhirTextRecord {
 }
 
 interface FhirBindings {
-  fhirValidate(pointer: number, length: number, options: FhirOptionsRecord): FhirTextRecord;
+  /** The address of the result block (wasm/bind_fhir.cpp), which the caller frees; 0 when the heap is full. */
+  fhirValidate(pointer: number, length: number, flags: number, maxDepth: number, maxBytes: number, maxIssues: number, maxContained: number): number;
   fhirWrite(pointer: number, length: number, pretty: boolean, toXml: boolean, options: FhirOptionsRecord): FhirTextRecord;
   fhirDefinitionsVersion(): string;
 }
@@ -103,10 +104,58 @@ function toRecord(o: FhirOptions | undefined): FhirOptionsRecord {
 
 const SYNTAX: Record<string, number> = { json: 0, xml: 1, detect: 2 };
 
+// validate()'s options as bits (wasm/bind_fhir.cpp, FLAG_*); the syntax in bits 4-5.
+const FLAG_STRICT = 1;
+const FLAG_CHECK_CODES = 2;
+const FLAG_CHECK_REFERENCES = 4;
+const FLAG_CHECK_INVARIANTS = 8;
+const DEFAULT_FLAGS = FLAG_CHECK_CODES | FLAG_CHECK_REFERENCES | FLAG_CHECK_INVARIANTS | (2 << 4);
+
+function toFlags(o: FhirOptions | undefined): number {
+  if (o === undefined) return DEFAULT_FLAGS;
+  return (
+    ((o.strict ?? false) ? FLAG_STRICT : 0) |
+    ((o.checkCodes ?? true) ? FLAG_CHECK_CODES : 0) |
+    ((o.checkReferences ?? true) ? FLAG_CHECK_REFERENCES : 0) |
+    ((o.checkInvariants ?? true) ? FLAG_CHECK_INVARIANTS : 0) |
+    ((SYNTAX[o.syntax ?? 'detect'] ?? 2) << 4)
+  );
+}
+
 function write(input: Input, pretty: boolean, toXml: boolean, options: FhirOptions | undefined): FhirTextRecord {
   const r = withInput(input, (pointer, length) => bindings().fhirWrite(pointer, length, pretty, toXml, toRecord(options)));
   if (r.error.code) throw QuireError.fromRecord(r.error);
   return r;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function u32(heap: Uint8Array, at: number): number {
+  return (heap[at]! | (heap[at + 1]! << 8) | (heap[at + 2]! << 16) | (heap[at + 3]! << 24)) >>> 0;
+}
+
+/**
+ * Strings up to this many UTF-16 units are encoded straight into the heap (encodeInto, with room
+ * for three bytes a unit, UTF-8's most): the text is copied once, not encoded and then copied.
+ * Longer ones go through withInput, so that the heap holds their exact size.
+ */
+const DIRECT_ENCODE_MAX = 8 * 1024 * 1024;
+
+function withText<T>(input: Input, fn: (pointer: number, length: number) => T): T {
+  if (typeof input !== 'string' || input.length > DIRECT_ENCODE_MAX) return withInput(input, fn);
+  const m = wasm();
+  const room = input.length * 3;
+  const pointer = allocate(m, room + INPUT_PADDING, `${room} bytes of input`);
+  try {
+    // Views of wasm memory go stale when it grows: take HEAPU8 after the allocation.
+    const heap = m.HEAPU8;
+    const { written } = encoder.encodeInto(input, heap.subarray(pointer, pointer + room));
+    heap.fill(0, pointer + written, pointer + written + INPUT_PADDING);
+    return fn(pointer, written);
+  } finally {
+    m._free(pointer);
+  }
 }
 
 /** A resource as a plain object (what JSON.parse gives). */
@@ -116,8 +165,25 @@ export type FhirResource = { resourceType: string; [key: string]: unknown };
 export const fhir = {
   /** Validates a resource or Bundle against the R4 base definitions: every issue up to maxIssues. Never throws on bad input (it becomes an issue). */
   validate(input: Input, options?: FhirOptions): FhirOutcome {
-    const r = withInput(input, (pointer, length) => bindings().fhirValidate(pointer, length, toRecord(options)));
-    return { issues: JSON.parse(r.issues) as FhirIssue[], errors: r.errors, warnings: r.warnings, truncated: r.truncated, ok: r.errors === 0 };
+    const flags = toFlags(options);
+    const block = unsigned(
+      withText(input, (pointer, length) =>
+        bindings().fhirValidate(pointer, length, flags, options?.maxDepth ?? 0, options?.maxBytes ?? 0, options?.maxIssues ?? 0, options?.maxContained ?? 0),
+      ),
+    );
+    if (block === 0) throw new QuireError('OUT_OF_MEMORY', 'OUT_OF_MEMORY: the wasm heap cannot hold the issues of fhir.validate');
+    const m = wasm();
+    try {
+      // The block (wasm/bind_fhir.cpp, fhir_validate): the issues' length, errors, warnings,
+      // truncated, then the issues' JSON; none when there are no issues, and then no JSON.parse.
+      const heap = m.HEAPU8;
+      const length = u32(heap, block);
+      const errors = u32(heap, block + 4);
+      const issues = length === 0 ? [] : (JSON.parse(decoder.decode(heap.subarray(block + 16, block + 16 + length))) as FhirIssue[]);
+      return { issues, errors, warnings: u32(heap, block + 8), truncated: u32(heap, block + 12) !== 0, ok: errors === 0 };
+    } finally {
+      m._free(block);
+    }
   },
 
   /**

@@ -3,6 +3,7 @@
 // these run on every primitive of every resource. Each check reads the value once, in place.
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 
 #include "../common/calendar.h"
 #include "fhir_internal.h"
@@ -12,6 +13,30 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+// Whether some byte of the eight at p is below n (n <= 128), eight bytes at a time: strings and
+// URIs are checked for control characters and spaces (all below 0x21), and nearly all have none.
+inline bool word_has_below(const char *p, uint64_t n) noexcept {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return ((w - 0x0101010101010101ull * n) & ~w & 0x8080808080808080ull) != 0;
+}
+
+// Whether `bad` is true of some byte of s, where it can be true only of bytes below n: bytes are
+// tested one by one only in the words that have a byte below n.
+template <class Bad>
+bool any_below(std::string_view s, uint64_t n, Bad bad) noexcept {
+  const char *p = s.data();
+  size_t left = s.size();
+  for (; left >= 8; p += 8, left -= 8) {
+    if (!word_has_below(p, n)) continue;
+    for (int k = 0; k < 8; ++k)
+      if (bad(p[k])) return true;
+  }
+  for (; left > 0; ++p, --left)
+    if (bad(*p)) return true;
+  return false;
+}
 
 // Reads exactly n digits at s[i] into v.
 bool digits(std::string_view s, size_t &i, size_t n, int &v) {
@@ -162,11 +187,9 @@ const char *check_string_format(primitive p, std::string_view s) noexcept {
     case primitive::string:
     case primitive::markdown:
       // R4 2.24.0.1: strings SHALL NOT contain characters below U+0020 other than tab, CR and LF.
-      for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 && c != '\t' && c != '\r' && c != '\n')
-          return "a control character (below U+0020, not tab, CR or LF)";
-      }
+      if (any_below(s, 0x20,
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r' && c != '\n'; }))
+        return "a control character (below U+0020, not tab, CR or LF)";
       return nullptr;
     case primitive::code: {
       if (is_space(s.front()) || is_space(s.back())) return "leading or trailing whitespace";
@@ -180,9 +203,7 @@ const char *check_string_format(primitive p, std::string_view s) noexcept {
     case primitive::uri:
     case primitive::url:
     case primitive::canonical:
-      for (char c : s) {
-        if (is_space(c)) return "whitespace in a URI";
-      }
+      if (any_below(s, 0x21, is_space)) return "whitespace in a URI";
       return nullptr;
     case primitive::oid: return is_valid_oid(s) ? nullptr : "not an OID (urn:oid:1.2.3...)";
     case primitive::uuid:

@@ -43,6 +43,9 @@ inline bool is_string_primitive(primitive p) noexcept {
   return p != primitive::boolean && p != primitive::integer && p != primitive::decimal && p != primitive::positiveInt &&
          p != primitive::unsignedInt;
 }
+/// r4::find_key's answer (the key of a type's object, nullptr when the type has no such element)
+/// from a hash index built once from the same tables: one hash and about one compare per lookup.
+const key_def *find_key_hashed(uint16_t type, std::string_view key) noexcept;
 /// Whether `s` is a valid FHIR id ([A-Za-z0-9\-.]{1,64}).
 bool is_valid_id(std::string_view s) noexcept;
 /// Whether `s` is a valid urn:uuid / urn:oid value.

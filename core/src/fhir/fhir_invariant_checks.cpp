@@ -732,7 +732,7 @@ class evaluation {
       if (base.size() < len || base[0] != name[0] || std::memcmp(base.data(), name.data(), len) != 0) continue;
       if (base.size() != len) {
         if (!n.choice || !is_upper(base[len])) continue;
-        const key_def *k = find_key(n.type, base);
+        const key_def *k = find_key_hashed(n.type, base);
         if (!k || k->element != n.element) continue;
         t = TYPES[k->type].kind == type_kind::any_resource ? NO_TYPE : k->type;
       } else if (n.choice) {

@@ -2,6 +2,7 @@
 // list of those it cannot evaluate, and the native shortcut for ele-1, which applies to every
 // element of every resource.
 #include <algorithm>
+#include <cstring>
 
 #include "fhir_internal.h"
 
@@ -256,9 +257,39 @@ bool bdl_7_holds(const json::value &bundle) {
     }
     return nx < ny ? -1 : nx > ny ? 1 : 0;
   };
-  std::sort(keys.begin(), keys.end(), [&](const auto &x, const auto &y) { return concat_compare(x, y) < 0; });
-  for (size_t i = 1; i < keys.size(); ++i)
-    if (concat_compare(keys[i - 1], keys[i]) == 0) return false;
+  // Sorted by a hash of the concatenation (integers, not strings); only keys of equal hash are
+  // compared. Without any versionId the fullUrl is hashed eight bytes at a time.
+  bool versions = false;
+  for (const auto &k : keys) versions = versions || !k.second.empty();
+  std::vector<std::pair<uint64_t, uint32_t>> hashed(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto &k = keys[i];
+    uint64_t h = 0x84222325CBF29CE4ull;
+    if (!versions) {
+      const char *p = k.first.data();
+      size_t n = k.first.size();
+      for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
+      }
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      h = (h ^ w ^ (uint64_t{k.first.size()} << 56)) * 0x9E3779B97F4A7C15ull;
+    } else {
+      for (std::string_view part : {k.first, k.second})
+        for (unsigned char c : part) h = (h ^ c) * 0x100000001B3ull;
+    }
+    h ^= h >> 29;
+    hashed[i] = {h, static_cast<uint32_t>(i)};
+  }
+  std::sort(hashed.begin(), hashed.end());
+  for (size_t i = 1; i < hashed.size(); ++i) {
+    // A run of equal hashes: every pair in it (a run is nearly always one key long).
+    for (size_t j = i; j-- > 0 && hashed[j].first == hashed[i].first;)
+      if (concat_compare(keys[hashed[j].second], keys[hashed[i].second]) == 0) return false;
+  }
   return true;
 }
 

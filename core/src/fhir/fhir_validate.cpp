@@ -110,6 +110,64 @@ class line_index {
   bool built_ = false;
 };
 
+// The FHIRPath location of the value being walked, as segments that point into the input and the
+// tables: its text is made only for an issue (most values have none), so walking an element costs
+// a push and a pop, and no string work.
+class location {
+ public:
+  void reset(std::string_view root) {
+    segs_.clear();
+    segs_.reserve(32);  // deeper than most resources: one allocation
+    segs_.push_back(seg{seg::root, root, {}, 0});
+  }
+  size_t mark() const noexcept { return segs_.size(); }
+  void back_to(size_t mark) { segs_.resize(mark); }
+  void member(std::string_view name) { segs_.push_back(seg{seg::member, name, {}, 0}); }
+  void choice(std::string_view name, std::string_view type) { segs_.push_back(seg{seg::choice, name, type, 0}); }
+  void index(size_t i) { segs_.push_back(seg{seg::item, {}, {}, i}); }
+
+  void append_to(std::string &out) const {
+    for (const seg &g : segs_) {
+      switch (g.kind) {
+        case seg::root: out += g.name; break;
+        case seg::member:
+          out += '.';
+          out += g.name;
+          break;
+        case seg::choice:
+          out += '.';
+          out += g.name;
+          out += ".ofType(";
+          out += g.type;
+          out += ')';
+          break;
+        case seg::item: {
+          char buf[24];
+          buf[0] = '[';
+          auto r = std::to_chars(buf + 1, buf + sizeof buf - 1, g.index);
+          *r.ptr++ = ']';
+          out.append(buf, static_cast<size_t>(r.ptr - buf));
+          break;
+        }
+      }
+    }
+  }
+  std::string text() const {
+    std::string out;
+    append_to(out);
+    return out;
+  }
+
+ private:
+  struct seg {
+    enum kind_t : uint8_t { root, member, choice, item } kind;
+    std::string_view name;
+    std::string_view type;  // choice: the type of `name.ofType(type)`
+    size_t index;
+  };
+  std::vector<seg> segs_;
+};
+
 class walker {
  public:
   walker(const options &opts, std::string_view input, outcome &out)
@@ -122,7 +180,7 @@ class walker {
   std::string contained_limit_path;
 
   void walk_root(json::value root, uint16_t type) {
-    path_.assign(TYPES[type].name.view());
+    path_.reset(TYPES[type].name.view());
     scope_.clear();
     walk_resource_body(root, type, false);
   }
@@ -145,7 +203,7 @@ class walker {
   line_index lines_;
   outcome &out_;
   const invariant_set &invariants_;
-  std::string path_;
+  location path_;
   std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
   bool in_contained_ = false;
@@ -156,6 +214,8 @@ class walker {
   struct resource_frame {
     json::value value;
     bool contained;
+    bool has_contained;  // a `contained` member (dom-2, dom-3, dom-4, dom-5 hold without one)
+    bool has_div;        // `text` is an object with a string `div` (dom-6 holds)
   };
   std::vector<resource_frame> resources_;
   std::optional<fhirpath::evaluator> evaluator_;
@@ -171,7 +231,7 @@ class walker {
       cut.severity = severity::information;
       cut.code = TOO_COSTLY;
       cut.details = "more issues were found; stopped after max_issues (" + std::to_string(opts_.max_issues) + ")";
-      cut.expression = path_;
+      cut.expression = path_.text();
       cut.offset = offset;
       lines_.locate(offset, cut.line, cut.column);
       out_.issues.push_back(std::move(cut));
@@ -182,21 +242,13 @@ class walker {
     i.code = code;
     i.key = key;
     i.details = std::move(details);
-    i.expression.reserve(path_.size() + extra_path.size());
-    i.expression.append(path_).append(extra_path);
+    path_.append_to(i.expression);
+    i.expression.append(extra_path);
     i.offset = offset;
     lines_.locate(offset, i.line, i.column);
     if (sev == severity::error) ++out_.errors;
     if (sev == severity::warning) ++out_.warnings;
     out_.issues.push_back(std::move(i));
-  }
-
-  void push_index(size_t i) {
-    char buf[24];
-    buf[0] = '[';
-    auto r = std::to_chars(buf + 1, buf + sizeof buf - 1, i);
-    *r.ptr++ = ']';
-    path_.append(buf, static_cast<size_t>(r.ptr - buf));
   }
 
   // A resource inside another (contained, Bundle.entry.resource, Parameters.parameter.resource).
@@ -231,15 +283,30 @@ class walker {
   void walk_resource_body(json::value v, uint16_t type, bool contained) {
     // A contained resource's `#id` references resolve against its container's contained list.
     bool own_scope = !contained;
+    // The members the resource's own invariants ask about, found in one pass (as find() would:
+    // the first of each key).
+    std::optional<json::value> contained_member, text_member;
+    for (json::member m : v.get_object().value()) {
+      if (!contained_member && m.key == "contained") {
+        contained_member = m.val;
+      } else if (!text_member && m.key == "text") {
+        text_member = m.val;
+      }
+    }
+    bool has_div = false;
+    if (text_member && text_member->type() == json::kind::object) {
+      auto div = text_member->get_object().value().find("div");
+      has_div = div && div->type() == json::kind::string;
+    }
     if (own_scope) {
       scope s;
-      if (auto c = v.get_object().value().find("contained"); c && c->type() == json::kind::array) {
+      if (auto c = contained_member; c && c->type() == json::kind::array) {
         auto arr = c->get_array().value();
         if (arr.size() > opts_.max_contained) {
           if (!contained_limit_hit) {
             contained_limit_hit = true;
             contained_limit_offset = c->offset();
-            contained_limit_path = path_ + ".contained";
+            contained_limit_path = path_.text() + ".contained";
           }
           add(severity::error, TOO_COSTLY, c->offset(),
               std::to_string(arr.size()) + " contained resources exceed max_contained (" +
@@ -256,7 +323,7 @@ class walker {
       }
       scope_.push_back(std::move(s));
     }
-    resources_.push_back(resource_frame{v, contained});
+    resources_.push_back(resource_frame{v, contained, contained_member.has_value(), has_div});
     if (opts_.check_invariants) { check_invariants(TYPE_CONSTRAINTS[type], type, &v, nullptr, v.offset(), true); }
     walk_object(v, type);
     resources_.pop_back();
@@ -336,22 +403,16 @@ class walker {
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::dom_3 && own_resource && value &&
-          dom_3_holds(*value))
+          (!resources_.back().has_contained || dom_3_holds(*value)))
         continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ref_1 && ref_1_holds(value)) continue;
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::bdl_7 && own_resource && value &&
           bdl_7_holds(*value))
         continue;
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
-        auto obj = value->get_object().value();
-        if (inv.shortcut == invariant_shortcut::about_contained && !obj.find("contained")) continue;
-        if (inv.shortcut == invariant_shortcut::dom_6) {
-          auto text = obj.find("text");
-          if (text && text->type() == json::kind::object) {
-            auto div = text->get_object().value().find("div");
-            if (div && div->type() == json::kind::string) continue;
-          }
-        }
+        const resource_frame &here = resources_.back();
+        if (inv.shortcut == invariant_shortcut::about_contained && !here.has_contained) continue;
+        if (inv.shortcut == invariant_shortcut::dom_6 && here.has_div) continue;
       }
       // R4, DomainResource.text: "Contained resources do not have narrative" (dom-1 of STU3 forbade
       // it); dom-6's advice is for the resources that are not contained.
@@ -391,9 +452,9 @@ class walker {
 
   void report_failed(uint16_t index, uint64_t offset) {
     const constraint_def &def = CONSTRAINTS[index];
-    std::string details(def.key.view());
-    details += ": ";
-    details += def.human.view();
+    std::string details;
+    details.reserve(def.key.length + 2 + def.human.length);
+    details.append(def.key.view()).append(": ").append(def.human.view());
     add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {}, def.key.view());
   }
 
@@ -413,26 +474,28 @@ class walker {
       if (m.key == "resourceType" && (t.kind == type_kind::resource || t.kind == type_kind::any_resource)) continue;
       bool underscore = m.key.size() > 1 && m.key[0] == '_';
       std::string_view name = underscore ? m.key.substr(1) : m.key;
-      const key_def *k = find_key(type, name);
+      const key_def *k = find_key_hashed(type, name);
       if (k && underscore && TYPES[k->type].kind != type_kind::primitive) k = nullptr;
       if (!k) {
-        size_t mark = path_.size();
-        path_ += '.';
-        path_ += m.key;
+        size_t mark = path_.mark();
+        path_.member(m.key);
         if (first_unknown == SIZE_MAX) first_unknown = out_.issues.size();
         ++unknown_count;
         add(severity::error, STRUCTURE, m.val.offset(),
             "unknown element " + quoted_excerpt(m.key) + " in " + std::string(type_display_name(type)));
-        path_.resize(mark);
+        path_.back_to(mark);
         continue;
       }
       slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
     }
-    std::sort(slots_.begin() + static_cast<std::ptrdiff_t>(base), slots_.end(), [](const slot &a, const slot &b) {
+    auto in_order = [](const slot &a, const slot &b) {
       if (a.element != b.element) return a.element < b.element;
       if (a.underscore != b.underscore) return !a.underscore;
       return a.member < b.member;
-    });
+    };
+    // Writers put members in the definition's order: most objects are sorted already.
+    const auto first_slot = slots_.begin() + static_cast<std::ptrdiff_t>(base);
+    if (!std::is_sorted(first_slot, slots_.end(), in_order)) std::sort(first_slot, slots_.end(), in_order);
 
     // Merge the definition's elements with the sorted members: required ones that are missing,
     // then each present element once.
@@ -465,9 +528,8 @@ class walker {
       const slot cur = slots_[i];
       const slot *&target = cur.underscore ? ext : value;
       if (target) {
-        size_t mark = path_.size();
-        path_ += '.';
-        path_ += cur.key;
+        size_t mark = path_.mark();
+        path_.member(cur.key);
         if (target->type == cur.type) {
           add(severity::error, STRUCTURE, cur.val.offset(), "duplicate property " + quoted_excerpt(cur.key));
         } else {
@@ -475,7 +537,7 @@ class walker {
               "only one type of " + std::string(def.name.view()) + "[x] may be present, found " +
                   quoted_excerpt(target->key) + " and " + quoted_excerpt(cur.key));
         }
-        path_.resize(mark);
+        path_.back_to(mark);
         continue;
       }
       target = &slots_[i];
@@ -491,13 +553,11 @@ class walker {
       ext = nullptr;
     }
     const slot &any = value ? value_copy : ext_copy;
-    size_t mark = path_.size();
-    path_ += '.';
-    path_ += def.name.view();
+    size_t mark = path_.mark();
     if (def.is_choice) {
-      path_ += ".ofType(";
-      path_ += TYPES[any.type].name.view();
-      path_ += ')';
+      path_.choice(def.name.view(), TYPES[any.type].name.view());
+    } else {
+      path_.member(def.name.view());
     }
     if (def.is_array) {
       walk_array(def, any.type, value ? &value_copy : nullptr, ext ? &ext_copy : nullptr);
@@ -523,7 +583,7 @@ class walker {
         }
       }
     }
-    path_.resize(mark);
+    path_.back_to(mark);
   }
 
   void walk_array(const element_def &def, uint16_t type, const slot *value, const slot *ext) {
@@ -568,8 +628,8 @@ class walker {
     if (values) vi = values->begin();
     if (exts) ei = exts->begin();
     for (size_t i = 0; i < n && !stopped_; ++i) {
-      size_t mark = path_.size();
-      push_index(i);
+      size_t mark = path_.mark();
+      path_.index(i);
       bool has_ext = false;
       json::value item_value, item_ext;
       if (values) item_value = **vi;
@@ -595,7 +655,7 @@ class walker {
         add(severity::error, INVALID, exts->offset(),
             "null in '" + std::string(ext->key) + "' with no value beside it");
       }
-      path_.resize(mark);
+      path_.back_to(mark);
     }
   }
 

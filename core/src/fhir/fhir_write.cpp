@@ -85,7 +85,7 @@ class writer {
           s.rank = 0;
         } else {
           bool underscore = m.key.size() > 1 && m.key[0] == '_';
-          const key_def *k = find_key(type, underscore ? m.key.substr(1) : m.key);
+          const key_def *k = find_key_hashed(type, underscore ? m.key.substr(1) : m.key);
           if (k && (!underscore || TYPES[k->type].kind == type_kind::primitive)) {
             s.rank = 1;
             s.element = k->element;
