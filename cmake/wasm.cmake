@@ -1,5 +1,5 @@
-# Every WebAssembly flag, written once. Compile flags apply to core and its dependencies (through
-# flags.cmake); link flags to the module the npm package loads. See
+# Every WebAssembly flag, written once. Compile flags apply to core (through flags.cmake; its
+# dependencies are compiled without them, as flags.cmake says why); link flags to the module the npm package loads. See
 # docs/architecture.md (section 4, "Emscripten 3.1.6's quirks") for why each quirk is handled as it is.
 set(QUIRE_WASM_COMPILE_FLAGS -msimd128)
 string(JOIN " " QUIRE_FLAGS_TEXT -std=c++20 ${QUIRE_CORE_OPT_FLAGS} ${QUIRE_WASM_COMPILE_FLAGS})
