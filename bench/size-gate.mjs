@@ -13,16 +13,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { measure } from './startup-breakdown.mjs';
+import { flag, option as commonOption, repo } from './runner-common.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const option = (name, fallback) => commonOption(name) ?? fallback;
 const dist = path.resolve(option('--dist', process.env.QUIRE_DIST ?? path.join(repo, 'js', 'dist')));
 const budgetFile = path.resolve(option('--budget', path.join(repo, 'bench', 'size-budget.json')));
 const rounds = Number(option('--rounds', '7'));
@@ -57,7 +52,7 @@ const sizes = shippedSizes(dist);
 const over = Object.keys(budget.max).filter((k) => !(k in sizes) || sizes[k] > budget.max[k]);
 const start = rounds > 0 ? measure(rounds) : null;
 
-if (args.includes('--json')) {
+if (flag('--json')) {
   console.log(JSON.stringify({ dist, sizes, budget: budget.max, over, start }, null, 1));
 } else {
   console.log(`size gate: ${dist} against ${path.relative(repo, budgetFile)}`);

@@ -5,20 +5,16 @@
 // (static constructors: each EMSCRIPTEN_BINDINGS block calls Embind's JS `_embind_register_*`
 // imports, timed apart here). Each round is a fresh `node`; medians over the rounds.
 //
-// Also the figure the size gate prints (scripts/wasm-size-gate.mjs): a fresh node that imports the
+// Also the figure the size gate prints (bench/size-gate.mjs): a fresh node that imports the
 // package and awaits init(), from its first line to init() resolving, and the whole process.
 //
 //   node bench/startup-breakdown.mjs [--dist js/dist] [--rounds 7] [--json]
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { flag, option as commonOption, repo } from './runner-common.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const option = (name, fallback) => commonOption(name) ?? fallback;
 const dist = path.resolve(option('--dist', path.join(repo, 'js', 'dist')));
 const rounds = Number(option('--rounds', '7'));
 
@@ -95,7 +91,7 @@ export function measure(n) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = measure(rounds);
-  if (args.includes('--json')) {
+  if (flag('--json')) {
     console.log(JSON.stringify(result, null, 1));
   } else {
     const ms = (x) => `${x.toFixed(1)} ms`;

@@ -14,15 +14,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { flag, option as commonOption, repo } from './runner-common.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const option = (name, fallback) => commonOption(name) ?? fallback;
 const build = path.resolve(option('--build', path.join(repo, 'build', 'wasm')));
 const top = Number(option('--top', '25'));
 
@@ -326,12 +321,12 @@ function sorted(map) {
 }
 
 const result = analyse();
-if (args.includes('--json')) {
+if (flag('--json')) {
   console.log(JSON.stringify(result, null, 1));
 } else {
   const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
   const pct = (b, t) => `${((100 * b) / t).toFixed(1)}%`;
-  const md = args.includes('--markdown');
+  const md = flag('--markdown');
   const table = (title, head, rows) => {
     console.log(md ? `\n**${title}**\n` : `\n${title}`);
     if (md) {
