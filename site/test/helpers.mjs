@@ -165,24 +165,26 @@ export async function openUrlInViewer(page, url) {
 
 /**
  * For a file of viewer tests in Chromium: registers before() and after() that start the site's
- * server and Chromium and stop them. `viewer(options)` opens a page on the viewer in a new context
- * (its CSP watched) and resolves to { page, context, errors } (that page's errors); every request
- * that leaves the site goes into `foreign`, every page's errors into `pageErrors`.
+ * server (with `siteArgs()`'s arguments, read when it starts) and Chromium, and stop them. `viewer(options)` opens a page on
+ * the viewer (at `at`, a URL relative to the site: '?url=/files/x.quire') in a new context (its
+ * CSP watched) and resolves to { page, context, errors } (that page's errors, with its console's
+ * errors when `consoleErrors`); every request that leaves the site goes into `foreign`, every
+ * page's errors into `pageErrors`.
  */
-export function viewerSuite() {
+export function viewerSuite({ siteArgs = () => [] } = {}) {
   let site;
   let browser;
   const foreign = [];
   const pageErrors = [];
   before(async () => {
-    site = await startSite();
+    site = await startSite(siteArgs());
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     await site?.close();
   });
-  async function viewer({ width = 1280, height = 800, dark = false } = {}) {
+  async function viewer({ width = 1280, height = 800, dark = false, at = '', consoleErrors = false } = {}) {
     const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
     await watchCsp(context);
     const page = await context.newPage();
@@ -191,17 +193,25 @@ export function viewerSuite() {
       errors.push(String(e));
       pageErrors.push(String(e));
     });
+    if (consoleErrors) {
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+      });
+    }
     page.on('request', (r) => {
       const u = r.url();
       if (!u.startsWith(site.url) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
     });
-    await page.goto(site.url);
+    await page.goto(new URL(at, site.url).href);
     return { page, context, errors };
   }
   return {
     viewer,
     foreign,
     pageErrors,
+    get site() {
+      return site;
+    },
     get browser() {
       return browser;
     },

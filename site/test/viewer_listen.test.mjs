@@ -14,7 +14,7 @@ import net from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { corpusDir, cspViolations, launchChromium, loadPackage, screenshotPath, screenshots, startSite, waitInPage, watchCsp } from './helpers.mjs';
+import { corpusDir, cspViolations, loadPackage, screenshotPath, screenshots, viewerSuite, waitInPage } from './helpers.mjs';
 import { isListenerSchema, LISTEN_COLUMNS } from '../viewer/views/listen-model.mjs';
 import { messageRows } from '../viewer/views/hl7-model.mjs';
 
@@ -25,13 +25,10 @@ const FILES = [
 ];
 const VT = 0x0b, FS = 0x1c, CR = 0x0d;
 
-let dir;
+// The stores' folder, made now: the site serves it (--extra) from its start.
+const dir = mkdtempSync(path.join(tmpdir(), 'quire-viewer-listen-'));
 let pkg;
-let site;
-let browser;
 let sent; // [{ file, text, controlId, type, patientId, sender, json }]
-const foreign = [];
-const pageErrors = [];
 
 /** A corpus file as it goes on the wire: no byte order mark, segments ended by CR (the corpus stores LF). */
 function wireText(file) {
@@ -81,7 +78,6 @@ async function listenInto(store, key) {
 
 before(async () => {
   pkg = await loadPackage();
-  dir = mkdtempSync(path.join(tmpdir(), 'quire-viewer-listen-'));
   sent = FILES.map((file) => {
     const text = wireText(file);
     const m = pkg.hl7.parse(Buffer.from(text, 'utf8'));
@@ -99,35 +95,14 @@ before(async () => {
   const key = pkg.keygen();
   writeFileSync(path.join(dir, 'owner.key'), key);
   await listenInto(path.join(dir, 'sealed.quire'), key);
-  site = await startSite(['--extra', dir]);
-  browser = await launchChromium();
 });
-after(async () => {
-  await browser?.close();
-  await site?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+// The site serves the stores' folder (the stores are written by the before() above).
+const suite = viewerSuite({ siteArgs: () => ['--extra', dir] });
+after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function viewer({ width = 1280, height = 900, dark = false, hash = '', file = 'adt.quire' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light' });
-  await watchCsp(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => {
-    errors.push(String(e));
-    pageErrors.push(String(e));
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(site.url) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
-  });
-  // ?url= opens a file with a fresh hash; #url= keeps the view's keys (a reload).
-  await page.goto(new URL(hash ? `#url=/files/${file}&${hash}` : `?url=/files/${file}`, site.url).href);
-  return { page, context, errors };
-}
+// ?url= opens a file with a fresh hash; #url= keeps the view's keys (a reload).
+const viewer = ({ width = 1280, height = 900, dark = false, hash = '', file = 'adt.quire' } = {}) =>
+  suite.viewer({ width, height, dark, consoleErrors: true, at: hash ? `#url=/files/${file}&${hash}` : `?url=/files/${file}` });
 
 /** Waits for the message list; resolves to its count. */
 async function listUp(page) {
@@ -390,7 +365,7 @@ test('a store of many messages (QUIRE_LISTEN_LARGE): opened, its last message re
 });
 
 test('listen: nothing left the site, no page error, the CSP held', () => {
-  assert.deepEqual(foreign, []);
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(suite.foreign, []);
+  assert.deepEqual(suite.pageErrors, []);
   assert.deepEqual(cspViolations, []);
 });
