@@ -8,20 +8,23 @@
 // Also the figure the size gate prints (bench/size-gate.mjs): a fresh node that imports the
 // package and awaits init(), from its first line to init() resolving, and the whole process.
 //
-//   node bench/startup-breakdown.mjs [--dist js/dist] [--rounds 7] [--json]
+// With --base DIST2, the same processes for a second build (the base) are interleaved with the
+// first's, round by round, and both are printed: a base-against-head reading on a noisy machine.
+//
+//   node bench/startup-breakdown.mjs [--dist js/dist] [--base OTHER_DIST] [--rounds 7] [--json]
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { flag, option as commonOption, repo } from './runner-common.mjs';
 
 const option = (name, fallback) => commonOption(name) ?? fallback;
 const dist = path.resolve(option('--dist', path.join(repo, 'js', 'dist')));
+const base = commonOption('--base') ? path.resolve(commonOption('--base')) : undefined;
 const rounds = Number(option('--rounds', '7'));
 
-const url = (f) => JSON.stringify(pathToFileURL(path.join(dist, f)).href);
-
 // The breakdown: the glue driven by hand, each step timed.
-const breakdown = `
+const breakdownSource = (url) => `
 const now = () => performance.now();
 const t0 = now();
 const pkg = await import(${url('index.js')});
@@ -60,7 +63,7 @@ process.stdout.write(JSON.stringify({
 }));`;
 
 // What a user pays: import the package, await init().
-const cold = `
+const coldSource = (url) => `
 const t0 = performance.now();
 const q = await import(${url('index.js')});
 await q.init();
@@ -77,34 +80,56 @@ export const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Fresh node processes, interleaved: the empty one, the cold import + init(), the breakdown. */
-export function measure(n) {
-  const samples = { empty: [], cold: [], breakdown: [] };
+/**
+ * Fresh node processes, interleaved: the empty one, the cold import + init(), the breakdown, for
+ * each of `dists` in turn within a round. One result per dist (the empty node's samples shared).
+ */
+export function measureEach(n, dists) {
+  const empty = [];
+  const samples = dists.map(() => ({ cold: [], breakdown: [] }));
+  const scripts = dists.map((d) => {
+    const url = (f) => JSON.stringify(pathToFileURL(path.join(d, f)).href);
+    return { cold: coldSource(url), breakdown: breakdownSource(url) };
+  });
   for (let r = 0; r < n; r++) {
-    samples.empty.push(run(`process.stdout.write(JSON.stringify({ before_script_ms: performance.now() }))`));
-    samples.cold.push(run(cold));
-    samples.breakdown.push(run(breakdown));
+    empty.push(run(`process.stdout.write(JSON.stringify({ before_script_ms: performance.now() }))`));
+    dists.forEach((_, i) => {
+      samples[i].cold.push(run(scripts[i].cold));
+      samples[i].breakdown.push(run(scripts[i].breakdown));
+    });
   }
   const medians = (list) => Object.fromEntries(Object.keys(list[0]).map((k) => [k, median(list.map((s) => s[k]))]));
-  return { rounds: n, node: process.versions.node, dist, empty_node: medians(samples.empty), cold_import_init: medians(samples.cold), breakdown: medians(samples.breakdown) };
+  return dists.map((d, i) => ({
+    rounds: n, node: process.versions.node, dist: d, empty_node: medians(empty),
+    cold_import_init: medians(samples[i].cold), breakdown: medians(samples[i].breakdown),
+  }));
 }
 
+/** Fresh node processes, interleaved: the empty one, the cold import + init(), the breakdown. */
+export const measure = (n) => measureEach(n, [dist])[0];
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = measure(rounds);
+  const results = measureEach(rounds, base ? [base, dist] : [dist]);
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   if (flag('--json')) {
-    console.log(JSON.stringify(result, null, 1));
+    console.log(JSON.stringify(base ? { base: results[0], head: results[1], load } : { ...results[0], load }, null, 1));
   } else {
     const ms = (x) => `${x.toFixed(1)} ms`;
-    const b = result.breakdown;
-    console.log(`fresh node ${result.node}, ${rounds} rounds, medians`);
-    console.log(`  empty node process (wall)                 ${ms(result.empty_node.process_ms)}  (script starts at ${ms(result.empty_node.before_script_ms)})`);
-    console.log(`  import + init() (first line to resolved)  ${ms(result.cold_import_init.import_init_ms)}  (process wall ${ms(result.cold_import_init.process_ms)})`);
+    const cols = results.length;
+    const line = (label, f) => console.log(`  ${label.padEnd(42)}${results.map((r) => ms(f(r)).padStart(11)).join('')}`);
+    console.log(`fresh node ${results[0].node}, ${rounds} rounds, medians; load average at the end ${load}`);
+    if (cols > 1) console.log(`  ${''.padEnd(42)}${'base'.padStart(11)}${'head'.padStart(11)}   (base ${base}, head ${dist})`);
+    line('empty node process (wall)', (r) => r.empty_node.process_ms);
+    line('  its script starts at', (r) => r.empty_node.before_script_ms);
+    line('import + init() (first line to resolved)', (r) => r.cold_import_init.import_init_ms);
+    line('  process wall', (r) => r.cold_import_init.process_ms);
     console.log('  breakdown (glue driven by hand):');
-    console.log(`    the package's JS (index.js + imports)   ${ms(b.package_js_ms)}`);
-    console.log(`    read quire.wasm                         ${ms(b.read_ms)}`);
-    console.log(`    WebAssembly.compile                     ${ms(b.compile_ms)}`);
-    console.log(`    WebAssembly.instantiate                 ${ms(b.instantiate_ms)}`);
-    console.log(`    runtime init (ctors)                    ${ms(b.runtime_init_ms)}  of which Embind's JS registrations ${ms(b.embind_register_ms)} (${b.embind_register_calls} calls)`);
-    console.log(`    rest of the glue                        ${ms(b.glue_other_ms)}`);
+    line("  the package's JS (index.js + imports)", (r) => r.breakdown.package_js_ms);
+    line('  read quire.wasm', (r) => r.breakdown.read_ms);
+    line('  WebAssembly.compile', (r) => r.breakdown.compile_ms);
+    line('  WebAssembly.instantiate', (r) => r.breakdown.instantiate_ms);
+    line('  runtime init (ctors)', (r) => r.breakdown.runtime_init_ms);
+    line(`    of which Embind's JS registrations (${results[0].breakdown.embind_register_calls} calls)`, (r) => r.breakdown.embind_register_ms);
+    line('  rest of the glue', (r) => r.breakdown.glue_other_ms);
   }
 }

@@ -1,6 +1,8 @@
 // quire — the npm package. One C++ core compiled to WebAssembly; this wrapper only moves bytes in
 // and results out. Call `await init()` once, then use the namespaces below.
 export { init, version, memory, type InitInput, type Input, type VersionInfo, type MemoryInfo } from './module.js';
+/** @internal The instantiated Emscripten module, for the package's own tests (one bundled index.js: no module.js to import it from). */
+export { wasm as internalWasmModule } from './module.js';
 export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { detect, DETECT_BYTES, type InputKind, type Detection, type DetectOptions } from './detect.js';
 export { json, JsonDocument, type JsonLimits, type JsonStats, type JsonKind } from './json.js';

@@ -8,14 +8,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { loadQuire, dist } from './helpers.mjs';
+import { loadQuire } from './helpers.mjs';
 
 const quire = await loadQuire();
 const { format, json, fhir, hl7, memory, QuireError } = quire;
-// The same module instance the package uses (one URL, one ES module): to watch the addresses.
-const { wasm } = await import(pathToFileURL(path.join(dist, 'module.js')).href);
+// The same module instance the package uses (its internal export; index.js is one bundled module): to watch the addresses.
+const wasm = quire.internalWasmModule;
 
 const TWO_GIB = 2 ** 31;
 
