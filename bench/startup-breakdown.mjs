@@ -11,7 +11,11 @@
 // With --base DIST2, the same processes for a second build (the base) are interleaved with the
 // first's, round by round, and both are printed: a base-against-head reading on a noisy machine.
 //
-//   node bench/startup-breakdown.mjs [--dist js/dist] [--base OTHER_DIST] [--rounds 7] [--json]
+// With --browser, headless Chromium instead (js/test/browser.mjs's server and browser): each round
+// a new browser context (its own empty HTTP cache) loads a page whose module script imports
+// index.js and awaits init() (fetch + instantiateStreaming), timed from the script's first line.
+//
+//   node bench/startup-breakdown.mjs [--dist js/dist] [--base OTHER_DIST] [--rounds 7] [--browser] [--json]
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,7 +112,55 @@ export function measureEach(n, dists) {
 /** Fresh node processes, interleaved: the empty one, the cold import + init(), the breakdown. */
 export const measure = (n) => measureEach(n, [dist])[0];
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** Headless Chromium: import + init() in a fresh context per sample, `dists` interleaved. Medians. */
+export async function measureBrowser(n, dists) {
+  const { serve, launchChromium } = await import('../js/test/browser.mjs');
+  const { mkdtempSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
+  const root = mkdtempSync(path.join(os.tmpdir(), 'quire-start-'));
+  dists.forEach((d, i) => symlinkSync(d, path.join(root, `d${i}`)));
+  writeFileSync(path.join(root, 'start.html'), `<!doctype html><script type="module">
+    const d = new URLSearchParams(location.search).get('d');
+    const t0 = performance.now();
+    const q = await import('./' + d + '/index.js');
+    const t1 = performance.now();
+    await q.init();
+    const t2 = performance.now();
+    window.result = { nav_to_script_ms: t0, import_ms: t1 - t0, init_ms: t2 - t1, import_init_ms: t2 - t0 };
+  </script>`);
+  const server = await serve(root);
+  const browser = await launchChromium();
+  const samples = dists.map(() => []);
+  try {
+    for (let r = 0; r < n; r++) {
+      for (let i = 0; i < dists.length; i++) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(`${server.url}/start.html?d=d${i}`);
+        await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30000 });
+        samples[i].push(await page.evaluate(() => window.result));
+        await context.close();
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  return dists.map((d, i) => ({ rounds: n, dist: d, browser: Object.fromEntries(Object.keys(samples[i][0]).map((k) => [k, median(samples[i].map((s) => s[k]))])) }));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href && flag('--browser')) {
+  const results = await measureBrowser(rounds, base ? [base, dist] : [dist]);
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  if (flag('--json')) console.log(JSON.stringify({ results, load }, null, 1));
+  else {
+    console.log(`headless Chromium, a new context per sample, ${rounds} rounds, medians; load average at the end ${load}`);
+    if (results.length > 1) console.log(`  ${''.padEnd(42)}${'base'.padStart(11)}${'head'.padStart(11)}   (base ${base}, head ${dist})`);
+    for (const [label, k] of [['import + init() (script line to resolved)', 'import_init_ms'], ['  import (index.js and what it imports)', 'import_ms'], ['  init() (fetch, instantiateStreaming, ctors)', 'init_ms'], ['navigation to the script', 'nav_to_script_ms']]) {
+      console.log(`  ${label.padEnd(42)}${results.map((r) => `${r.browser[k].toFixed(1)} ms`.padStart(11)).join('')}`);
+    }
+  }
+} else if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const results = measureEach(rounds, base ? [base, dist] : [dist]);
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   if (flag('--json')) {
