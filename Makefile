@@ -44,9 +44,9 @@ js: wasm
 	rm -f $(JS_DIST)/bench.js $(JS_DIST)/bench.d.ts  # left in a dist/ built before the harness left the package
 	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
 	node js/scripts/gen-error-codes.mjs
-	# tsc type-checks and writes the .d.ts files; esbuild writes the JavaScript as one module
-	# (index.js, importing the glue quire.mjs beside it): one file to load, not twenty (js/scripts/bundle.mjs).
-	cd js && npx tsc -p tsconfig.json --emitDeclarationOnly --outDir $(abspath $(JS_DIST))
+	# tsc type-checks and writes the .d.ts files only (emitDeclarationOnly); esbuild writes the JavaScript as
+	# one module (index.js, importing the glue quire.mjs beside it): one file to load, not twenty (js/scripts/bundle.mjs).
+	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
 	node js/scripts/bundle.mjs $(JS_DIST)
 
 test-native: native

@@ -4,7 +4,7 @@
 // and links one file of the wrapper instead of twenty (docs/performance.md, "Start-up, session 16").
 // The Emscripten glue stays its own file, DIST/quire.mjs, imported by index.js: it is what the
 // package test and the readers of the glue (js/test/shipped.test.mjs) look for. Type checking and
-// the .d.ts files are tsc's (`make js` runs `tsc --emitDeclarationOnly` beside this).
+// the .d.ts files are tsc's (js/tsconfig.json has emitDeclarationOnly; `make js` runs tsc, then this).
 //
 //   node js/scripts/bundle.mjs DIST
 import { build } from 'esbuild';
