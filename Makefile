@@ -45,7 +45,7 @@ js: wasm
 	cp $(WASM)/wasm/quire.mjs $(WASM)/wasm/quire.wasm js/src/quire.d.mts $(JS_DIST)/
 	node js/scripts/gen-error-codes.mjs
 	# tsc type-checks and writes the .d.ts files only (emitDeclarationOnly); esbuild writes the JavaScript as
-	# one module (index.js, importing the glue quire.mjs beside it): one file to load, not twenty (js/scripts/bundle.mjs).
+	# one module (index.js; init() imports the glue quire.mjs beside it): one file to load, not twenty (js/scripts/bundle.mjs).
 	cd js && npx tsc -p tsconfig.json --outDir $(abspath $(JS_DIST))
 	node js/scripts/bundle.mjs $(JS_DIST)
 

@@ -2,7 +2,7 @@
 // The package's JavaScript as one ES module: js/src/index.ts and every module it imports, bundled
 // by esbuild (a pinned devDependency) into DIST/index.js, so that a fresh process resolves, reads
 // and links one file of the wrapper instead of twenty (docs/performance.md, "Start-up, session 16").
-// The Emscripten glue stays its own file, DIST/quire.mjs, imported by index.js: it is what the
+// The Emscripten glue stays its own file, DIST/quire.mjs, which init() imports: it is what the
 // package test and the readers of the glue (js/test/shipped.test.mjs) look for. Type checking and
 // the .d.ts files are tsc's (js/tsconfig.json has emitDeclarationOnly; `make js` runs tsc, then this).
 //

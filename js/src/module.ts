@@ -1,5 +1,4 @@
 // Loading the one .wasm in Node and in the browser, and moving bytes into its heap.
-import createQuireModule from './quire.mjs';
 import type { ModuleOptions, QuireModule, VersionRecord } from './quire.mjs';
 import { QuireError } from './errors.js';
 
@@ -26,6 +25,10 @@ export async function init(input?: InitInput): Promise<void> {
 }
 
 async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
+  // The Emscripten glue is imported here, not at the package's import: its fetch (browser) or
+  // read (Node) and evaluation overlap the .wasm's, and importing the package costs one module.
+  const glue = import('./quire.mjs');
+  glue.catch(() => {}); // its failure is reported where it is awaited, below
   const options: ModuleOptions = {
     print: (text) => console.log(text),
     printErr: (text) => console.error(text),
@@ -61,6 +64,7 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
       return {};
     };
   }
+  const { default: createQuireModule } = await glue;
   return createQuireModule(options);
 }
 
