@@ -211,6 +211,11 @@ page_ref read_ref(byte_reader &r);
 /// Compresses `raw` with zstd at `level` (reusing `cctx`) when that saves at least 1/16 of it;
 /// else stores it raw. Returns the bytes to store and fills every field of `ref` but offset.
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
+/// Whether zstd may pay on a page: false when the page's bytes, coded one by one by their
+/// frequencies (order-0 entropy, integer arithmetic so every target decides alike), would not
+/// come under 15/16 of the raw size — bit-packed integers, already dense, where zstd only spends
+/// time for a result seal_page would drop. The writer asks this before it compresses a page.
+bool worth_compressing(std::string_view raw) noexcept;
 
 // --- values (format_value_text.cpp) ----------------------------------------------------------------
 
@@ -415,6 +420,9 @@ class posting_lists {
   /// Adds row `row` to trigram `gram` (24 bits); rows for one trigram must increase. False once
   /// the lists pass the budget (the entry is kept): drain them then.
   bool add(uint32_t gram, uint64_t row);
+  /// The same for several rows of one trigram at once (one table lookup), in increasing order
+  /// and above the trigram's rows so far.
+  bool add_rows(uint32_t gram, std::span<const uint64_t> rows);
   /// Calls fn(gram, row) for every entry in (trigram, row) order, then forgets them all.
   template <typename Fn>
   result<void> drain(Fn fn) {
@@ -463,6 +471,7 @@ class posting_lists {
     uint64_t count = 0;
   };
   std::vector<uint32_t> sorted_grams() const;
+  list &list_of(uint32_t gram);
   void clear();
   size_t budget_;
   size_t used_ = 0;
