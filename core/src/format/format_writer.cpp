@@ -375,53 +375,70 @@ struct writer::impl {
     const column_type type = sch.columns[c].type;
     const domain dom = domain_of(type);
     const uint32_t rows = buffered;
-    stats chunk_stats;
-    chunk_stats.rows = rows;
-    chunk_stats.nulls = b.nulls;
-
     auto text_at = [&](uint32_t r) {
       return std::string_view(b.text).substr(b.offsets[r], b.offsets[r + 1] - b.offsets[r]);
     };
-    auto page_stats = [&](uint32_t from, uint32_t to) {
-      stats s;
-      s.rows = to - from;
+    // Min and max over rows [from, to) (text as views into the buffer: no copy per new minimum),
+    // folded into `range`; a page's range, and the chunk's as the fold of its pages'.
+    struct value_range {
+      bool any = false;
+      int64_t imin = 0, imax = 0;
+      double rmin = 0, rmax = 0;
+      std::string_view tmin, tmax;
+    };
+    auto fold_range = [&](uint32_t from, uint32_t to, value_range &range) {
       for (uint32_t r = from; r < to; ++r) {
-        if (!b.valid[r]) {
-          ++s.nulls;
-          continue;
-        }
-        bool first = !s.has_min;
+        if (!b.valid[r]) continue;
+        const bool first = !range.any;
         switch (dom) {
           case domain::ints:
-            if (first || b.ints[r] < s.imin) s.imin = b.ints[r];
-            if (first || b.ints[r] > s.imax) s.imax = b.ints[r];
+            if (first || b.ints[r] < range.imin) range.imin = b.ints[r];
+            if (first || b.ints[r] > range.imax) range.imax = b.ints[r];
             break;
           case domain::reals: {
             double v = type == column_type::decimal ? parse_double(text_at(r)) : b.reals[r];
-            if (first || v < s.rmin) s.rmin = v;
-            if (first || v > s.rmax) s.rmax = v;
+            if (first || v < range.rmin) range.rmin = v;
+            if (first || v > range.rmax) range.rmax = v;
             break;
           }
           case domain::text: {
             std::string_view v = text_at(r);
-            if (first || v < s.tmin) s.tmin = std::string(v);
-            if (first || v > s.tmax) s.tmax = std::string(v);
+            if (first || v < range.tmin) range.tmin = v;
+            if (first || v > range.tmax) range.tmax = v;
             break;
           }
         }
-        s.has_min = true;
+        range.any = true;
       }
-      s.has_max = s.has_min;
-      if (dom == domain::text && s.has_min) {
-        if (s.tmin.size() > STAT_TEXT_BYTES) s.tmin.resize(STAT_TEXT_BYTES);
-        if (s.tmax.size() > STAT_TEXT_BYTES) {
-          s.tmax.clear();
-          s.has_max = false;
-        }
+    };
+    auto fold_into = [&](const value_range &page, value_range &range) {
+      if (!page.any) return;
+      const bool first = !range.any;
+      if (first || page.imin < range.imin) range.imin = page.imin;
+      if (first || page.imax > range.imax) range.imax = page.imax;
+      if (first || page.rmin < range.rmin) range.rmin = page.rmin;
+      if (first || page.rmax > range.rmax) range.rmax = page.rmax;
+      if (first || page.tmin < range.tmin) range.tmin = page.tmin;
+      if (first || page.tmax > range.tmax) range.tmax = page.tmax;
+      range.any = true;
+    };
+    auto stats_of = [&](uint64_t count, uint64_t nulls, const value_range &range) {
+      stats s;
+      s.rows = count;
+      s.nulls = nulls;
+      s.has_min = s.has_max = range.any;
+      s.imin = range.imin;
+      s.imax = range.imax;
+      s.rmin = range.rmin;
+      s.rmax = range.rmax;
+      if (dom == domain::text && range.any) {
+        s.tmin = std::string(range.tmin.substr(0, STAT_TEXT_BYTES));
+        if (range.tmax.size() > STAT_TEXT_BYTES) s.has_max = false;
+        else s.tmax = std::string(range.tmax);
       }
       return s;
     };
-    chunk_stats = page_stats(0, rows);
+    value_range chunk_range;
 
     // Dictionary for text when values repeat enough.
     bool use_dict = false;
@@ -529,7 +546,13 @@ struct writer::impl {
     };
     for (uint32_t from = 0; from < rows; from += page_rows) {
       uint32_t to = std::min(rows, from + page_rows);
-      stats ps = page_stats(from, to);
+      value_range page_range;
+      fold_range(from, to, page_range);
+      fold_into(page_range, chunk_range);
+      uint64_t page_nulls = 0;
+      if (b.nulls)
+        for (uint32_t r = from; r < to; ++r) page_nulls += !b.valid[r];
+      stats ps = stats_of(to - from, page_nulls, page_range);
       raw.clear();
       encode_validity(raw, std::span<const uint8_t>(b.valid).subspan(from, to - from), ps.nulls);
       values.clear();
@@ -592,6 +615,7 @@ struct writer::impl {
       put_u8(dir, static_cast<uint8_t>(value_tag << 4 | int_tag));
       put_stats(dir, dom, ps);
     }
+    const stats chunk_stats = stats_of(rows, b.nulls, chunk_range);
     auto dir_ref = write_page(dir);
     if (!dir_ref) return std::move(dir_ref).error();
     auto &cd = column_dirs[c];
