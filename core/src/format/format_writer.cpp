@@ -177,9 +177,9 @@ uint64_t dictionary_hash(std::string_view v) noexcept {
 /// A text index's batch pairs: the row in the low 40 bits, the trigram above.
 constexpr unsigned TRIGRAM_ROW_BITS = 40;
 constexpr uint64_t TRIGRAM_ROW_LIMIT = uint64_t{1} << TRIGRAM_ROW_BITS;
-/// Pairs a batch holds before it is merged, checked between rows (2 MiB, and as much again to
-/// sort them): enough rows a trigram to spare the lookups, little beside the sort budget.
-constexpr size_t TRIGRAM_BATCH = size_t{1} << 18;
+/// Pairs a batch holds before it is merged, checked between rows (512 KiB, and as much again to
+/// sort them; 2^18 was no faster natively): several rows of a trigram a lookup.
+constexpr size_t TRIGRAM_BATCH = size_t{1} << 16;
 
 constexpr uint32_t BLOOM_HASHES = 7;
 constexpr uint32_t BLOOM_BITS_PER_KEY = 10;
@@ -334,6 +334,9 @@ struct writer::impl {
           if (row_number < TRIGRAM_ROW_LIMIT) {
             // Every trigram of the value as (trigram, row) into the batch; sorted and merged into
             // the lists a batch at a time (merge_trigram_pairs), duplicates dropped there.
+            // Reserved past the batch by a value's worth, so that it does not double on the row
+            // that fills it.
+            if (ix.pairs.capacity() < TRIGRAM_BATCH) ix.pairs.reserve(TRIGRAM_BATCH + t.s.size());
             const auto *p = reinterpret_cast<const uint8_t *>(t.s.data());
             for (size_t i = 0; i + 3 <= t.s.size(); ++i) {
               const uint64_t g = (uint64_t{p[i]} << 16) | (uint64_t{p[i + 1]} << 8) | p[i + 2];
@@ -911,6 +914,8 @@ struct writer::impl {
   /// Leaves of (key, row) entries and a root listing each leaf's first key: shared by all kinds.
   result<page_ref> write_index(index_state &ix, uint64_t &entries) {
     merge_trigram_pairs(ix);
+    std::vector<uint64_t>().swap(ix.pairs);
+    std::vector<uint64_t>().swap(pair_scratch);
     if (!ix.postings) {
       auto fin = ix.sorter->finish();
       if (!fin) return std::move(fin).error();
