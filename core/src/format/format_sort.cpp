@@ -483,10 +483,18 @@ bool posting_lists::add(uint32_t gram, uint64_t row) {
 bool posting_lists::add_rows(uint32_t gram, std::span<const uint64_t> rows) {
   list &l = list_of(gram);
   const size_t before = l.bytes.capacity();
+  // The deltas through a buffer on the stack, appended a few hundred bytes at a time.
+  char buffer[256];
+  size_t used = 0;
   for (uint64_t row : rows) {
-    put_varint(l.bytes, row - l.last);
+    if (used > sizeof buffer - 10) {
+      l.bytes.append(buffer, used);
+      used = 0;
+    }
+    used += encode_varint(buffer + used, row - l.last);
     l.last = row;
   }
+  l.bytes.append(buffer, used);
   l.count += rows.size();
   used_ += l.bytes.capacity() - before;
   entries_ += rows.size();
