@@ -83,12 +83,21 @@ inline void put_u8(std::string &o, uint8_t v) { o.push_back(static_cast<char>(v)
 inline void put_u16(std::string &o, uint16_t v) { o.append(reinterpret_cast<const char *>(&v), 2); }
 inline void put_u32(std::string &o, uint32_t v) { o.append(reinterpret_cast<const char *>(&v), 4); }
 inline void put_u64(std::string &o, uint64_t v) { o.append(reinterpret_cast<const char *>(&v), 8); }
-inline void put_varint(std::string &o, uint64_t v) {
+/// Writes v's varint at p (room for 10 bytes); returns the bytes written.
+inline size_t encode_varint(char *p, uint64_t v) {
+  size_t n = 0;
   while (v >= 0x80) {
-    o.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    p[n++] = static_cast<char>((v & 0x7F) | 0x80);
     v >>= 7;
   }
-  o.push_back(static_cast<char>(v));
+  p[n++] = static_cast<char>(v);
+  return n;
+}
+// One append, not a push_back a byte: Emscripten's libc++ keeps std::string's members out of line,
+// so in wasm each push_back is a call (8.7% of the npm write's samples with the indexes).
+inline void put_varint(std::string &o, uint64_t v) {
+  char bytes[10];
+  o.append(bytes, encode_varint(bytes, v));
 }
 inline uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 inline int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
@@ -211,6 +220,11 @@ page_ref read_ref(byte_reader &r);
 /// Compresses `raw` with zstd at `level` (reusing `cctx`) when that saves at least 1/16 of it;
 /// else stores it raw. Returns the bytes to store and fills every field of `ref` but offset.
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
+/// Whether zstd may pay on a page: false when the page's bytes, coded one by one by their
+/// frequencies (order-0 entropy, integer arithmetic so every target decides alike), would not
+/// come under 15/16 of the raw size — bit-packed integers, already dense, where zstd only spends
+/// time for a result seal_page would drop. The writer asks this before it compresses a page.
+bool worth_compressing(std::string_view raw) noexcept;
 
 // --- values (format_value_text.cpp) ----------------------------------------------------------------
 
@@ -415,6 +429,9 @@ class posting_lists {
   /// Adds row `row` to trigram `gram` (24 bits); rows for one trigram must increase. False once
   /// the lists pass the budget (the entry is kept): drain them then.
   bool add(uint32_t gram, uint64_t row);
+  /// The same for several rows of one trigram at once (one table lookup), in increasing order
+  /// and above the trigram's rows so far.
+  bool add_rows(uint32_t gram, std::span<const uint64_t> rows);
   /// Calls fn(gram, row) for every entry in (trigram, row) order, then forgets them all.
   template <typename Fn>
   result<void> drain(Fn fn) {
@@ -463,6 +480,7 @@ class posting_lists {
     uint64_t count = 0;
   };
   std::vector<uint32_t> sorted_grams() const;
+  list &list_of(uint32_t gram);
   void clear();
   size_t budget_;
   size_t used_ = 0;

@@ -65,6 +65,49 @@ std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref
   return stored;
 }
 
+namespace {
+
+/// log2(x) for x >= 1 in units of 1/65536, by integer arithmetic only: the same on every target.
+uint64_t log2_fixed(uint64_t x) {
+  const unsigned e = static_cast<unsigned>(std::bit_width(x)) - 1;
+  uint64_t m = e >= 31 ? x >> (e - 31) : x << (31 - e);  // 1.31 fixed point, in [1, 2)
+  uint64_t frac = 0;
+  for (int i = 0; i < 16; ++i) {
+    m = (m * m) >> 31;
+    frac <<= 1;
+    if (m >= (uint64_t{1} << 32)) {
+      m >>= 1;
+      frac |= 1;
+    }
+  }
+  return uint64_t{e} << 16 | frac;
+}
+
+}  // namespace
+
+bool worth_compressing(std::string_view raw) noexcept {
+  if (raw.size() < 64) return false;  // seal_page stores these as they are
+  // Four tables, folded after: consecutive equal bytes do not wait on each other's count.
+  uint32_t part[4][256] = {};
+  const auto *p = reinterpret_cast<const uint8_t *>(raw.data());
+  size_t i = 0;
+  for (; i + 4 <= raw.size(); i += 4) {
+    ++part[0][p[i]];
+    ++part[1][p[i + 1]];
+    ++part[2][p[i + 2]];
+    ++part[3][p[i + 3]];
+  }
+  for (; i < raw.size(); ++i) ++part[0][p[i]];
+  uint32_t counts[256];
+  for (size_t v = 0; v < 256; ++v) counts[v] = part[0][v] + part[1][v] + part[2][v] + part[3][v];
+  // Sum of c * log2(n / c) over the byte values, in bits * 65536.
+  const uint64_t n = raw.size(), log_n = log2_fixed(n);
+  uint64_t bits = 0;
+  for (uint32_t c : counts)
+    if (c) bits += c * (log_n - log2_fixed(c));
+  return bits / 65536 < (n - n / 16) * 8;
+}
+
 // --- integers -----------------------------------------------------------------------------------
 
 namespace {
@@ -131,8 +174,12 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
   unsigned for_w = width_of(static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn));
   size_t for_size = 9 + (n * for_w + 7) / 8;
   uint64_t for_gcd = 0;
+  // A remainder spares the gcd wherever the divisor so far divides the value (timestamps in whole
+  // seconds: all of them).
   for (int64_t x : v) {
-    for_gcd = std::gcd(for_gcd, static_cast<uint64_t>(x) - static_cast<uint64_t>(mn));
+    const uint64_t d = static_cast<uint64_t>(x) - static_cast<uint64_t>(mn);
+    if (for_gcd != 0 && d % for_gcd == 0) continue;
+    for_gcd = std::gcd(for_gcd, d);
     if (for_gcd == 1) break;
   }
   unsigned for_gcd_w = for_gcd > 1 ? width_of((static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn)) / for_gcd) : 64;
@@ -152,14 +199,19 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
     delta_w = width_of(static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin));
     delta_size = 17 + ((n - 1) * delta_w + 7) / 8;
     for (size_t i = 1; i < n && delta_gcd != 1; ++i) {
-      delta_gcd = std::gcd(delta_gcd,
-                           static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(v[i - 1]) - static_cast<uint64_t>(dmin));
+      const uint64_t d = static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(v[i - 1]) - static_cast<uint64_t>(dmin);
+      if (delta_gcd != 0 && d % delta_gcd == 0) continue;
+      delta_gcd = std::gcd(delta_gcd, d);
     }
     if (delta_gcd > 1) {
       delta_gcd_w = width_of((static_cast<uint64_t>(dmax) - static_cast<uint64_t>(dmin)) / delta_gcd);
       delta_gcd_size = 17 + varint_size(delta_gcd) + ((n - 1) * delta_gcd_w + 7) / 8;
     }
   }
+  size_t plain_size = 8 * n;
+  // RLE is counted only while it can still win: once its partial size passes every other size it
+  // cannot be chosen (ties go to the others but PLAIN, which it passes too).
+  const size_t others = std::min({for_size, delta_size, plain_size, for_gcd_size, delta_gcd_size});
   size_t runs = 0, rle_size = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
@@ -167,9 +219,10 @@ void encode_ints(std::string &out, std::span<const int64_t> v) {
     ++runs;
     rle_size += varint_size(zigzag(v[i])) + varint_size(j - i);
     i = j;
+    if (rle_size > others) break;
   }
-  rle_size += varint_size(runs);
-  size_t plain_size = 8 * n;
+  if (rle_size > others) rle_size = SIZE_MAX;
+  else rle_size += varint_size(runs);
   size_t best = std::min({for_size, delta_size, rle_size, plain_size, for_gcd_size, delta_gcd_size});
   if (best == for_gcd_size) {
     put_u8(out, INT_FOR_GCD);

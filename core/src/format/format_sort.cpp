@@ -446,35 +446,58 @@ uint32_t slot_of(uint32_t gram, size_t mask) { return static_cast<uint32_t>((gra
 
 posting_lists::posting_lists(size_t memory_bytes) : budget_(memory_bytes), slot_(1024, 0) {}
 
-bool posting_lists::add(uint32_t gram, uint64_t row) {
+posting_lists::list &posting_lists::list_of(uint32_t gram) {
   size_t mask = slot_.size() - 1;
   uint32_t s = slot_of(gram, mask);
   while (slot_[s] && lists_[slot_[s] - 1].gram != gram) s = (s + 1) & mask;
-  if (!slot_[s]) {
-    lists_.push_back({gram, 0, {}, 0});
-    slot_[s] = static_cast<uint32_t>(lists_.size());
-    used_ += LIST_OVERHEAD + 2 * sizeof(uint32_t);
-    if (lists_.size() * 2 > slot_.size()) {
-      // Keep the table at most half full: rebuild at twice the size.
-      std::vector<uint32_t> bigger(slot_.size() * 2, 0);
-      mask = bigger.size() - 1;
-      for (uint32_t i = 0; i < lists_.size(); ++i) {
-        uint32_t t = slot_of(lists_[i].gram, mask);
-        while (bigger[t]) t = (t + 1) & mask;
-        bigger[t] = i + 1;
-      }
-      used_ += (bigger.size() - slot_.size()) * sizeof(uint32_t);
-      slot_ = std::move(bigger);
-      s = UINT32_MAX;
+  if (slot_[s]) return lists_[slot_[s] - 1];
+  lists_.push_back({gram, 0, {}, 0});
+  slot_[s] = static_cast<uint32_t>(lists_.size());
+  used_ += LIST_OVERHEAD + 2 * sizeof(uint32_t);
+  if (lists_.size() * 2 > slot_.size()) {
+    // Keep the table at most half full: rebuild at twice the size.
+    std::vector<uint32_t> bigger(slot_.size() * 2, 0);
+    mask = bigger.size() - 1;
+    for (uint32_t i = 0; i < lists_.size(); ++i) {
+      uint32_t t = slot_of(lists_[i].gram, mask);
+      while (bigger[t]) t = (t + 1) & mask;
+      bigger[t] = i + 1;
     }
+    used_ += (bigger.size() - slot_.size()) * sizeof(uint32_t);
+    slot_ = std::move(bigger);
   }
-  list &l = s == UINT32_MAX ? lists_.back() : lists_[slot_[s] - 1];
+  return lists_.back();
+}
+
+bool posting_lists::add(uint32_t gram, uint64_t row) {
+  list &l = list_of(gram);
   const size_t before = l.bytes.capacity();
   put_varint(l.bytes, row - l.last);
   l.last = row;
   ++l.count;
   used_ += l.bytes.capacity() - before;
   ++entries_;
+  return used_ <= budget_;
+}
+
+bool posting_lists::add_rows(uint32_t gram, std::span<const uint64_t> rows) {
+  list &l = list_of(gram);
+  const size_t before = l.bytes.capacity();
+  // The deltas through a buffer on the stack, appended a few hundred bytes at a time.
+  char buffer[256];
+  size_t used = 0;
+  for (uint64_t row : rows) {
+    if (used > sizeof buffer - 10) {
+      l.bytes.append(buffer, used);
+      used = 0;
+    }
+    used += encode_varint(buffer + used, row - l.last);
+    l.last = row;
+  }
+  l.bytes.append(buffer, used);
+  l.count += rows.size();
+  used_ += l.bytes.capacity() - before;
+  entries_ += rows.size();
   return used_ <= budget_;
 }
 

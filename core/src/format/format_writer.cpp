@@ -161,6 +161,26 @@ std::optional<std::string> convert_cell(column_type type, const cell &c, typed &
   return std::string("");
 }
 
+/// A text value's hash for the writer's dictionary table: eight bytes a step (only the table's
+/// speed depends on it, never the file: ids are given in first-seen order).
+uint64_t dictionary_hash(std::string_view v) noexcept {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ v.size();
+  const auto *p = reinterpret_cast<const uint8_t *>(v.data());
+  size_t n = v.size();
+  for (; n >= 8; p += 8, n -= 8) h = (h ^ load_u64(p)) * 0xbf58476d1ce4e5b9ull;
+  uint64_t tail = 0;
+  for (size_t i = 0; i < n; ++i) tail |= uint64_t{p[i]} << (8 * i);
+  h = (h ^ tail) * 0x94d049bb133111ebull;
+  return h ^ (h >> 29);
+}
+
+/// A text index's batch pairs: the row in the low 40 bits, the trigram above.
+constexpr unsigned TRIGRAM_ROW_BITS = 40;
+constexpr uint64_t TRIGRAM_ROW_LIMIT = uint64_t{1} << TRIGRAM_ROW_BITS;
+/// Pairs a batch holds before it is merged, checked between rows (512 KiB, and as much again to
+/// sort them; 2^18 was no faster natively): several rows of a trigram a lookup.
+constexpr size_t TRIGRAM_BATCH = size_t{1} << 16;
+
 constexpr uint32_t BLOOM_HASHES = 7;
 constexpr uint32_t BLOOM_BITS_PER_KEY = 10;
 
@@ -179,6 +199,9 @@ struct writer::impl {
   int sort_column = -1;
   std::unique_ptr<run_sorter> row_sorter;
   std::string scratch, key_scratch, owned_text;
+  std::vector<uint32_t> dict_slots;      // flush_column's dictionary table
+  std::vector<typed> typed_row;          // append_row's converted cells
+  std::vector<std::string> text_stores;  // and the text it made (decimals from numbers)
 
   struct column_buffer {
     std::vector<uint8_t> valid;
@@ -200,6 +223,7 @@ struct writer::impl {
     // text: the entries while they fit half the index's share (no sort, no spill); null once
     // drained into the sorter, which takes the rest.
     std::unique_ptr<posting_lists> postings;
+    std::vector<uint64_t> pairs;             // text: (trigram, row) not yet merged (merge_trigram_pairs)
     std::vector<uint64_t> chunk_hashes;      // hash: the keys of the current chunk
     std::vector<std::string> bloom_entries;  // hash: per chunk, a serialised (ref, bits, k)
     // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
@@ -221,7 +245,7 @@ struct writer::impl {
 
   result<page_ref> write_page(std::string_view raw) {
     page_ref ref;
-    std::string stored = seal_page(raw, opt.compression_level, cctx, ref);
+    std::string stored = seal_page(raw, opt.compression_level, worth_compressing(raw) ? cctx : nullptr, ref);
     ref.offset = offset;
     if (opt.sealer) {
       auto s = opt.sealer->seal(stored, offset, 0);
@@ -307,6 +331,20 @@ struct writer::impl {
           break;
         }
         case index_kind::text: {
+          if (row_number < TRIGRAM_ROW_LIMIT) {
+            // Every trigram of the value as (trigram, row) into the batch; sorted and merged into
+            // the lists a batch at a time (merge_trigram_pairs), duplicates dropped there.
+            // Reserved past the batch by a value's worth, so that it does not double on the row
+            // that fills it.
+            if (ix.pairs.capacity() < TRIGRAM_BATCH) ix.pairs.reserve(TRIGRAM_BATCH + t.s.size());
+            const auto *p = reinterpret_cast<const uint8_t *>(t.s.data());
+            for (size_t i = 0; i + 3 <= t.s.size(); ++i) {
+              const uint64_t g = (uint64_t{p[i]} << 16) | (uint64_t{p[i + 1]} << 8) | p[i + 2];
+              ix.pairs.push_back(g << TRIGRAM_ROW_BITS | row_number);
+            }
+            break;
+          }
+          merge_trigram_pairs(ix);
           distinct_trigrams(t.s, grams_scratch);
           if (ix.postings) {
             bool fits = true;
@@ -319,6 +357,8 @@ struct writer::impl {
         }
       }
     }
+    for (auto &ix : indexes)
+      if (ix.pairs.size() >= TRIGRAM_BATCH) merge_trigram_pairs(ix);
     ++rows_out;
     if (++buffered == opt.chunk_rows) return flush_chunk();
     return {};
@@ -338,73 +378,107 @@ struct writer::impl {
     const column_type type = sch.columns[c].type;
     const domain dom = domain_of(type);
     const uint32_t rows = buffered;
-    stats chunk_stats;
-    chunk_stats.rows = rows;
-    chunk_stats.nulls = b.nulls;
-
     auto text_at = [&](uint32_t r) {
       return std::string_view(b.text).substr(b.offsets[r], b.offsets[r + 1] - b.offsets[r]);
     };
-    auto page_stats = [&](uint32_t from, uint32_t to) {
-      stats s;
-      s.rows = to - from;
+    // Min and max over rows [from, to) (text as views into the buffer: no copy per new minimum),
+    // folded into `range`; a page's range, and the chunk's as the fold of its pages'.
+    struct value_range {
+      bool any = false;
+      int64_t imin = 0, imax = 0;
+      double rmin = 0, rmax = 0;
+      std::string_view tmin, tmax;
+    };
+    auto fold_range = [&](uint32_t from, uint32_t to, value_range &range) {
       for (uint32_t r = from; r < to; ++r) {
-        if (!b.valid[r]) {
-          ++s.nulls;
-          continue;
-        }
-        bool first = !s.has_min;
+        if (!b.valid[r]) continue;
+        const bool first = !range.any;
         switch (dom) {
           case domain::ints:
-            if (first || b.ints[r] < s.imin) s.imin = b.ints[r];
-            if (first || b.ints[r] > s.imax) s.imax = b.ints[r];
+            if (first || b.ints[r] < range.imin) range.imin = b.ints[r];
+            if (first || b.ints[r] > range.imax) range.imax = b.ints[r];
             break;
           case domain::reals: {
             double v = type == column_type::decimal ? parse_double(text_at(r)) : b.reals[r];
-            if (first || v < s.rmin) s.rmin = v;
-            if (first || v > s.rmax) s.rmax = v;
+            if (first || v < range.rmin) range.rmin = v;
+            if (first || v > range.rmax) range.rmax = v;
             break;
           }
           case domain::text: {
             std::string_view v = text_at(r);
-            if (first || v < s.tmin) s.tmin = std::string(v);
-            if (first || v > s.tmax) s.tmax = std::string(v);
+            if (first || v < range.tmin) range.tmin = v;
+            if (first || v > range.tmax) range.tmax = v;
             break;
           }
         }
-        s.has_min = true;
+        range.any = true;
       }
-      s.has_max = s.has_min;
-      if (dom == domain::text && s.has_min) {
-        if (s.tmin.size() > STAT_TEXT_BYTES) s.tmin.resize(STAT_TEXT_BYTES);
-        if (s.tmax.size() > STAT_TEXT_BYTES) {
-          s.tmax.clear();
-          s.has_max = false;
-        }
+    };
+    auto fold_into = [&](const value_range &page, value_range &range) {
+      if (!page.any) return;
+      const bool first = !range.any;
+      if (first || page.imin < range.imin) range.imin = page.imin;
+      if (first || page.imax > range.imax) range.imax = page.imax;
+      if (first || page.rmin < range.rmin) range.rmin = page.rmin;
+      if (first || page.rmax > range.rmax) range.rmax = page.rmax;
+      if (first || page.tmin < range.tmin) range.tmin = page.tmin;
+      if (first || page.tmax > range.tmax) range.tmax = page.tmax;
+      range.any = true;
+    };
+    auto stats_of = [&](uint64_t count, uint64_t nulls, const value_range &range) {
+      stats s;
+      s.rows = count;
+      s.nulls = nulls;
+      s.has_min = s.has_max = range.any;
+      s.imin = range.imin;
+      s.imax = range.imax;
+      s.rmin = range.rmin;
+      s.rmax = range.rmax;
+      if (dom == domain::text && range.any) {
+        s.tmin = std::string(range.tmin.substr(0, STAT_TEXT_BYTES));
+        if (range.tmax.size() > STAT_TEXT_BYTES) s.has_max = false;
+        else s.tmax = std::string(range.tmax);
       }
       return s;
     };
-    chunk_stats = page_stats(0, rows);
+    value_range chunk_range;
 
     // Dictionary for text when values repeat enough.
     bool use_dict = false;
     dictionary dict;
     std::vector<uint32_t> ids;
     if (stored_as_text(type)) {
-      std::unordered_map<std::string_view, uint32_t> seen;
       ids.assign(rows, 0);
       dict.offsets.assign(1, 0);
       bool give_up = false;
       const uint64_t present = rows - b.nulls;
+      // First-seen ids through a flat open-addressing table of 1 + id (0: empty), at most half
+      // full: the dictionary gives up past present / 2 + 1 entries, so the table never fills.
+      const size_t slots = std::bit_ceil(std::max<size_t>(16, 2 * (present / 2 + 2)));
+      dict_slots.assign(slots, 0);
+      const size_t mask = slots - 1;
       for (uint32_t r = 0; r < rows && !give_up; ++r) {
         if (!b.valid[r]) continue;
-        auto [it, inserted] = seen.try_emplace(text_at(r), static_cast<uint32_t>(seen.size()));
-        if (inserted) {
-          dict.text.append(it->first);
-          dict.offsets.push_back(static_cast<uint32_t>(dict.text.size()));
-          if (seen.size() > present / 2 + 1 || dict.text.size() > (size_t{1} << 20)) give_up = true;
+        const std::string_view v = text_at(r);
+        size_t at = static_cast<size_t>(dictionary_hash(v)) & mask;
+        uint32_t id = 0;
+        while (true) {
+          const uint32_t slot = dict_slots[at];
+          if (slot == 0) {
+            id = static_cast<uint32_t>(dict.size());
+            dict_slots[at] = id + 1;
+            dict.text.append(v);
+            dict.offsets.push_back(static_cast<uint32_t>(dict.text.size()));
+            if (dict.size() > present / 2 + 1 || dict.text.size() > (size_t{1} << 20)) give_up = true;
+            break;
+          }
+          if (dict.at(slot - 1) == v) {
+            id = slot - 1;
+            break;
+          }
+          at = (at + 1) & mask;
         }
-        ids[r] = it->second;
+        ids[r] = id;
       }
       use_dict = !give_up && present > 0;
     }
@@ -475,7 +549,13 @@ struct writer::impl {
     };
     for (uint32_t from = 0; from < rows; from += page_rows) {
       uint32_t to = std::min(rows, from + page_rows);
-      stats ps = page_stats(from, to);
+      value_range page_range;
+      fold_range(from, to, page_range);
+      fold_into(page_range, chunk_range);
+      uint64_t page_nulls = 0;
+      if (b.nulls)
+        for (uint32_t r = from; r < to; ++r) page_nulls += !b.valid[r];
+      stats ps = stats_of(to - from, page_nulls, page_range);
       raw.clear();
       encode_validity(raw, std::span<const uint8_t>(b.valid).subspan(from, to - from), ps.nulls);
       values.clear();
@@ -538,6 +618,7 @@ struct writer::impl {
       put_u8(dir, static_cast<uint8_t>(value_tag << 4 | int_tag));
       put_stats(dir, dom, ps);
     }
+    const stats chunk_stats = stats_of(rows, b.nulls, chunk_range);
     auto dir_ref = write_page(dir);
     if (!dir_ref) return std::move(dir_ref).error();
     auto &cd = column_dirs[c];
@@ -587,12 +668,59 @@ struct writer::impl {
   // --- indexes ------------------------------------------------------------------------------------
 
   std::vector<uint32_t> grams_scratch;
+  std::vector<uint64_t> pair_scratch, row_scratch;
+  std::vector<size_t> bucket_scratch;
 
   void add_trigram_entry(index_state &ix, uint32_t g, uint64_t row) {
     key_scratch.clear();
     append_trigram_key(key_scratch, g);
     put_be64(key_scratch, row);
     ix.sorter->add(key_scratch, {});
+  }
+
+  /// A text index's batch of (trigram << TRIGRAM_ROW_BITS | row) pairs into its posting lists
+  /// (or its sorter once they spilled): sorted by trigram, stable, so each trigram's rows stay in
+  /// the increasing order they were added in, then one list append per trigram. Sort and merge
+  /// instead of a table lookup per entry; the index's bytes are the same.
+  void merge_trigram_pairs(index_state &ix) {
+    auto &pairs = ix.pairs;
+    if (pairs.empty()) return;
+    // Least significant digit first, two passes of 12 bits over the trigram's 24.
+    constexpr unsigned DIGIT = 12;
+    constexpr size_t BUCKETS = size_t{1} << DIGIT;
+    pair_scratch.resize(pairs.size());
+    std::vector<uint64_t> *from = &pairs, *to = &pair_scratch;
+    for (unsigned shift = TRIGRAM_ROW_BITS; shift < TRIGRAM_ROW_BITS + 24; shift += DIGIT) {
+      bucket_scratch.assign(BUCKETS, 0);
+      for (uint64_t v : *from) ++bucket_scratch[(v >> shift) & (BUCKETS - 1)];
+      size_t sum = 0;
+      for (auto &c : bucket_scratch) {
+        const size_t n = c;
+        c = sum;
+        sum += n;
+      }
+      uint64_t *out = to->data();
+      for (uint64_t v : *from) out[bucket_scratch[(v >> shift) & (BUCKETS - 1)]++] = v;
+      std::swap(from, to);
+    }
+    // Two passes: the sorted pairs are back in `pairs`.
+    constexpr uint64_t ROW_MASK = (uint64_t{1} << TRIGRAM_ROW_BITS) - 1;
+    for (size_t i = 0; i < pairs.size();) {
+      const uint32_t g = static_cast<uint32_t>(pairs[i] >> TRIGRAM_ROW_BITS);
+      size_t j = i;
+      row_scratch.clear();
+      for (; j < pairs.size() && (pairs[j] >> TRIGRAM_ROW_BITS) == g; ++j) {
+        const uint64_t row = pairs[j] & ROW_MASK;
+        if (row_scratch.empty() || row_scratch.back() != row) row_scratch.push_back(row);
+      }
+      i = j;
+      if (ix.postings) {
+        if (!ix.postings->add_rows(g, row_scratch)) drain_postings(ix);
+        continue;
+      }
+      for (uint64_t row : row_scratch) add_trigram_entry(ix, g, row);
+    }
+    pairs.clear();
   }
 
   /// Moves a text index's posting lists into its sorter, in key order, and leaves the rest to it.
@@ -785,6 +913,9 @@ struct writer::impl {
 
   /// Leaves of (key, row) entries and a root listing each leaf's first key: shared by all kinds.
   result<page_ref> write_index(index_state &ix, uint64_t &entries) {
+    merge_trigram_pairs(ix);
+    std::vector<uint64_t>().swap(ix.pairs);
+    std::vector<uint64_t>().swap(pair_scratch);
     if (!ix.postings) {
       auto fin = ix.sorter->finish();
       if (!fin) return std::move(fin).error();
@@ -1030,7 +1161,7 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
       continue;
     }
     p->indexes.push_back(
-        {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, compact_index(t, d.kind)});
+        {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, {}, compact_index(t, d.kind)});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
     if (p->indexes.back().compact) p->version = COMPACT_INDEX_VERSION;
   }
@@ -1056,8 +1187,11 @@ result<void> writer::append_row(std::span<const cell> row) {
                                                           std::to_string(row.size()) + " cells; the schema has " +
                                                           std::to_string(w.sch.columns.size()) + " columns");
   }
-  std::vector<typed> typed_row(row.size());
-  std::vector<std::string> stores(row.size());
+  // Reused from row to row: a row costs no allocation of its own.
+  auto &typed_row = w.typed_row;
+  auto &stores = w.text_stores;
+  typed_row.resize(row.size());
+  stores.resize(row.size());
   for (size_t c = 0; c < row.size(); ++c) {
     auto t = w.convert(c, row[c], stores[c]);
     if (!t) {
