@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "format_internal.h"
@@ -205,7 +206,7 @@ struct writer::impl {
     // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
     bool compact = false;
   };
-  uint16_t version = TABLE_VERSION;  // COMPACT_INDEX_VERSION when an index has compact leaves
+  uint16_t version = SUMMARY_VERSION;  // every new table (its indexes have compact leaves where they may)
   std::vector<index_state> indexes;
   std::vector<index_def> skipped_indexes;  // asked for, answered by the order (answered_by_order)
 
@@ -375,16 +376,17 @@ struct writer::impl {
         s.has_min = true;
       }
       s.has_max = s.has_min;
-      if (dom == domain::text && s.has_min) {
-        if (s.tmin.size() > STAT_TEXT_BYTES) s.tmin.resize(STAT_TEXT_BYTES);
-        if (s.tmax.size() > STAT_TEXT_BYTES) {
-          s.tmax.clear();
-          s.has_max = false;
-        }
-      }
       return s;
     };
     chunk_stats = page_stats(0, rows);
+    // The column summary's text bounds: a 64-byte prefix of the minimum, the maximum when it fits.
+    if (dom == domain::text && chunk_stats.has_min) {
+      if (chunk_stats.tmin.size() > STAT_TEXT_BYTES) chunk_stats.tmin.resize(STAT_TEXT_BYTES);
+      if (chunk_stats.tmax.size() > STAT_TEXT_BYTES) {
+        chunk_stats.tmax.clear();
+        chunk_stats.has_max = false;
+      }
+    }
 
     // Dictionary for text when values repeat enough.
     bool use_dict = false;
@@ -441,7 +443,8 @@ struct writer::impl {
     const uint32_t page_rows = rows_per_page(per_row);
 
     std::string dir;
-    uint64_t data_bytes = 0;
+    uint64_t data_bytes = 0, encoded_bytes = 0;
+    std::map<uint8_t, uint64_t> encodings;  // pages by encoding byte, for the column summary
     uint32_t page_count = (rows + page_rows - 1) / page_rows;
     put_varint(dir, page_count);
     put_u8(dir, use_dict ? 1 : 0);
@@ -453,6 +456,7 @@ struct writer::impl {
       if (!ref) return std::move(ref).error();
       put_ref(dir, *ref);
       data_bytes += ref->stored_length;
+      encoded_bytes += ref->raw_length;
     }
     std::string raw;
     std::vector<int64_t> values;
@@ -533,16 +537,28 @@ struct writer::impl {
       auto ref = write_page(raw);
       if (!ref) return std::move(ref).error();
       data_bytes += ref->stored_length;
+      encoded_bytes += ref->raw_length;
+      const auto encoding = static_cast<uint8_t>(value_tag << 4 | int_tag);
+      ++encodings[encoding];
       put_ref(dir, *ref);
       put_varint(dir, to - from);
-      put_u8(dir, static_cast<uint8_t>(value_tag << 4 | int_tag));
+      put_u8(dir, encoding);
+      if (dom == domain::text) shorten_text_bounds(ps, PAGE_STAT_TEXT_BYTES);
       put_stats(dir, dom, ps);
     }
     auto dir_ref = write_page(dir);
     if (!dir_ref) return std::move(dir_ref).error();
+    // The chunk's entry in the column summary (docs/format.md 1.4).
     auto &cd = column_dirs[c];
     put_ref(cd, *dir_ref);
     put_varint(cd, data_bytes);
+    put_varint(cd, page_count);
+    put_varint(cd, encoded_bytes);
+    put_varint(cd, encodings.size());
+    for (const auto &[encoding, pages] : encodings) {
+      put_u8(cd, encoding);
+      put_varint(cd, pages);
+    }
     put_stats(cd, dom, chunk_stats);
     return {};
   }
@@ -1032,7 +1048,6 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     p->indexes.push_back(
         {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, compact_index(t, d.kind)});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
-    if (p->indexes.back().compact) p->version = COMPACT_INDEX_VERSION;
   }
   std::string header(MAGIC, sizeof MAGIC);
   put_u16(header, p->version);
