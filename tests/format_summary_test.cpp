@@ -262,6 +262,20 @@ TEST_CASE("format summaries: the honest file, and the planting itself", "[format
   auto st = f->storage();
   REQUIRE(st);
   CHECK(st->columns[1].pages == name.pages.size() + locate(bytes, 1, 1, true).pages.size());
+  // Reads: the storage report and chunk statistics read the column summaries alone; a lookup by a
+  // column's statistics, its summary and one page directory.
+  CHECK(f->counters().directory_pages == 2);
+  REQUIRE(f->chunk_statistics("name"));
+  CHECK(f->counters().directory_pages == 2);
+  auto cold = file::open(borrow_bytes(bytes));
+  REQUIRE(cold);
+  query q;
+  q.where = parse_expression("id = 160").value();
+  q.columns = {"id"};
+  auto e = cold->explain(q, true);
+  REQUIRE(e);
+  CHECK(e->rows_returned == 1);
+  CHECK(e->read.directory_pages == 2);
 }
 
 TEST_CASE("format summaries: a column summary that lies about its chunk is CORRUPT_BLOCK", "[format][bad][v1]") {
