@@ -2,11 +2,13 @@
 // chunk's page count, bytes and encodings, page directories with 15-byte text bounds. A summary or
 // a zone map that lies (a hostile file: its checksums made right) gives CORRUPT_BLOCK or the right
 // rows, never wrong ones; a lie the directories cannot show by themselves is verify's.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 
 #include "quire/format.h"
+#include "quire/store.h"
 #include "test_support.h"
 
 using namespace quire;
@@ -441,4 +443,61 @@ TEST_CASE("format summaries: 15-byte text bounds, the maximum rounded up, filter
     }
   }
   CHECK(checked == probes.size() * 6);
+}
+
+TEST_CASE("format summaries: a store of a version-1 segment takes version-4 segments beside it",
+          "[format][v1][store]") {
+  // tests/data/format/v1/store.quire (one version-1 segment, written at dc933df), appended to now:
+  // the new segment is a version-4 table; the two read as one, and compaction makes them one.
+  const auto dir = quire_test::data_dir() / "format" / "v1";
+  memory_target t(quire_test::read_bytes(dir / "store.quire"));
+  REQUIRE(t.bytes.size() > 8);
+  const std::string ndjson = quire_test::read_text(dir / "rows.ndjson");
+  const std::string first_ten = ndjson.substr(0, [&] {
+    size_t at = 0;
+    for (int i = 0; i < 10; ++i) at = ndjson.find('\n', at) + 1;
+    return at;
+  }());
+  store_options o;
+  o.write.chunk_rows = 64;
+  o.write.page_bytes = 512;
+  o.write.indexes = {{"id", index_kind::hash}, {"name", index_kind::text}};
+  vector_sink rows;
+  REQUIRE(write_ndjson(first_ten, o.write, rows));
+  auto more = file::open(borrow_bytes(rows.bytes));
+  REQUIRE(more);
+  const size_t old_size = t.bytes.size();
+  REQUIRE(append_store(t, *more, o));
+  // The appended segment's header: "QUIRE" 0x00, version 4.
+  const std::string magic4("QUIRE\0\x04\0", 8);
+  CHECK(std::search(t.bytes.begin() + static_cast<std::ptrdiff_t>(old_size), t.bytes.end(), magic4.begin(),
+                    magic4.end()) != t.bytes.end());
+  CHECK(std::search(t.bytes.begin(), t.bytes.begin() + static_cast<std::ptrdiff_t>(old_size), magic4.begin(),
+                    magic4.end()) == t.bytes.begin() + static_cast<std::ptrdiff_t>(old_size));
+  auto f = file::open(borrow_bytes(t.bytes));
+  REQUIRE(f);
+  CHECK(f->info().segments == 2);
+  CHECK(f->row_count() == 310);
+  CHECK(f->verify());
+  auto count = [&](file &x, const char *where) {
+    query q;
+    q.where = parse_expression(where).value();
+    return x.count(q).value();
+  };
+  CHECK(count(*f, "id = 1200") == 1);                  // the old segment's answer (answers.tsv)
+  CHECK(count(*f, "id = 1119") == 2);                  // in both segments
+  CHECK(count(*f, "name contains 'Mori'") == 33 + 3);  // 33 in the old segment, 3 of the ten new rows
+  auto st = f->storage();
+  REQUIRE(st);
+  memory_target fresh;
+  REQUIRE(compact_store(t, fresh, o));
+  auto c = file::open(borrow_bytes(fresh.bytes));
+  REQUIRE(c);
+  CHECK(c->row_count() == 310);
+  CHECK(c->verify());
+  CHECK(count(*c, "id = 1119") == 2);
+  CHECK(count(*c, "name contains 'Mori'") == count(*f, "name contains 'Mori'"));
+  auto cst = c->storage();
+  REQUIRE(cst);
+  for (size_t i = 0; i < st->columns.size(); ++i) CHECK(cst->columns[i].nulls == st->columns[i].nulls);
 }
