@@ -24,20 +24,11 @@ uint32_t crc32c(const uint8_t *p, size_t n) {
   return c ^ 0xFFFFFFFFu;
 }
 
-std::string golden_report(std::vector<uint8_t> &file_bytes) {
-  auto customers = generate_customers(2000, 42);
-  write_options o;
-  o.chunk_rows = 512;
-  o.sorted_by = "country";
-  o.indexes = {
-      {"id", index_kind::hash}, {"email", index_kind::sorted}, {"name", index_kind::text}, {"age", index_kind::sorted}};
-  vector_sink sink;
-  auto n = write_ndjson(customers_ndjson(customers), o, sink);
-  REQUIRE(n);
-  std::string report = "bytes " + std::to_string(sink.bytes.size()) + " crc32c " +
-                       std::to_string(crc32c(sink.bytes.data(), sink.bytes.size())) + "\n";
-  file_bytes = sink.bytes;
-  auto f = file::open(borrow_bytes(sink.bytes));
+/// The answers of the golden queries from `bytes`, after a first line of its size and checksum.
+std::string answers_of(const std::vector<uint8_t> &bytes) {
+  std::string report =
+      "bytes " + std::to_string(bytes.size()) + " crc32c " + std::to_string(crc32c(bytes.data(), bytes.size())) + "\n";
+  auto f = file::open(borrow_bytes(bytes));
   REQUIRE(f);
   const char *wheres[] = {"id = 1234",
                           "country = 'NA' and age > 80",
@@ -70,6 +61,20 @@ std::string golden_report(std::vector<uint8_t> &file_bytes) {
   return report;
 }
 
+std::string golden_report(std::vector<uint8_t> &file_bytes) {
+  auto customers = generate_customers(2000, 42);
+  write_options o;
+  o.chunk_rows = 512;
+  o.sorted_by = "country";
+  o.indexes = {
+      {"id", index_kind::hash}, {"email", index_kind::sorted}, {"name", index_kind::text}, {"age", index_kind::sorted}};
+  vector_sink sink;
+  auto n = write_ndjson(customers_ndjson(customers), o, sink);
+  REQUIRE(n);
+  file_bytes = sink.bytes;
+  return answers_of(sink.bytes);
+}
+
 }  // namespace
 
 TEST_CASE("format golden: the same bytes and answers on every target", "[format][golden]") {
@@ -87,4 +92,53 @@ TEST_CASE("format golden: the same bytes and answers on every target", "[format]
   CHECK(report == expected);
   // The checked-in file (read by the npm package's tests) is what this writer makes.
   CHECK(quire_test::read_bytes(sample) == bytes);
+}
+
+TEST_CASE("format golden: the version-3 file of before version 4 answers as it did", "[format][golden][v1]") {
+  // tests/data/format/v3: golden.quire and golden.txt as the writer of 64ab8ad made them (version 3:
+  // column directories and 64-byte page text bounds). Read now, every answer and the storage report
+  // (from its page directories) are the same bytes.
+  const auto dir = quire_test::data_dir() / "format" / "v3";
+  const auto bytes = quire_test::read_bytes(dir / "golden.quire");
+  REQUIRE(bytes.size() > 8);
+  CHECK(bytes[6] == 3);
+  CHECK(answers_of(bytes) == quire_test::read_text(dir / "golden.txt"));
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  CHECK(f->verify());
+}
+
+TEST_CASE("format golden: version 4's storage report from column summaries is version 3's from page directories",
+          "[format][golden][v1]") {
+  // The same rows written now (version 4) and by the writer of 64ab8ad (version 3, checked in): per
+  // column the same pages, encodings, encoded and data bytes and nulls, though this one reads no
+  // page directory for them.
+  std::vector<uint8_t> bytes;
+  golden_report(bytes);
+  auto now = file::open(borrow_bytes(bytes));
+  REQUIRE(now);
+  CHECK(now->info().version == 4);
+  const auto old_bytes = quire_test::read_bytes(quire_test::data_dir() / "format" / "v3" / "golden.quire");
+  auto old = file::open(borrow_bytes(old_bytes));
+  REQUIRE(old);
+  const auto before = old->counters();
+  auto a = now->storage();
+  auto b = old->storage();
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(a->columns.size() == b->columns.size());
+  for (size_t c = 0; c < a->columns.size(); ++c) {
+    INFO(a->columns[c].name);
+    CHECK(a->columns[c].pages == b->columns[c].pages);
+    CHECK(a->columns[c].encodings == b->columns[c].encodings);
+    CHECK(a->columns[c].encoded_bytes == b->columns[c].encoded_bytes);
+    CHECK(a->columns[c].data_bytes == b->columns[c].data_bytes);
+    CHECK(a->columns[c].nulls == b->columns[c].nulls);
+    CHECK(a->columns[c].pages > 0);
+  }
+  // Directories read: version 4 the column summaries alone (one a column), version 3 also every
+  // chunk's page directory of every column.
+  const uint64_t columns = a->columns.size();
+  CHECK(now->counters().directory_pages == columns);
+  CHECK(old->counters().directory_pages - before.directory_pages == columns * (1 + old->info().chunks));
 }

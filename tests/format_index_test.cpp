@@ -101,7 +101,7 @@ TEST_CASE("format v1 files: written before compact indexes, they open and answer
   CHECK(checked >= 25);
 }
 
-TEST_CASE("format compact indexes: the same rows written now answer the same, in version 3", "[format][v1]") {
+TEST_CASE("format compact indexes: the same rows written now answer the same, in version 4", "[format][v1]") {
   const auto dir = quire_test::data_dir() / "format" / "v1";
   const auto lines = split(quire_test::read_text(dir / "answers.tsv"), '\n');
   const std::string ndjson = quire_test::read_text(dir / "rows.ndjson");
@@ -117,7 +117,7 @@ TEST_CASE("format compact indexes: the same rows written now answer the same, in
     auto f = file::open(borrow_bytes(sink.bytes));
     REQUIRE(f);
     INFO(v.name);
-    CHECK(f->info().version == 3);
+    CHECK(f->info().version == 4);
     CHECK(f->verify());
     auto st = f->storage();
     REQUIRE(st);
@@ -143,14 +143,18 @@ TEST_CASE("format compact indexes: the same rows written now answer the same, in
   CHECK(checked >= 15);
 }
 
-TEST_CASE("format compact indexes: version 1 when no index needs them", "[format][v1]") {
-  write_options o;
-  o.indexes = {{"score", index_kind::sorted}, {"city", index_kind::hash}};
-  vector_sink sink;
-  REQUIRE(write_ndjson(quire_test::read_text(quire_test::data_dir() / "format" / "v1" / "rows.ndjson"), o, sink));
-  REQUIRE(sink.bytes.size() > 8);
-  CHECK(sink.bytes[6] == 1);
-  CHECK(sink.bytes[sink.bytes.size() - 2] == 1);
+TEST_CASE("format compact indexes: every new file is version 4, with or without an index needing them",
+          "[format][v1]") {
+  for (bool compact : {false, true}) {
+    write_options o;
+    o.indexes = {{"score", index_kind::sorted}, {"city", index_kind::hash}};
+    if (compact) o.indexes.push_back({"id", index_kind::hash});
+    vector_sink sink;
+    REQUIRE(write_ndjson(quire_test::read_text(quire_test::data_dir() / "format" / "v1" / "rows.ndjson"), o, sink));
+    REQUIRE(sink.bytes.size() > 8);
+    CHECK(sink.bytes[6] == 4);
+    CHECK(sink.bytes[sink.bytes.size() - 2] == 4);
+  }
 }
 
 // --- planted lies ----------------------------------------------------------------------------------
@@ -337,7 +341,7 @@ TEST_CASE("format compact indexes: a leaf that lies is CORRUPT_BLOCK or the righ
   for (auto kind : {index_kind::sorted, index_kind::hash}) {
     INFO(index_kind_name(kind));
     const auto bytes = small_file(kind);
-    REQUIRE(bytes[6] == 3);
+    REQUIRE(bytes[6] == 4);
     CHECK(find_id(bytes, 30) == "{\"id\":30}\n");
     // An honest planted leaf answers: the planting itself is right.
     CHECK(find_id(plant(bytes, 0, {{zkey(10), 8, int_leaf(keys, rows)}}), 30) == "{\"id\":30}\n");

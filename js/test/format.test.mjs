@@ -137,7 +137,7 @@ test('format: a Node file is read by ranges, reading only what a lookup needs', 
   // A hash index on integers holds the keys as integers: the root's ranges decide, no Bloom filter.
   assert.ok(storage.columns[0].dataBytes > 0 && storage.indexes[0].bytes > 0);
   assert.equal(storage.indexes[0].bloomBytes, 0);
-  assert.equal(storage.version, 3);
+  assert.equal(storage.version, 4);
   assert.equal(f.chunkStatistics('id').length, storage.chunks);
   f.close();
   // The same answers from the bytes in memory.

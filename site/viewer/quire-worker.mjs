@@ -95,7 +95,8 @@ function errorOf(err) {
 function memory() {
   const heap = pkg.memory();
   const js = self.performance?.memory?.usedJSHeapSize ?? null;
-  return { wasmHeapBytes: heap.heapCapacityBytes, wasmHeapUsedBytes: heap.heapBytes, jsHeapBytes: js, cachePages: cache?.size ?? 0, cacheBytes: (cache?.size ?? 0) * PAGE };
+  // reads and bytesRead: the source's own reads since the file was opened (requests, for a URL).
+  return { wasmHeapBytes: heap.heapCapacityBytes, wasmHeapUsedBytes: heap.heapBytes, jsHeapBytes: js, cachePages: cache?.size ?? 0, cacheBytes: (cache?.size ?? 0) * PAGE, reads: io.reads, bytesRead: io.bytes };
 }
 
 const ops = {
@@ -108,6 +109,7 @@ const ops = {
     }
     file?.close();
     file = null;
+    Object.assign(io, { reads: 0, bytes: 0, hits: 0, misses: 0 });
     const reader = cachedReader(size, blob ? blobFetcher(blob) : urlFetcher(url));
     const t0 = performance.now();
     file = pkg.format.open(reader, { key, passphrase });

@@ -2,6 +2,7 @@
 // file holds, and how it loads directories, dictionaries, pages and index pages on demand.
 #pragma once
 
+#include <array>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -21,6 +22,21 @@ struct chunk_entry {
   page_ref page_directory;
   uint64_t data_bytes = 0;
   stats st;
+  // Version 4's column summary (docs/format.md 1.4); `summarized` false in older tables.
+  bool summarized = false;
+  uint32_t pages = 0;
+  uint64_t encoded_bytes = 0;  // raw bytes of its pages and dictionary
+  /// (encoding byte, pages) ascending: a chunk's pages use one to three encodings, kept inline (a
+  /// cold lookup decodes every chunk's entry), the rest in more_encodings.
+  uint32_t encoding_kinds = 0;
+  std::array<std::pair<uint8_t, uint32_t>, 4> few_encodings{};
+  std::vector<std::pair<uint8_t, uint32_t>> more_encodings;
+  std::pair<uint8_t, uint32_t> encoding(size_t k) const { return k < 4 ? few_encodings[k] : more_encodings[k - 4]; }
+  void add_encoding(uint8_t encoding, uint32_t pages) {
+    if (encoding_kinds < 4) few_encodings[encoding_kinds] = {encoding, pages};
+    else more_encodings.emplace_back(encoding, pages);
+    ++encoding_kinds;
+  }
 };
 
 struct page_entry {
@@ -89,7 +105,7 @@ struct sealing {
 /// a version-2 file holds a segment per partition and commit (format_store.cpp).
 struct segment_info {
   uint64_t base = 0, length = 0;     // absolute byte range
-  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, or 3 (COMPACT_INDEX_VERSION)
+  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, 3 (COMPACT_INDEX_VERSION) or 4 (SUMMARY_VERSION)
   uint64_t footer_offset = 0;        // within the range
   uint64_t rows = 0, first_row = 0;
   uint64_t chunks = 0, first_chunk = 0;

@@ -33,6 +33,10 @@ inline constexpr size_t TAIL_SIZE = 24;   // u64 footer offset, u32 footer lengt
 inline constexpr size_t DECODE_PADDING = 16;
 /// Strings longer than this keep a truncated minimum and no maximum in statistics.
 inline constexpr size_t STAT_TEXT_BYTES = 64;
+/// In a version-4 page directory a page's text bounds are at most this long: the minimum a prefix,
+/// the maximum exact when it fits, else a prefix rounded up (stats::max_bound). 15 bytes fit
+/// libstdc++'s inline string, so decoding a directory's text bounds allocates nothing natively.
+inline constexpr size_t PAGE_STAT_TEXT_BYTES = 15;
 
 enum compression : uint8_t { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 };
 enum validity_kind : uint8_t { VALID_ALL = 0, VALID_NONE = 1, VALID_BITMAP = 2, VALID_RUNS = 3 };
@@ -298,6 +302,10 @@ inline uint64_t bloom_bit(uint64_t h, uint32_t k, uint64_t bits) {
 inline constexpr uint16_t COMPACT_INDEX_VERSION = 3;
 /// The table version of a file with no compact index (and of every file before version 3).
 inline constexpr uint16_t TABLE_VERSION = 1;
+/// The table version every file is written in now (docs/format.md 1.4, 1.5): version 3's indexes,
+/// column summaries that carry each chunk's page count, encoded bytes and encodings (the storage
+/// report without a page directory), and page directories with 15-byte text bounds.
+inline constexpr uint16_t SUMMARY_VERSION = 4;
 /// Whether an index of `kind` on a column of `type` has compact leaves in a version-3 table: keys of
 /// the ints domain (sorted and hash alike) as integers, text indexes as posting lists.
 inline bool compact_index(column_type type, index_kind kind) noexcept {
@@ -328,12 +336,17 @@ struct stats {
   uint64_t rows = 0;
   uint64_t nulls = 0;
   bool has_min = false, has_max = false;
+  bool max_bound = false;  // text: tmax is a rounded-up prefix, an upper bound that is no value (flag 4)
   int64_t imin = 0, imax = 0;
   double rmin = 0, rmax = 0;
   std::string tmin, tmax;
 };
 void put_stats(std::string &o, domain d, const stats &s);
 stats read_stats(byte_reader &r, domain d);
+/// Shortens text bounds to `bytes` (version 4's page directories): tmin to its prefix, tmax kept
+/// when it fits, else its prefix with the last byte below 0xFF incremented and what follows dropped
+/// (max_bound set), or absent when there is none.
+void shorten_text_bounds(stats &s, size_t bytes);
 
 // --- the page codec (format_page_codec.cpp) --------------------------------------------------------
 

@@ -46,7 +46,7 @@ void distinct_trigrams(std::string_view s, std::vector<uint32_t> &grams) {
 
 void put_stats(std::string &o, domain d, const stats &s) {
   put_varint(o, s.nulls);
-  put_u8(o, static_cast<uint8_t>((s.has_min ? 1 : 0) | (s.has_max ? 2 : 0)));
+  put_u8(o, static_cast<uint8_t>((s.has_min ? 1 : 0) | (s.has_max ? 2 : 0) | (s.has_max && s.max_bound ? 4 : 0)));
   switch (d) {
     case domain::ints:
       if (s.has_min) put_svarint(o, s.imin);
@@ -69,6 +69,7 @@ stats read_stats(byte_reader &r, domain d) {
   uint8_t flags = r.u8();
   s.has_min = flags & 1;
   s.has_max = flags & 2;
+  s.max_bound = s.has_max && (flags & 4);
   switch (d) {
     case domain::ints:
       if (s.has_min) s.imin = r.svarint();
@@ -84,6 +85,19 @@ stats read_stats(byte_reader &r, domain d) {
       break;
   }
   return s;
+}
+
+void shorten_text_bounds(stats &s, size_t bytes) {
+  if (s.has_min && s.tmin.size() > bytes) s.tmin.resize(bytes);
+  if (!s.has_max || s.tmax.size() <= bytes) return;
+  s.tmax.resize(bytes);
+  while (!s.tmax.empty() && static_cast<uint8_t>(s.tmax.back()) == 0xFF) s.tmax.pop_back();
+  if (s.tmax.empty()) {
+    s.has_max = false;
+    return;
+  }
+  s.tmax.back() = static_cast<char>(static_cast<uint8_t>(s.tmax.back()) + 1);
+  s.max_bound = true;
 }
 
 }  // namespace quire::format::detail

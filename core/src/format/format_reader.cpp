@@ -3,6 +3,8 @@
 // and Bloom filters. Every count and size read from the file is checked against the file's size
 // and the open options before anything is allocated.
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "../common/alloc.h"
 #include "format_file.h"
@@ -23,6 +25,74 @@ quire::error corrupt_block(std::string message, std::string path, uint64_t offse
   quire::error e(error_code::CORRUPT_BLOCK, std::move(message), offset);
   e.path = std::move(path);
   return e;
+}
+
+/// Why a version-4 page directory disagrees with its chunk's entry in the column summary (page
+/// count, stored and encoded bytes, pages by encoding, nulls), or why a page's zone map cannot be
+/// true (its bounds crossed or outside the chunk's): null when it agrees. A lie the summary cannot
+/// see (a zone map narrower than its page, inside the chunk's bounds) is verify's (format_verify.cpp).
+const char *summary_disagrees(const chunk_entry &e, const page_directory &dir, domain d) {
+  if (dir.pages.size() != e.pages) return "holds a page count other than its column summary's";
+  uint64_t stored = 0, raw = 0, nulls = 0;
+  if (dir.has_dictionary) {
+    stored += dir.dictionary_ref.stored_length;
+    raw += dir.dictionary_ref.raw_length;
+  }
+  std::array<uint32_t, 256> by_encoding{};
+  const stats &c = e.st;
+  // The least page minimum and the greatest page maximum: the chunk's own (ints, reals; a text
+  // minimum cut to 15 bytes), so a page cannot claim the chunk's extremes away from the page that has them.
+  const stats *least = nullptr, *greatest = nullptr;
+  bool nan = false;
+  for (const auto &p : dir.pages) {
+    stored += p.ref.stored_length;
+    raw += p.ref.raw_length;
+    nulls += p.st.nulls;
+    ++by_encoding[p.encoding];
+    const stats &s = p.st;
+    // A page with a value has both bounds (a text maximum of 0xFF bytes alone cannot be rounded
+    // up: absent), a page of nulls neither.
+    if (s.has_min != (s.nulls < s.rows) || (s.has_max && !s.has_min) || (s.has_min && !s.has_max && d != domain::text))
+      return "a page's zone map lacks a bound it must have";
+    if (!s.has_min) continue;
+    if (!c.has_min) return "a page's zone map holds values its chunk has not";
+    switch (d) {
+      case domain::ints:
+        if (!least || s.imin < least->imin) least = &s;
+        if (!greatest || s.imax > greatest->imax) greatest = &s;
+        if (s.imin > s.imax || s.imin < c.imin || s.imax > c.imax) return "a page's zone map is outside its chunk's";
+        break;
+      case domain::reals:
+        if (std::isnan(s.rmin) || std::isnan(s.rmax) || std::isnan(c.rmin) || std::isnan(c.rmax)) {
+          nan = true;
+          break;
+        }
+        if (s.rmin > s.rmax || s.rmin < c.rmin || s.rmax > c.rmax) return "a page's zone map is outside its chunk's";
+        if (!least || s.rmin < least->rmin) least = &s;
+        if (!greatest || s.rmax > greatest->rmax) greatest = &s;
+        break;
+      case domain::text: {
+        const std::string_view chunk_min = std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
+        if (!least || s.tmin < least->tmin) least = &s;
+        if (s.tmin < chunk_min || (s.has_max && s.tmin > s.tmax) ||
+            (s.has_max && !s.max_bound && c.has_max && s.tmax > c.tmax))
+          return "a page's zone map is outside its chunk's";
+        break;
+      }
+    }
+  }
+  if (least && !nan) {
+    const bool agree = d == domain::ints    ? least->imin == c.imin && greatest->imax == c.imax
+                       : d == domain::reals ? least->rmin == c.rmin && greatest->rmax == c.rmax
+                                            : least->tmin == std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
+    if (!agree) return "its pages' zone maps do not reach its chunk's bounds";
+  }
+  if (stored != e.data_bytes || raw != e.encoded_bytes) return "its pages' sizes differ from its column summary's";
+  if (nulls != c.nulls) return "its pages' nulls differ from its column summary's";
+  for (uint32_t k = 0; k < e.encoding_kinds; ++k)
+    if (by_encoding[e.encoding(k).first] != e.encoding(k).second)
+      return "its pages' encodings differ from its column summary's";
+  return nullptr;
 }
 
 // One zstd decompression context a thread, shared by every file the thread reads: a context is
@@ -140,12 +210,38 @@ result<std::shared_ptr<const std::vector<chunk_entry>>> file::impl::column_direc
       return corrupt_file("lists " + std::to_string(count) + " chunks; the footer says " + std::to_string(sg.chunks),
                           path);
     }
+    const bool summary = sg.version >= SUMMARY_VERSION;
     for (uint64_t i = 0; i < count; ++i) {
       chunk_entry e;
       e.page_directory = read_ref(r);
       e.data_bytes = r.varint();
+      const uint32_t rows_here = rows_in_chunk(sg.first_chunk + i);
+      if (summary) {
+        // Page count, encoded bytes and pages by encoding (ascending, adding up to the count).
+        e.summarized = true;
+        const uint64_t pages = r.varint();
+        e.encoded_bytes = r.varint();
+        const uint64_t kinds = r.varint();
+        if (r.failed() || pages == 0 || pages > rows_here || kinds == 0 || kinds > pages || kinds > 256)
+          return corrupt_block("chunk " + std::to_string(i) + " lists an impossible page count", path,
+                               sg.base + ref.offset);
+        e.pages = static_cast<uint32_t>(pages);
+        uint64_t listed = 0;
+        for (uint64_t k = 0; k < kinds; ++k) {
+          const uint8_t enc = r.u8();
+          const uint64_t n = r.varint();
+          if (r.failed() || n == 0 || n > pages || (k > 0 && enc <= e.encoding(k - 1).first))
+            return corrupt_block("chunk " + std::to_string(i) + " lists its encodings out of order", path,
+                                 sg.base + ref.offset);
+          e.add_encoding(enc, static_cast<uint32_t>(n));
+          listed += n;
+        }
+        if (listed != pages)
+          return corrupt_block("chunk " + std::to_string(i) + "'s encodings do not add up to its pages", path,
+                               sg.base + ref.offset);
+      }
       e.st = read_stats(r, d);
-      e.st.rows = rows_in_chunk(sg.first_chunk + i);
+      e.st.rows = rows_here;
       if (r.failed() || e.st.nulls > e.st.rows)
         return corrupt_file("chunk " + std::to_string(i) + " is malformed", path);
       entries->push_back(std::move(e));
@@ -198,6 +294,10 @@ result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(si
   if (first != chunk_rows_here)
     return corrupt_file("its pages hold " + std::to_string(first) + " rows, not " + std::to_string(chunk_rows_here),
                         path);
+  if (const auto &entry = (*cd.value())[chunk]; entry.summarized) {
+    if (const char *lie = summary_disagrees(entry, *dir, d))
+      return corrupt_block(lie, path, segment_of(chunk).base + ref.offset);
+  }
   page_dirs.emplace(key, dir);
   return std::shared_ptr<const detail::page_directory>(dir);
 }
@@ -651,9 +751,9 @@ result<void> read_segment(const byte_source &src, const open_options &options, s
     return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", sg.base);
   uint16_t version;
   std::memcpy(&version, head + 6, 2);
-  if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION) {
+  if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION && version != SUMMARY_VERSION) {
     return quire::error(error_code::UNSUPPORTED_VERSION,
-                        "format version " + std::to_string(version) + "; this reader reads versions 1, 2 and 3",
+                        "format version " + std::to_string(version) + "; this reader reads versions 1 to 4",
                         sg.base + 6);
   }
   sg.version = version;

@@ -1,5 +1,6 @@
 // Reports on what a file holds: per-chunk statistics of a column, the file's summary, and where
-// its bytes go (columns, encodings, indexes).
+// its bytes go (columns, encodings, indexes). Of a version-4 table all from the column summaries and
+// index roots; of older ones the page directories too.
 #include <map>
 
 #include "format_file.h"
@@ -81,6 +82,14 @@ result<storage_report> file::storage() {
       cs.data_bytes += entry.data_bytes;
       cs.directory_bytes += entry.page_directory.stored_length;
       cs.nulls += entry.st.nulls;
+      if (entry.summarized) {
+        // Version 4: the column summary says it all; no page directory is read (docs/format.md 1.4).
+        cs.pages += entry.pages;
+        cs.encoded_bytes += entry.encoded_bytes;
+        for (uint32_t k = 0; k < entry.encoding_kinds; ++k)
+          encodings[encoding_name(entry.encoding(k).first)] += entry.encoding(k).second;
+        continue;
+      }
       auto pd = f.load_page_directory(c, ch);
       if (!pd) return std::move(pd).error();
       for (const auto &pe : pd.value()->pages) {

@@ -1543,8 +1543,10 @@ struct segment_object {
 /// `each(ref, kind of what it points at, domain)`, which returns the ref to write in its place;
 /// every other byte is copied as it is. Returns the rewritten bytes, or nullopt when the bytes do
 /// not follow the layout.
+/// `summaries`: the segment is of version 4, whose column directories are column summaries (1.4).
 template <typename Each>
-std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind kind, domain dom, Each each) {
+std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind kind, domain dom, bool summaries,
+                                     Each each) {
   byte_reader r(raw);
   std::string out;
   size_t copied = 0;
@@ -1597,6 +1599,15 @@ std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind k
       for (uint64_t i = 0; i < n && ok; ++i) {
         ref(object_kind::page_directory, dom);
         r.varint();
+        if (summaries) {
+          r.varint();
+          r.varint();
+          const uint64_t kinds = count(2);
+          for (uint64_t k = 0; k < kinds && ok; ++k) {
+            r.u8();
+            r.varint();
+          }
+        }
         read_stats(r, dom);
       }
       break;
@@ -1650,6 +1661,7 @@ struct segment_resealer {
   ZSTD_DCtx *dctx = nullptr;                   // one for every segment (a one-shot call makes its own)
   std::map<uint64_t, segment_object> objects;  // by offset within the segment
   uint64_t footer_offset = 0;
+  bool summaries = false;              // a version-4 segment (its tail says)
   uint64_t pages = 0, page_bytes = 0;  // pages re-sealed as they were, and their stored bytes
 
   quire::error damaged(std::string what, uint64_t at) const { return bad_block(what, base + at); }
@@ -1693,7 +1705,7 @@ struct segment_resealer {
   /// Finds every object the directory `raw` points at (and theirs).
   result<void> collect(std::span<const uint8_t> raw, object_kind kind, domain dom, uint64_t at) {
     std::vector<segment_object> children;
-    auto walked = walk_refs(raw, kind, dom, [&](const page_ref &ref, object_kind child, domain d) {
+    auto walked = walk_refs(raw, kind, dom, summaries, [&](const page_ref &ref, object_kind child, domain d) {
       segment_object o;
       o.ref = ref;
       o.kind = child;
@@ -1728,6 +1740,7 @@ struct segment_resealer {
     if (auto r = src.read_at(base + length - TAIL_SIZE, tail); !r) return std::move(r).error();
     footer_offset = load_u64(tail);
     const uint32_t footer_length = load_u32(tail + 8);
+    summaries = (tail[22] | tail[23] << 8) >= SUMMARY_VERSION;
     if (footer_offset < HEADER_SIZE || footer_offset > length - TAIL_SIZE ||
         footer_length != length - TAIL_SIZE - footer_offset || footer_length < crypto::TAG_BYTES)
       return damaged("a segment's tail does not fit it", length - TAIL_SIZE);
@@ -1763,7 +1776,7 @@ struct segment_resealer {
         ++pages;
         page_bytes += o.ref.stored_length;
       } else {
-        auto raw = walk_refs(o.raw, o.kind, o.dom, refs_of);
+        auto raw = walk_refs(o.raw, o.kind, o.dom, summaries, refs_of);
         if (!raw) return damaged("a directory of a segment lies before a page it lists", off);
         stored = seal_page(*raw, level, cctx, now);
         now.offset = out.size();
@@ -1774,7 +1787,7 @@ struct segment_resealer {
       out += stored;
       moved[off] = now;
     }
-    auto nf = walk_refs(footer, object_kind::footer, domain::ints, refs_of);
+    auto nf = walk_refs(footer, object_kind::footer, domain::ints, summaries, refs_of);
     if (!nf) return damaged("the segment's footer lists a page it does not hold", footer_offset);
     const uint64_t new_footer_offset = out.size();
     std::string sealed_footer = std::move(nf).value();
@@ -1784,7 +1797,7 @@ struct segment_resealer {
     put_u32(out, static_cast<uint32_t>(sealed_footer.size()));
     put_u32(out, crc32c(bytes_of(sealed_footer)));
     out.append(MAGIC, sizeof MAGIC);
-    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, or 3), as its header
+    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, 3 or 4), as its header
     return out;
   }
 };

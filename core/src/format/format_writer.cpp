@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "format_internal.h"
@@ -229,7 +230,7 @@ struct writer::impl {
     // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
     bool compact = false;
   };
-  uint16_t version = TABLE_VERSION;  // COMPACT_INDEX_VERSION when an index has compact leaves
+  uint16_t version = SUMMARY_VERSION;  // every new table (its indexes have compact leaves where they may)
   std::vector<index_state> indexes;
   std::vector<index_def> skipped_indexes;  // asked for, answered by the order (answered_by_order)
 
@@ -425,7 +426,9 @@ struct writer::impl {
       if (first || page.tmax > range.tmax) range.tmax = page.tmax;
       range.any = true;
     };
-    auto stats_of = [&](uint64_t count, uint64_t nulls, const value_range &range) {
+    // A page's text bounds are 15-byte prefixes, the maximum rounded up when cut; the column
+    // summary's a 64-byte prefix of the minimum and the maximum when it fits (docs/format.md 1.4, 1.5).
+    auto stats_of = [&](uint64_t count, uint64_t nulls, const value_range &range, bool page) {
       stats s;
       s.rows = count;
       s.nulls = nulls;
@@ -434,7 +437,11 @@ struct writer::impl {
       s.imax = range.imax;
       s.rmin = range.rmin;
       s.rmax = range.rmax;
-      if (dom == domain::text && range.any) {
+      if (dom == domain::text && range.any && page) {
+        s.tmin = std::string(range.tmin.substr(0, PAGE_STAT_TEXT_BYTES + 1));
+        s.tmax = std::string(range.tmax.substr(0, PAGE_STAT_TEXT_BYTES + 1));
+        shorten_text_bounds(s, PAGE_STAT_TEXT_BYTES);
+      } else if (dom == domain::text && range.any) {
         s.tmin = std::string(range.tmin.substr(0, STAT_TEXT_BYTES));
         if (range.tmax.size() > STAT_TEXT_BYTES) s.has_max = false;
         else s.tmax = std::string(range.tmax);
@@ -515,7 +522,8 @@ struct writer::impl {
     const uint32_t page_rows = rows_per_page(per_row);
 
     std::string dir;
-    uint64_t data_bytes = 0;
+    uint64_t data_bytes = 0, encoded_bytes = 0;
+    std::map<uint8_t, uint64_t> encodings;  // pages by encoding byte, for the column summary
     uint32_t page_count = (rows + page_rows - 1) / page_rows;
     put_varint(dir, page_count);
     put_u8(dir, use_dict ? 1 : 0);
@@ -527,6 +535,7 @@ struct writer::impl {
       if (!ref) return std::move(ref).error();
       put_ref(dir, *ref);
       data_bytes += ref->stored_length;
+      encoded_bytes += ref->raw_length;
     }
     std::string raw;
     std::vector<int64_t> values;
@@ -555,7 +564,7 @@ struct writer::impl {
       uint64_t page_nulls = 0;
       if (b.nulls)
         for (uint32_t r = from; r < to; ++r) page_nulls += !b.valid[r];
-      stats ps = stats_of(to - from, page_nulls, page_range);
+      stats ps = stats_of(to - from, page_nulls, page_range, true);
       raw.clear();
       encode_validity(raw, std::span<const uint8_t>(b.valid).subspan(from, to - from), ps.nulls);
       values.clear();
@@ -613,17 +622,28 @@ struct writer::impl {
       auto ref = write_page(raw);
       if (!ref) return std::move(ref).error();
       data_bytes += ref->stored_length;
+      encoded_bytes += ref->raw_length;
+      const auto encoding = static_cast<uint8_t>(value_tag << 4 | int_tag);
+      ++encodings[encoding];
       put_ref(dir, *ref);
       put_varint(dir, to - from);
-      put_u8(dir, static_cast<uint8_t>(value_tag << 4 | int_tag));
+      put_u8(dir, encoding);
       put_stats(dir, dom, ps);
     }
-    const stats chunk_stats = stats_of(rows, b.nulls, chunk_range);
+    const stats chunk_stats = stats_of(rows, b.nulls, chunk_range, false);
     auto dir_ref = write_page(dir);
     if (!dir_ref) return std::move(dir_ref).error();
+    // The chunk's entry in the column summary (docs/format.md 1.4).
     auto &cd = column_dirs[c];
     put_ref(cd, *dir_ref);
     put_varint(cd, data_bytes);
+    put_varint(cd, page_count);
+    put_varint(cd, encoded_bytes);
+    put_varint(cd, encodings.size());
+    for (const auto &[encoding, pages] : encodings) {
+      put_u8(cd, encoding);
+      put_varint(cd, pages);
+    }
     put_stats(cd, dom, chunk_stats);
     return {};
   }
@@ -1163,7 +1183,6 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
     p->indexes.push_back(
         {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, {}, compact_index(t, d.kind)});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
-    if (p->indexes.back().compact) p->version = COMPACT_INDEX_VERSION;
   }
   std::string header(MAGIC, sizeof MAGIC);
   put_u16(header, p->version);
