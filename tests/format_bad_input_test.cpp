@@ -8,11 +8,14 @@
 
 #include "format_sample_data.h"  // bench/shapes: the sample customers
 #include "quire/format.h"
+#include "test_support.h"
 
 using namespace quire;
 using namespace quire::format;
 
 namespace {
+
+using quire_test::crc32c;
 
 std::vector<uint8_t> sample_file() {
   auto customers = generate_customers(300, 2);
@@ -50,15 +53,6 @@ error_code read_everything(const std::vector<uint8_t> &bytes, open_options opts 
   if (auto r = f->count(where_of("name contains 'Okafor'")); !r) return r.code();
   if (auto r = f->count(where_of("id = 7 or id = 250")); !r) return r.code();
   return error_code::OK;
-}
-
-uint32_t crc32c(const uint8_t *p, size_t n) {
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-  }
-  return c ^ 0xFFFFFFFFu;
 }
 
 /// Replaces the footer with `footer` and fixes the tail (offset, length, checksum).

@@ -15,14 +15,7 @@ using namespace quire::format;
 
 namespace {
 
-uint32_t crc32c(const uint8_t *p, size_t n) {
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-  }
-  return c ^ 0xFFFFFFFFu;
-}
+using quire_test::crc32c;
 
 /// The answers of the golden queries from `bytes`, after a first line of its size and checksum.
 std::string answers_of(const std::vector<uint8_t> &bytes) {

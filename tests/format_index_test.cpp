@@ -161,14 +161,6 @@ TEST_CASE("format compact indexes: every new file is version 4, with or without 
 
 namespace {
 
-uint32_t crc32c(std::string_view s) {
-  uint32_t c = 0xFFFFFFFFu;
-  for (unsigned char b : s) {
-    c ^= b;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-  }
-  return c ^ 0xFFFFFFFFu;
-}
 void varint(std::string &o, uint64_t v) {
   while (v >= 0x80) {
     o.push_back(static_cast<char>((v & 0x7F) | 0x80));
@@ -187,18 +179,10 @@ std::string plain_ints(const std::vector<int64_t> &v) {
   return o;
 }
 
-struct scan {
-  const std::vector<uint8_t> &b;
-  size_t at;
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int s = 0;; s += 7) {
-      uint8_t c = b.at(at++);
-      v |= uint64_t{c & 0x7Fu} << s;
-      if (!(c & 0x80)) return v;
-    }
-  }
-  void skip(size_t n) { at += n; }
+using quire_test::crc32c;
+
+/// The byte cursor, with a page_ref skipped whole.
+struct scan : quire_test::byte_cursor {
   void ref() {
     varint();
     varint();
@@ -243,7 +227,7 @@ std::vector<uint8_t> plant(const std::vector<uint8_t> &file, size_t which, const
   varint(root, 0);
   const std::string root_ref = page(root);
   // Walk the footer to index `which`'s root reference and put the new one in its place.
-  scan s{file, static_cast<size_t>(footer_offset)};
+  scan s{{file, static_cast<size_t>(footer_offset)}};
   s.varint();
   s.varint();
   const uint64_t columns = s.varint();

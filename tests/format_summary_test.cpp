@@ -16,28 +16,8 @@ using namespace quire::format;
 
 namespace {
 
-uint32_t crc32c(const uint8_t *p, size_t n) {
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-  }
-  return c ^ 0xFFFFFFFFu;
-}
-
-struct cursor {
-  const std::vector<uint8_t> &b;
-  size_t at;
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int s = 0;; s += 7) {
-      uint8_t c = b.at(at++);
-      v |= uint64_t{c & 0x7Fu} << s;
-      if (!(c & 0x80)) return v;
-    }
-  }
-  uint8_t u8() { return b.at(at++); }
-};
+using cursor = quire_test::byte_cursor;
+using quire_test::crc32c;
 
 struct ref_at {
   uint64_t offset = 0, stored = 0;

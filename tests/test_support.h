@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace quire_test {
@@ -96,5 +97,33 @@ inline std::vector<std::string> json_escape_specials() {
           "\x80",
           "\xff"};
 }
+
+/// CRC-32C (Castagnoli, reflected 0x82F63B78) written out bit by bit, apart from core's tables: the
+/// format tests make and check page and footer checksums with it (docs/format.md 1.1).
+inline uint32_t crc32c(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+inline uint32_t crc32c(std::string_view s) { return crc32c(reinterpret_cast<const uint8_t *>(s.data()), s.size()); }
+
+/// A read position in a file's bytes for the tests that take a .quire file apart: varints and bytes.
+struct byte_cursor {
+  const std::vector<uint8_t> &b;
+  size_t at;
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int s = 0;; s += 7) {
+      uint8_t c = b.at(at++);
+      v |= uint64_t{c & 0x7Fu} << s;
+      if (!(c & 0x80)) return v;
+    }
+  }
+  uint8_t u8() { return b.at(at++); }
+  void skip(size_t n) { at += n; }
+};
 
 }  // namespace quire_test
