@@ -226,8 +226,9 @@ page_ref read_ref(byte_reader &r);
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref);
 /// Whether zstd may pay on a page: false when the page's bytes, coded one by one by their
 /// frequencies (order-0 entropy, integer arithmetic so every target decides alike), would not
-/// come under 15/16 of the raw size — bit-packed integers, already dense, where zstd only spends
-/// time for a result seal_page would drop. The writer asks this before it compresses a page.
+/// come under 15/16 of the raw size and its first 4 KiB repeat few 4-byte runs — bit-packed
+/// integers, already dense, where zstd only spends time for a result seal_page would drop. The
+/// writer asks this before it compresses a page.
 bool worth_compressing(std::string_view raw) noexcept;
 
 // --- values (format_value_text.cpp) ----------------------------------------------------------------

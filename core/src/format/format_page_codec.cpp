@@ -1,6 +1,7 @@
 // The page codec of the .quire format (docs/format.md, "Pages"): stored-page references and
 // sealing, bit packing, and the integer, validity, dictionary and data-page encodings.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "format_internal.h"
@@ -83,6 +84,22 @@ uint64_t log2_fixed(uint64_t x) {
   return uint64_t{e} << 16 | frac;
 }
 
+/// Whether more than 1/16 of the first 4 KiB's positions start a 4-byte run seen earlier in it: the
+/// LZ matches an order-0 estimate cannot see (a period of high-entropy values, such as bit-packed
+/// keys that repeat every few hundred rows). Random bytes repeat a 4-byte run almost never.
+bool has_repeats(const uint8_t *p, size_t n) noexcept {
+  const size_t m = std::min<size_t>(n, 4096);
+  uint16_t last[4096] = {};  // 1 + the latest position whose 4 bytes hash here
+  size_t repeats = 0;
+  for (size_t i = 0; i + 4 <= m; ++i) {
+    const uint32_t v = uint32_t{p[i]} | uint32_t{p[i + 1]} << 8 | uint32_t{p[i + 2]} << 16 | uint32_t{p[i + 3]} << 24;
+    const uint32_t h = (v * 2654435761u) >> 20;
+    if (last[h] && std::memcmp(p + last[h] - 1, p + i, 4) == 0) ++repeats;
+    last[h] = static_cast<uint16_t>(i + 1);
+  }
+  return repeats * 16 > m;
+}
+
 }  // namespace
 
 bool worth_compressing(std::string_view raw) noexcept {
@@ -105,7 +122,7 @@ bool worth_compressing(std::string_view raw) noexcept {
   uint64_t bits = 0;
   for (uint32_t c : counts)
     if (c) bits += c * (log_n - log2_fixed(c));
-  return bits / 65536 < (n - n / 16) * 8;
+  return bits / 65536 < (n - n / 16) * 8 || has_repeats(p, raw.size());
 }
 
 // --- integers -----------------------------------------------------------------------------------
