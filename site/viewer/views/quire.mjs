@@ -493,7 +493,7 @@ async function tableView(ctx, client, opened, asMessages) {
     const s = await guarded(() => client.call('storage', {}));
     if (!s) return;
     storage.replaceChildren(el('h3', { id: 'q-storage-h', text: `Storage (${s.bytes} bytes, footer ${s.footerBytes})` }),
-      table(s.columns, [['name', 'column'], ['type', 'type'], ['encodedBytes', 'stored bytes', true], ['dataBytes', 'data bytes', true], ['pages', 'pages', true], ['nulls', 'nulls', true],
+      table(s.columns, [['name', 'column'], ['type', 'type'], ['encodedBytes', 'encoded bytes', true], ['dataBytes', 'stored bytes', true], ['pages', 'pages', true], ['nulls', 'nulls', true],
         [(c) => Object.entries(c.encodings).map(([k, v]) => `${k} ×${v}`).join(', '), 'encodings']], 'storage by column'),
       s.indexes.length ? table(s.indexes, [[(i) => `${i.column}:${i.kind}`, 'index'], ['entries', 'entries', true], ['leaves', 'leaves', true], ['bytes', 'bytes', true], ['bloomBytes', 'Bloom bytes', true]], 'storage by index') : el('p', { class: 'muted', text: 'no indexes' }));
   }
