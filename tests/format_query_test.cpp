@@ -1002,3 +1002,47 @@ TEST_CASE("format columns: whole pages appended in bulk equal the row-by-row pat
     compare(q);
   }
 }
+
+TEST_CASE("format aggregate: a scaled decimal column sums as its integers, exactly as its text",
+          "[format][query][columns]") {
+  const size_t n = 3000;
+  auto bytes = every_encoding_file(n, 1000);
+  auto f = file::open(borrow_bytes(bytes));
+  REQUIRE(f);
+  // dec_scaled holds "D.DD" texts: the oracle sums them as cents and keeps the first least and greatest.
+  for (const char *where : {"", "for_int > 100", "id >= 500 and id < 2100", "id > 99999"}) {
+    INFO(where);
+    query q;
+    if (*where) q.where = parse_expression(where).value();
+    query cq = q;
+    cq.columns = {"dec_scaled"};
+    auto cols = f->columns(cq);
+    REQUIRE(cols);
+    const auto &c = cols->front();
+    int64_t cents = 0, lo = 0, hi = 0;
+    std::string lo_text, hi_text;
+    uint64_t count = 0;
+    for (size_t r = 0; r < c.valid.size(); ++r) {
+      if (!c.valid[r]) continue;
+      const std::string t = c.text.substr(c.text_offsets[r], c.text_offsets[r + 1] - c.text_offsets[r]);
+      const size_t dot = t.find('.');
+      REQUIRE(dot == t.size() - 3);
+      const int64_t v = std::stoll(t.substr(0, dot)) * 100 + std::stoll(t.substr(dot + 1));
+      cents += v;
+      if (!count || v < lo) lo = v, lo_text = t;
+      if (!count || v > hi) hi = v, hi_text = t;
+      ++count;
+    }
+    auto a = f->aggregate("dec_scaled", q);
+    REQUIRE(a);
+    CHECK(a->count == count);
+    if (!count) {
+      CHECK(a->exact_sum.empty());
+      continue;
+    }
+    const std::string frac = std::to_string(100 + cents % 100).substr(1);
+    CHECK(a->exact_sum == std::to_string(cents / 100) + "." + frac);
+    CHECK(a->min.s == lo_text);
+    CHECK(a->max.s == hi_text);
+  }
+}

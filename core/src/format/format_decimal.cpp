@@ -216,6 +216,28 @@ result<void> decimal_sum::add(const decimal_parts &v) {
   return {};
 }
 
+result<void> decimal_sum::add_scaled(int64_t m, uint32_t places) {
+  // add()'s steps on the value's digits, without making them.
+  if (places > scale_) rescale(places);
+  if (m == 0) return {};
+  const uint64_t u = m < 0 ? 0 - static_cast<uint64_t>(m) : static_cast<uint64_t>(m);
+  uint32_t digits = 1;
+  while (digits < 19 && u >= POW10[digits]) ++digits;  // |m| < 2^63 < 10^19
+  const uint32_t shift = scale_ - places;
+  if (digits + shift > max_digits_) {
+    return quire::error(error_code::NUMERIC_OVERFLOW, "a decimal sum needs more than " + std::to_string(max_digits_) +
+                                                          " digits (MAX_EXACT_DECIMAL_DIGITS)");
+  }
+  if (digits + shift <= 18) {
+    const uint64_t shifted = u * POW10[shift];
+    pending_ += m < 0 ? -static_cast<int128>(shifted) : static_cast<int128>(shifted);
+    if (pending_ > PENDING_LIMIT || pending_ < -PENDING_LIMIT) flush();
+    return {};
+  }
+  add_to(m < 0 ? neg_ : pos_, from_digits(std::to_string(u), shift));
+  return {};
+}
+
 decimal_sum::limbs decimal_sum::total(bool &negative) {
   flush();
   limbs t;

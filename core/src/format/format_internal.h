@@ -362,6 +362,10 @@ struct column_values {
   std::string text;               // plain text pages
   std::vector<uint32_t> offsets;  // plain text: rows+1 offsets into text
   bool dictionary = false;
+  /// A decimal page stored scaled (VALUES_DECIMAL_SCALED): `ints` also holds each value x
+  /// 10^places (0 at nulls), so an exact sum adds integers instead of parsing the text back.
+  bool scaled = false;
+  uint8_t places = 0;
   bool is_valid(uint32_t r) const { return valid.empty() || valid[r]; }
 };
 

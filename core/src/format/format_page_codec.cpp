@@ -528,6 +528,9 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
         if (out.is_valid(i)) append_scaled_decimal(out.text, scaled[k++], places);
         out.offsets[i + 1] = static_cast<uint32_t>(out.text.size());
       }
+      expand(scaled, out.ints);
+      out.scaled = true;
+      out.places = static_cast<uint8_t>(places);
       return true;
     }
     case VALUES_TEXT_DICT: {

@@ -199,6 +199,49 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
         }
         continue;
       }
+      if (vals.scaled) {
+        // Decimals stored scaled: the sum adds the integers; the page's least and greatest (one
+        // scale a page, so compared as integers, the first of equals kept) are then compared
+        // with the running ones as decimals, as each value would have been.
+        const bool first_page = out.count == 0;
+        int64_t lo = 0, hi = 0;
+        uint32_t lo_at = 0, hi_at = 0;
+        bool any = false;
+        for (uint32_t r = from; r < to; ++r) {
+          if (!sel[r]) continue;
+          const uint32_t i = r - from;
+          if (!vals.is_valid(i)) continue;
+          ++out.count;
+          const int64_t m = vals.ints[i];
+          if (auto added = dsum.add_scaled(m, vals.places); !added) {
+            failure = std::move(added).error();
+            return false;
+          }
+          if (!any || m < lo) {
+            lo = m;
+            lo_at = i;
+          }
+          if (!any || m > hi) {
+            hi = m;
+            hi_at = i;
+          }
+          any = true;
+        }
+        if (!any) continue;
+        for (const bool least : {true, false}) {
+          const std::string_view t = view->text(least ? lo_at : hi_at);
+          if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
+            failure = std::move(parsed).error();
+            return false;
+          }
+          auto &best = least ? dmin : dmax;
+          if (first_page || compare_decimals(dv, best) * (least ? 1 : -1) < 0) {
+            best = dv;
+            (least ? tmin : tmax).assign(t);
+          }
+        }
+        continue;
+      }
       for (uint32_t r = from; r < to; ++r) {
         if (!sel[r]) continue;
         const uint32_t i = r - from;
