@@ -724,12 +724,39 @@ function npmPeer(quire) {
       f.close();
     }
   };
+  // Each call opens the bytes (format.open reads them where they are), answers, closes.
+  const opened = (fn) => (bytes) => {
+    const f = quire.format.open(bytes);
+    try {
+      return fn(f);
+    } finally {
+      f.close();
+    }
+  };
+  // sum-decimal: the same balances in a decimal column (format.write of the objects, their
+  // JavaScript text kept exactly), summed exactly — against the peers' double sums.
+  let decimalFile;
+  const sumDecimal = (bytes) => {
+    decimalFile ??= quire.format.write(rows(quire), { schema: schema.map((c) => (c.name === 'balance' ? { ...c, type: 'decimal' } : c)) });
+    return opened((f) => f.aggregate('balance'))(decimalFile);
+  };
   return {
     key: 'npm',
     label: `quire-health ${JSON.parse(readFileSync(new URL('../js/package.json', import.meta.url), 'utf8')).version} (the npm package's API)`,
-    only: ['write', 'column', 'column-doubles'],
-    file: (q) => q.bench.input(`format.find/${SHAPE}`),
-    read: { column: column(true), 'column-doubles': column(false) },
+    only: ['write', 'column', 'column-doubles', 'find', 'filter-count', 'filter', 'text-search', 'sum', 'sum-decimal', 'deep-page', 'newest-50'],
+    file: (q, shape) => q.bench.input(`format.find/${shape}`),
+    read: {
+      column: column(true),
+      'column-doubles': column(false),
+      find: opened((f) => f.find('id', FIND_ID)),
+      'filter-count': opened((f) => f.count({ where: FILTER })),
+      filter: opened((f) => f.query({ where: FILTER })),
+      'text-search': opened((f) => f.query({ where: `name contains '${TEXT}'` })),
+      sum: opened((f) => f.aggregate('balance')),
+      'sum-decimal': sumDecimal,
+      'deep-page': opened((f) => f.query({ offset: PAGE_OFFSET, limit: PAGE_LIMIT })),
+      'newest-50': opened((f) => f.query({ orderBy: 'created_at', descending: true, limit: NEWEST })),
+    },
     write: (all, shape) => quire.format.write(all, shape === INDEXED ? { schema, indexes } : { schema }),
     count: (bytes) => {
       const f = quire.format.open(bytes);
@@ -938,15 +965,17 @@ export async function peerCases(quire, cases) {
     if (peer.key === 'sqlite' || peer.key === 'npm') shapes.push([INDEXED, indexedOps]);
     let equal = 0;
     for (const [shape, allOps] of shapes) {
-      // The npm peer adds column-doubles (columns() as doubles) beside column wherever column runs.
-      const ops = peer.only ? [...allOps, ...(allOps.includes('column') ? ['column-doubles'] : [])].filter((op) => peer.only.includes(op)) : allOps;
+      // The npm peer adds column-doubles (columns() as doubles) beside column, and sum-decimal (an
+      // exact sum of the balances in a decimal column) beside sum, wherever those run.
+      const extra = [...(allOps.includes('column') ? ['column-doubles'] : []), ...(allOps.includes('sum') ? ['sum-decimal'] : [])];
+      const ops = peer.only ? [...allOps, ...extra].filter((op) => peer.only.includes(op)) : allOps;
       if (ops.length === 0) continue;
       const fileBytes = ops.some((op) => op !== 'write') ? await peer.file(quire, shape) : undefined;
       const read = peer.readFor ? peer.readFor(shape) : peer.read;
       for (const op of ops) {
         const name = `peer.${peer.key}.${op}/${shape}`;
         let input, run, checksum;
-        const asked = op === 'column-doubles' ? 'column' : op;
+        const asked = { 'column-doubles': 'column', 'sum-decimal': 'sum' }[op] ?? op;
         if (op === 'write') {
           input = () => ndjson(quire);
           run = () => peer.write(rows(quire), shape);

@@ -84,7 +84,7 @@ if (Object.keys(formatReadings).length === 0) {
   }
   const columns = [
     ['find', 'find by id (open → row)'], ['filter-count', 'count'], ['filter', 'filter (rows)'], ['text-search', 'text search'],
-    ['read-all', 'read all'], ['sum', 'sum one column'], ['column', 'one column as an array'], ['deep-page', 'deep page'],
+    ['read-all', 'read all'], ['sum', 'sum one column'], ['sum-decimal', 'exact decimal sum'], ['column', 'one column as an array'], ['deep-page', 'deep page'],
     ['newest-50', 'newest 50'], ['write', 'write'],
   ];
   const shapes = [['customers-200k', ''], ['customers-200k-indexed', ', 3 indexes']];

@@ -94,6 +94,38 @@ result<void> parse_decimal(std::string_view t, uint32_t max_digits, decimal_part
   return {};
 }
 
+bool parse_plain_decimal(std::string_view t, int64_t &m, uint32_t &places) noexcept {
+  size_t i = 0;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (negative) ++i;
+  const size_t integer = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  const size_t integer_digits = i - integer;
+  if (integer_digits == 0 || (integer_digits > 1 && t[integer] == '0')) return false;
+  size_t fraction_digits = 0;
+  if (i < t.size() && t[i] == '.') {
+    const size_t fraction = ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    fraction_digits = i - fraction;
+    if (fraction_digits == 0) return false;
+  }
+  if (i != t.size() || integer_digits + fraction_digits > 18) return false;
+  uint64_t v = 0;
+  for (size_t k = integer; k < t.size(); ++k) {
+    if (t[k] != '.') v = v * 10 + static_cast<uint64_t>(t[k] - '0');
+  }
+  m = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  places = static_cast<uint32_t>(fraction_digits);
+  return true;
+}
+
+int compare_scaled(int64_t a, uint32_t pa, int64_t b, uint32_t pb) noexcept {
+  // Both at the larger scale: below 10^18 x 10^18, inside 128 bits.
+  const int128 x = static_cast<int128>(a) * static_cast<int128>(POW10[pa < pb ? pb - pa : 0]);
+  const int128 y = static_cast<int128>(b) * static_cast<int128>(POW10[pb < pa ? pa - pb : 0]);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 int compare_decimals(const decimal_parts &a, const decimal_parts &b) noexcept {
   const bool a_zero = a.digits.empty(), b_zero = b.digits.empty();
   const int sa = a_zero ? 0 : a.negative ? -1 : 1, sb = b_zero ? 0 : b.negative ? -1 : 1;

@@ -31,6 +31,15 @@ result<void> parse_decimal(std::string_view text, uint32_t max_digits, decimal_p
 /// -1, 0 or 1 as a is less than, equal to or greater than b (exactly: `1.50` equals `1.5`).
 int compare_decimals(const decimal_parts &a, const decimal_parts &b) noexcept;
 
+/// A decimal's text in the plain form `-?D+(.D+)?` (no leading zero, no exponent) of at most 18
+/// digits, as m x 10^-places: false for any other text (parse_decimal decides those). The value
+/// is the one parse_decimal gives: digits |m| without leading zeros, scale `places`.
+bool parse_plain_decimal(std::string_view text, int64_t &m, uint32_t &places) noexcept;
+
+/// compare_decimals of a x 10^-pa and b x 10^-pb, for values parse_plain_decimal gives (|m| < 10^18,
+/// places <= 18).
+int compare_scaled(int64_t a, uint32_t pa, int64_t b, uint32_t pb) noexcept;
+
 /// 128-bit signed integer text ("-170141183460469231731687303715884105728" at most).
 std::string int128_text(int128 v);
 

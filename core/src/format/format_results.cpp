@@ -87,6 +87,47 @@ result<void> for_each_selected(engine &e, const query &q, const std::optional<pr
 
 /// Neumaier's compensated sum: the same digits on every target (plain IEEE operations in a fixed
 /// order), and exact for sums of short decimals far longer than a plain sum stays exact.
+/// The least or greatest decimal so far: its text, and for comparisons its scaled integer when it
+/// has one (parse_plain_decimal's, or a scaled page's) or its parts (made when first needed).
+struct decimal_bound {
+  std::string text;
+  bool has = false, has_scaled = false, has_parts = false;
+  int64_t m = 0;
+  uint32_t places = 0;
+  decimal_parts parts;
+
+  /// Keeps the value when it is less (least) or greater than the bound, the first of equals kept.
+  /// `parts` is the value's when not `scaled`.
+  result<void> offer(std::string_view t, bool scaled, int64_t vm, uint32_t vplaces, const decimal_parts &vparts,
+                     bool least) {
+    int c = 0;
+    if (has) {
+      if (scaled && has_scaled) {
+        c = compare_scaled(vm, vplaces, m, places);
+      } else {
+        decimal_parts mine;
+        if (scaled) {
+          if (auto p = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, mine); !p) return std::move(p).error();
+        }
+        if (!has_parts) {
+          if (auto p = parse_decimal(text, MAX_EXACT_DECIMAL_DIGITS, parts); !p) return std::move(p).error();
+          has_parts = true;
+        }
+        c = compare_decimals(scaled ? mine : vparts, parts);
+      }
+      if (least ? c >= 0 : c <= 0) return {};
+    }
+    has = true;
+    text.assign(t);
+    has_scaled = scaled;
+    m = vm;
+    places = vplaces;
+    has_parts = !scaled;
+    if (!scaled) parts = vparts;
+    return {};
+  }
+};
+
 struct compensated_sum {
   double sum = 0, compensation = 0;
   void add(double v) {
@@ -137,7 +178,8 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
   bool nan_seen = false;
   std::string tmin, tmax;  // text columns, and decimals' own text
   decimal_sum dsum(MAX_EXACT_DECIMAL_DIGITS);
-  decimal_parts dv, dmin, dmax;
+  decimal_parts dv;
+  decimal_bound dmin, dmax;
   quire::error failure;
   // Page by page over the selected rows: numbers are summed and compared as numbers, decimals
   // exactly, text is copied only when it becomes the new least or greatest.
@@ -199,49 +241,6 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
         }
         continue;
       }
-      if (vals.scaled) {
-        // Decimals stored scaled: the sum adds the integers; the page's least and greatest (one
-        // scale a page, so compared as integers, the first of equals kept) are then compared
-        // with the running ones as decimals, as each value would have been.
-        const bool first_page = out.count == 0;
-        int64_t lo = 0, hi = 0;
-        uint32_t lo_at = 0, hi_at = 0;
-        bool any = false;
-        for (uint32_t r = from; r < to; ++r) {
-          if (!sel[r]) continue;
-          const uint32_t i = r - from;
-          if (!vals.is_valid(i)) continue;
-          ++out.count;
-          const int64_t m = vals.ints[i];
-          if (auto added = dsum.add_scaled(m, vals.places); !added) {
-            failure = std::move(added).error();
-            return false;
-          }
-          if (!any || m < lo) {
-            lo = m;
-            lo_at = i;
-          }
-          if (!any || m > hi) {
-            hi = m;
-            hi_at = i;
-          }
-          any = true;
-        }
-        if (!any) continue;
-        for (const bool least : {true, false}) {
-          const std::string_view t = view->text(least ? lo_at : hi_at);
-          if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
-            failure = std::move(parsed).error();
-            return false;
-          }
-          auto &best = least ? dmin : dmax;
-          if (first_page || compare_decimals(dv, best) * (least ? 1 : -1) < 0) {
-            best = dv;
-            (least ? tmin : tmax).assign(t);
-          }
-        }
-        continue;
-      }
       for (uint32_t r = from; r < to; ++r) {
         if (!sel[r]) continue;
         const uint32_t i = r - from;
@@ -261,21 +260,32 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
         } else {
           std::string_view t = view->text(i);
           if (type == column_type::decimal) {
-            if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
-              failure = std::move(parsed).error();
-              return false;
+            // A scaled page's integer, or plain text of up to 18 digits, is added and compared as
+            // an integer; any other text as parts (the same sums and bounds either way).
+            int64_t m = 0;
+            uint32_t places = 0;
+            bool scaled = vals.scaled;
+            if (scaled) {
+              m = vals.ints[i];
+              places = vals.places;
+            } else {
+              scaled = parse_plain_decimal(t, m, places);
             }
-            if (auto added = dsum.add(dv); !added) {
+            if (!scaled) {
+              if (auto parsed = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, dv); !parsed) {
+                failure = std::move(parsed).error();
+                return false;
+              }
+            }
+            if (auto added = scaled ? dsum.add_scaled(m, places) : dsum.add(dv); !added) {
               failure = std::move(added).error();
               return false;
             }
-            if (first || compare_decimals(dv, dmin) < 0) {
-              dmin = dv;
-              tmin.assign(t);
-            }
-            if (first || compare_decimals(dv, dmax) > 0) {
-              dmax = dv;
-              tmax.assign(t);
+            for (const bool least : {true, false}) {
+              if (auto b = (least ? dmin : dmax).offer(t, scaled, m, places, dv, least); !b) {
+                failure = std::move(b).error();
+                return false;
+              }
             }
           } else {
             if (first || t < tmin) tmin.assign(t);
@@ -327,6 +337,10 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
       }
       [[fallthrough]];
     case domain::text:
+      if (type == column_type::decimal) {
+        tmin = std::move(dmin.text);
+        tmax = std::move(dmax.text);
+      }
       out.min = value::text(std::move(tmin));
       out.max = value::text(std::move(tmax));
       break;
