@@ -95,25 +95,24 @@ result<void> parse_decimal(std::string_view t, uint32_t max_digits, decimal_part
 }
 
 bool parse_plain_decimal(std::string_view t, int64_t &m, uint32_t &places) noexcept {
-  size_t i = 0;
-  const bool negative = !t.empty() && t[0] == '-';
-  if (negative) ++i;
-  const size_t integer = i;
-  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-  const size_t integer_digits = i - integer;
-  if (integer_digits == 0 || (integer_digits > 1 && t[integer] == '0')) return false;
+  // One pass: digits are accumulated as they are checked (a value past 18 digits wraps, unsigned,
+  // and is refused after).
+  const char *p = t.data(), *const end = p + t.size();
+  const bool negative = p != end && *p == '-';
+  p += negative;
+  const char *const integer = p;
+  uint64_t v = 0;
+  while (p != end && static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  const auto integer_digits = static_cast<size_t>(p - integer);
+  if (integer_digits == 0 || (integer_digits > 1 && *integer == '0')) return false;
   size_t fraction_digits = 0;
-  if (i < t.size() && t[i] == '.') {
-    const size_t fraction = ++i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-    fraction_digits = i - fraction;
+  if (p != end && *p == '.') {
+    const char *const fraction = ++p;
+    while (p != end && static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    fraction_digits = static_cast<size_t>(p - fraction);
     if (fraction_digits == 0) return false;
   }
-  if (i != t.size() || integer_digits + fraction_digits > 18) return false;
-  uint64_t v = 0;
-  for (size_t k = integer; k < t.size(); ++k) {
-    if (t[k] != '.') v = v * 10 + static_cast<uint64_t>(t[k] - '0');
-  }
+  if (p != end || integer_digits + fraction_digits > 18) return false;
   m = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   places = static_cast<uint32_t>(fraction_digits);
   return true;
@@ -248,26 +247,28 @@ result<void> decimal_sum::add(const decimal_parts &v) {
   return {};
 }
 
-result<void> decimal_sum::add_scaled(int64_t m, uint32_t places) {
+quire::error decimal_sum::overflow() const {
+  return quire::error(error_code::NUMERIC_OVERFLOW, "a decimal sum needs more than " + std::to_string(max_digits_) +
+                                                        " digits (MAX_EXACT_DECIMAL_DIGITS)");
+}
+
+bool decimal_sum::add_scaled(int64_t m, uint32_t places) noexcept {
   // add()'s steps on the value's digits, without making them.
   if (places > scale_) rescale(places);
-  if (m == 0) return {};
+  if (m == 0) return true;
   const uint64_t u = m < 0 ? 0 - static_cast<uint64_t>(m) : static_cast<uint64_t>(m);
   uint32_t digits = 1;
   while (digits < 19 && u >= POW10[digits]) ++digits;  // |m| < 2^63 < 10^19
   const uint32_t shift = scale_ - places;
-  if (digits + shift > max_digits_) {
-    return quire::error(error_code::NUMERIC_OVERFLOW, "a decimal sum needs more than " + std::to_string(max_digits_) +
-                                                          " digits (MAX_EXACT_DECIMAL_DIGITS)");
-  }
+  if (digits + shift > max_digits_) return false;
   if (digits + shift <= 18) {
     const uint64_t shifted = u * POW10[shift];
     pending_ += m < 0 ? -static_cast<int128>(shifted) : static_cast<int128>(shifted);
     if (pending_ > PENDING_LIMIT || pending_ < -PENDING_LIMIT) flush();
-    return {};
+    return true;
   }
   add_to(m < 0 ? neg_ : pos_, from_digits(std::to_string(u), shift));
-  return {};
+  return true;
 }
 
 decimal_sum::limbs decimal_sum::total(bool &negative) {

@@ -97,25 +97,33 @@ struct decimal_bound {
   decimal_parts parts;
 
   /// Keeps the value when it is less (least) or greater than the bound, the first of equals kept.
-  /// `parts` is the value's when not `scaled`.
-  result<void> offer(std::string_view t, bool scaled, int64_t vm, uint32_t vplaces, const decimal_parts &vparts,
-                     bool least) {
+  /// `parts` is the value's when not `scaled`. False (the error in `failure`) only when a text that
+  /// parsed before does not parse as parts.
+  bool offer(std::string_view t, bool scaled, int64_t vm, uint32_t vplaces, const decimal_parts &vparts, bool least,
+             quire::error &failure) {
     int c = 0;
     if (has) {
       if (scaled && has_scaled) {
         c = compare_scaled(vm, vplaces, m, places);
       } else {
+        // Rare: values of both kinds in one column.
         decimal_parts mine;
         if (scaled) {
-          if (auto p = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, mine); !p) return std::move(p).error();
+          if (auto p = parse_decimal(t, MAX_EXACT_DECIMAL_DIGITS, mine); !p) {
+            failure = std::move(p).error();
+            return false;
+          }
         }
         if (!has_parts) {
-          if (auto p = parse_decimal(text, MAX_EXACT_DECIMAL_DIGITS, parts); !p) return std::move(p).error();
+          if (auto p = parse_decimal(text, MAX_EXACT_DECIMAL_DIGITS, parts); !p) {
+            failure = std::move(p).error();
+            return false;
+          }
           has_parts = true;
         }
         c = compare_decimals(scaled ? mine : vparts, parts);
       }
-      if (least ? c >= 0 : c <= 0) return {};
+      if (least ? c >= 0 : c <= 0) return true;
     }
     has = true;
     text.assign(t);
@@ -124,7 +132,7 @@ struct decimal_bound {
     places = vplaces;
     has_parts = !scaled;
     if (!scaled) parts = vparts;
-    return {};
+    return true;
   }
 };
 
@@ -277,16 +285,18 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
                 return false;
               }
             }
-            if (auto added = scaled ? dsum.add_scaled(m, places) : dsum.add(dv); !added) {
+            if (scaled) {
+              if (!dsum.add_scaled(m, places)) {
+                failure = dsum.overflow();
+                return false;
+              }
+            } else if (auto added = dsum.add(dv); !added) {
               failure = std::move(added).error();
               return false;
             }
-            for (const bool least : {true, false}) {
-              if (auto b = (least ? dmin : dmax).offer(t, scaled, m, places, dv, least); !b) {
-                failure = std::move(b).error();
-                return false;
-              }
-            }
+            if (!dmin.offer(t, scaled, m, places, dv, true, failure) ||
+                !dmax.offer(t, scaled, m, places, dv, false, failure))
+              return false;
           } else {
             if (first || t < tmin) tmin.assign(t);
             if (first || t > tmax) tmax.assign(t);
