@@ -73,6 +73,9 @@ if [[ $csv != $'id,name\n2,b' ]]; then
   failures=$((failures + 1))
 fi
 expect 2 "--csv with --count" -- query people.quire --csv --count
+# --storage reports a growing store's commits: a table says what it is, not that no commit checks.
+expect 2 "inspect --storage of a table" -- inspect people.quire --storage
+line "people.quire: INVALID_ARGUMENT at offset 6: a table of version 4, not a growing store (version 2): its storage by column is the file's storage() (quire inspect without --storage)" "inspect --storage of a table names its version"
 # A .quire file is read a page at a time unless --load says otherwise.
 for want in "ranges:" "read:--load read" "mmap:--load mmap"; do
   loaded=$("$quire" inspect people.quire ${want#*:} | head -1)

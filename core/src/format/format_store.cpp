@@ -1925,6 +1925,17 @@ result<store_result> reseal_store(append_target &source, append_target &fresh, c
 }
 
 result<store_report> storage_of_store(const byte_source &source, const open_options &options) {
+  // A table (versions 1, 3, 4) has no commits: say so, rather than that no commit's tail checks.
+  uint8_t head[8];
+  uint16_t version = 0;
+  if (source.size() >= 8 && source.read_at(0, head) && std::memcmp(head, MAGIC, sizeof MAGIC) == 0 &&
+      (std::memcpy(&version, head + 6, 2), version != STORE_VERSION)) {
+    return quire::error(error_code::INVALID_ARGUMENT,
+                        "a table of version " + std::to_string(version) +
+                            ", not a growing store (version 2): its storage by column is the file's storage() "
+                            "(quire inspect without --storage)",
+                        6);
+  }
   auto st = load_state(source, {options.key, options.passphrase});
   if (!st) return std::move(st).error();
   store_report out;
