@@ -119,6 +119,8 @@ bool parse_plain_decimal(std::string_view t, int64_t &m, uint32_t &places) noexc
 }
 
 int compare_scaled(int64_t a, uint32_t pa, int64_t b, uint32_t pb) noexcept {
+  // One scale (the usual case): the integers themselves; 128-bit products are calls in wasm.
+  if (pa == pb) return a < b ? -1 : a > b ? 1 : 0;
   // Both at the larger scale: below 10^18 x 10^18, inside 128 bits.
   const int128 x = static_cast<int128>(a) * static_cast<int128>(POW10[pa < pb ? pb - pa : 0]);
   const int128 y = static_cast<int128>(b) * static_cast<int128>(POW10[pb < pa ? pa - pb : 0]);
@@ -257,11 +259,14 @@ bool decimal_sum::add_scaled(int64_t m, uint32_t places) noexcept {
   if (places > scale_) rescale(places);
   if (m == 0) return true;
   const uint64_t u = m < 0 ? 0 - static_cast<uint64_t>(m) : static_cast<uint64_t>(m);
-  uint32_t digits = 1;
-  while (digits < 19 && u >= POW10[digits]) ++digits;  // |m| < 2^63 < 10^19
   const uint32_t shift = scale_ - places;
-  if (digits + shift > max_digits_) return false;
-  if (digits + shift <= 18) {
+  // |m| < 2^63 has at most 19 digits: they are counted only where the limit could be passed.
+  if (shift + 19 > max_digits_) {
+    uint32_t digits = 1;
+    while (digits < 19 && u >= POW10[digits]) ++digits;
+    if (digits + shift > max_digits_) return false;
+  }
+  if (shift <= 18 && u < POW10[18 - shift]) {  // digits + shift <= 18
     const uint64_t shifted = u * POW10[shift];
     pending_ += m < 0 ? -static_cast<int128>(shifted) : static_cast<int128>(shifted);
     if (pending_ > PENDING_LIMIT || pending_ < -PENDING_LIMIT) flush();
