@@ -1834,7 +1834,14 @@ struct segment_resealer {
       } else {
         auto raw = walk_refs(o.raw, o.kind, o.dom, version, refs_of, block_bytes_of);
         if (!raw) return damaged("a directory of a segment lies before a page it lists", off);
-        stored = seal_page(*raw, level, cctx, now);
+        // A two-level directory's top level stays raw, as the writer stores it (docs/format.md 1.5).
+        bool top_level = false;
+        if (o.kind == object_kind::page_directory && version >= BLOCKED_DIRECTORY_VERSION) {
+          byte_reader d(o.raw);
+          d.varint();
+          top_level = !d.failed() && (d.u8() & DIRECTORY_TWO_LEVEL);
+        }
+        stored = seal_page(*raw, level, top_level ? nullptr : cctx, now);
         now.offset = out.size();
       }
       if (auto s = seal_stored(stored, to, now.offset, 0); !s) return std::move(s).error();
