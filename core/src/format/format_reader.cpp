@@ -65,7 +65,7 @@ const char *zone_maps_disagree(const Items &items, const stats &c, domain d) {
       case domain::text: {
         const std::string_view chunk_min = std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
         if (!least || s.tmin < least->tmin) least = &s;
-        if (s.tmin < chunk_min || (s.has_max && s.tmin > s.tmax) ||
+        if (std::string_view(s.tmin) < chunk_min || (s.has_max && s.tmin > s.tmax) ||
             (s.has_max && !s.max_bound && c.has_max && s.tmax > c.tmax))
           return "a page's zone map is outside its chunk's";
         break;
@@ -73,9 +73,10 @@ const char *zone_maps_disagree(const Items &items, const stats &c, domain d) {
     }
   }
   if (least && !nan) {
-    const bool agree = d == domain::ints    ? least->imin == c.imin && greatest->imax == c.imax
-                       : d == domain::reals ? least->rmin == c.rmin && greatest->rmax == c.rmax
-                                            : least->tmin == std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
+    const bool agree = d == domain::ints ? least->imin == c.imin && greatest->imax == c.imax
+                       : d == domain::reals
+                           ? least->rmin == c.rmin && greatest->rmax == c.rmax
+                           : std::string_view(least->tmin) == std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
     if (!agree) return "its pages' zone maps do not reach its chunk's bounds";
   }
   if (nulls != c.nulls) return "its pages' nulls differ from its column summary's";
