@@ -2,6 +2,7 @@
 // file holds, and how it loads directories, dictionaries, pages and index pages on demand.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <set>
@@ -30,6 +31,9 @@ struct chunk_entry {
   /// cold lookup decodes every chunk's entry), the rest in more_encodings.
   uint32_t encoding_kinds = 0;
   std::array<std::pair<uint8_t, uint32_t>, 4> few_encodings{};
+  /// Version 5: stored bytes of the page directory's blocks (0 when it is one-level), so the
+  /// storage report counts them without reading the directory.
+  uint64_t block_bytes = 0;
   std::vector<std::pair<uint8_t, uint32_t>> more_encodings;
   std::pair<uint8_t, uint32_t> encoding(size_t k) const { return k < 4 ? few_encodings[k] : more_encodings[k - 4]; }
   void add_encoding(uint8_t encoding, uint32_t pages) {
@@ -47,11 +51,39 @@ struct page_entry {
   stats st;
 };
 
+/// Consecutive pages of a chunk's directory. A one-level directory is one block, loaded with it; a
+/// two-level one (version 5, docs/format.md 1.5) lists its blocks in its top level, each with the
+/// zone map of its pages, and a block's entries are read when a row or page in it is asked for.
+struct directory_block {
+  page_ref ref;  // two-level: where the block's entries are stored
+  uint32_t first_page = 0, page_count = 0;
+  uint32_t first_row = 0, rows = 0;            // within the chunk
+  uint64_t data_bytes = 0, encoded_bytes = 0;  // stored and raw bytes of its pages
+  stats st;             // two-level: its pages' zone maps in one (what a filter may skip the block by)
+  bool zoned = false;   // st holds a zone map (a one-level directory's one block has none)
+  bool loaded = false;  // pages holds its entries
+  std::vector<page_entry> pages;
+};
+
 struct page_directory {
   bool has_dictionary = false;
   uint64_t dictionary_size = 0;
   page_ref dictionary_ref;
-  std::vector<page_entry> pages;
+  uint32_t page_count = 0;
+  bool two_level = false;
+  std::vector<directory_block> blocks;  // in row order; never resized once read
+  size_t blocks_loaded = 0;
+  /// The block holding page `page` (< page_count) / row `row` (< the chunk's rows).
+  size_t block_of_page(size_t page) const {
+    auto it = std::upper_bound(blocks.begin(), blocks.end(), page,
+                               [](size_t p, const directory_block &b) { return p < b.first_page; });
+    return static_cast<size_t>(it - blocks.begin()) - 1;
+  }
+  size_t block_of_row(uint32_t row) const {
+    auto it = std::upper_bound(blocks.begin(), blocks.end(), row,
+                               [](uint32_t r, const directory_block &b) { return r < b.first_row; });
+    return static_cast<size_t>(it - blocks.begin()) - 1;
+  }
 };
 
 struct index_info {
@@ -105,7 +137,7 @@ struct sealing {
 /// a version-2 file holds a segment per partition and commit (format_store.cpp).
 struct segment_info {
   uint64_t base = 0, length = 0;     // absolute byte range
-  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, 3 (COMPACT_INDEX_VERSION) or 4 (SUMMARY_VERSION)
+  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, 3 (COMPACT_INDEX_VERSION), 4 (SUMMARY_VERSION) or 5
   uint64_t footer_offset = 0;        // within the range
   uint64_t rows = 0, first_row = 0;
   uint64_t chunks = 0, first_chunk = 0;
@@ -153,7 +185,7 @@ struct file::impl {
   std::string created_by;
 
   std::vector<std::shared_ptr<const std::vector<detail::chunk_entry>>> column_dirs;
-  std::unordered_map<uint64_t, std::shared_ptr<const detail::page_directory>> page_dirs;
+  std::unordered_map<uint64_t, std::shared_ptr<detail::page_directory>> page_dirs;
   std::unordered_map<uint64_t, std::shared_ptr<const detail::dictionary>> dicts;
   std::vector<std::shared_ptr<const detail::index_root>> roots;  // index i of segment s: i * segments + s
 
@@ -186,7 +218,17 @@ struct file::impl {
                                      detail::fetch_kind kind);
 
   result<std::shared_ptr<const std::vector<detail::chunk_entry>>> column_directory(size_t column);
+  /// A chunk's page directory: a two-level one's top level, its blocks not yet read (block_pages,
+  /// page_entry_at and page_of_row read them); a one-level one whole.
   result<std::shared_ptr<const detail::page_directory>> load_page_directory(size_t column, uint64_t chunk);
+  /// The same with every block read and checked (verify, and scans over every page).
+  result<std::shared_ptr<const detail::page_directory>> load_whole_directory(size_t column, uint64_t chunk);
+  /// Block `block`'s page entries, read and checked against its top-level entry the first time.
+  result<const std::vector<detail::page_entry> *> block_pages(size_t column, uint64_t chunk, size_t block);
+  /// Entry `page_index` of a chunk's directory (reading the block that holds it).
+  result<const detail::page_entry *> page_entry_at(size_t column, uint64_t chunk, size_t page_index);
+  /// The page holding row `row` of a chunk (reading the block that holds it).
+  result<size_t> page_of_row(size_t column, uint64_t chunk, uint32_t row);
   result<std::shared_ptr<const detail::dictionary>> chunk_dictionary(size_t column, uint64_t chunk);
   result<detail::page_view> page(size_t column, uint64_t chunk, size_t page_index);
   /// Row `row` (of the chunk) of column `column` as a view: the decoded page when the cache holds

@@ -307,6 +307,18 @@ inline constexpr uint16_t TABLE_VERSION = 1;
 /// column summaries that carry each chunk's page count, encoded bytes and encodings (the storage
 /// report without a page directory), and page directories with 15-byte text bounds.
 inline constexpr uint16_t SUMMARY_VERSION = 4;
+/// The table version whose page directories may be two-level (docs/format.md 1.5): a directory of
+/// more than DIRECTORY_BLOCK_PAGES pages is a top level over blocks of page entries, so a lookup
+/// reads one block, not every entry. The writer writes it only when its first chunk has such a
+/// directory; a file without one keeps version 4's bytes.
+inline constexpr uint16_t BLOCKED_DIRECTORY_VERSION = 5;
+/// Page entries in one block of a two-level page directory (the last may hold fewer), and the page
+/// count above which a directory is two-level: 128 entries of at most about 64 bytes (a text zone
+/// map of 15-byte bounds) are about one 8 KiB page.
+inline constexpr uint32_t DIRECTORY_BLOCK_PAGES = 128;
+/// The page directory's flags byte (1.5): a dictionary page; (version 5) a two-level directory.
+inline constexpr uint8_t DIRECTORY_HAS_DICTIONARY = 1;
+inline constexpr uint8_t DIRECTORY_TWO_LEVEL = 2;
 /// Whether an index of `kind` on a column of `type` has compact leaves in a version-3 table: keys of
 /// the ints domain (sorted and hash alike) as integers, text indexes as posting lists.
 inline bool compact_index(column_type type, index_kind kind) noexcept {

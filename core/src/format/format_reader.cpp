@@ -27,31 +27,22 @@ quire::error corrupt_block(std::string message, std::string path, uint64_t offse
   return e;
 }
 
-/// Why a version-4 page directory disagrees with its chunk's entry in the column summary (page
-/// count, stored and encoded bytes, pages by encoding, nulls), or why a page's zone map cannot be
-/// true (its bounds crossed or outside the chunk's): null when it agrees. A lie the summary cannot
-/// see (a zone map narrower than its page, inside the chunk's bounds) is verify's (format_verify.cpp).
-const char *summary_disagrees(const chunk_entry &e, const page_directory &dir, domain d) {
-  if (dir.pages.size() != e.pages) return "holds a page count other than its column summary's";
-  uint64_t stored = 0, raw = 0, nulls = 0;
-  if (dir.has_dictionary) {
-    stored += dir.dictionary_ref.stored_length;
-    raw += dir.dictionary_ref.raw_length;
-  }
-  std::array<uint32_t, 256> by_encoding{};
-  const stats &c = e.st;
-  // The least page minimum and the greatest page maximum: the chunk's own (ints, reals; a text
-  // minimum cut to 15 bytes), so a page cannot claim the chunk's extremes away from the page that has them.
+/// Why the zone maps of `items` (a directory's pages, a top level's blocks, or a block's pages:
+/// anything with `st`) cannot be those of the rows `c` bounds (a chunk's statistics, or a block's
+/// zone map), or why their nulls do not add up to c's: null when they agree. Each bound must lie
+/// within c's (ints and reals; text: a minimum at least c's cut to 15 bytes, an exact maximum at most
+/// c's), and the least minimum and the greatest maximum be c's own (text: the least minimum, c's
+/// cut to 15 bytes), so an item cannot claim c's extremes away from the one that has them.
+template <typename Items>
+const char *zone_maps_disagree(const Items &items, const stats &c, domain d) {
+  uint64_t nulls = 0;
   const stats *least = nullptr, *greatest = nullptr;
   bool nan = false;
-  for (const auto &p : dir.pages) {
-    stored += p.ref.stored_length;
-    raw += p.ref.raw_length;
-    nulls += p.st.nulls;
-    ++by_encoding[p.encoding];
-    const stats &s = p.st;
-    // A page with a value has both bounds (a text maximum of 0xFF bytes alone cannot be rounded
-    // up: absent), a page of nulls neither.
+  for (const auto &item : items) {
+    const stats &s = item.st;
+    nulls += s.nulls;
+    // Anything with a value has both bounds (a text maximum of 0xFF bytes alone cannot be rounded
+    // up: absent), anything of nulls neither.
     if (s.has_min != (s.nulls < s.rows) || (s.has_max && !s.has_min) || (s.has_min && !s.has_max && d != domain::text))
       return "a page's zone map lacks a bound it must have";
     if (!s.has_min) continue;
@@ -74,7 +65,7 @@ const char *summary_disagrees(const chunk_entry &e, const page_directory &dir, d
       case domain::text: {
         const std::string_view chunk_min = std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
         if (!least || s.tmin < least->tmin) least = &s;
-        if (s.tmin < chunk_min || (s.has_max && s.tmin > s.tmax) ||
+        if (std::string_view(s.tmin) < chunk_min || (s.has_max && s.tmin > s.tmax) ||
             (s.has_max && !s.max_bound && c.has_max && s.tmax > c.tmax))
           return "a page's zone map is outside its chunk's";
         break;
@@ -82,17 +73,86 @@ const char *summary_disagrees(const chunk_entry &e, const page_directory &dir, d
     }
   }
   if (least && !nan) {
-    const bool agree = d == domain::ints    ? least->imin == c.imin && greatest->imax == c.imax
-                       : d == domain::reals ? least->rmin == c.rmin && greatest->rmax == c.rmax
-                                            : least->tmin == std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
+    const bool agree = d == domain::ints ? least->imin == c.imin && greatest->imax == c.imax
+                       : d == domain::reals
+                           ? least->rmin == c.rmin && greatest->rmax == c.rmax
+                           : std::string_view(least->tmin) == std::string_view(c.tmin).substr(0, PAGE_STAT_TEXT_BYTES);
     if (!agree) return "its pages' zone maps do not reach its chunk's bounds";
   }
-  if (stored != e.data_bytes || raw != e.encoded_bytes) return "its pages' sizes differ from its column summary's";
   if (nulls != c.nulls) return "its pages' nulls differ from its column summary's";
+  return nullptr;
+}
+
+/// Why a page directory disagrees with its chunk's entry in the column summary (versions 4 and 5;
+/// docs/format.md 1.4): a one-level directory's pages, or a two-level one's top level (page count,
+/// stored and encoded bytes, the blocks' stored bytes, nulls, zone maps); null when it agrees. The
+/// pages by encoding are checked once every page's entry is read (encodings_disagree).
+const char *summary_disagrees(const chunk_entry &e, const page_directory &dir, domain d) {
+  if (dir.page_count != e.pages) return "holds a page count other than its column summary's";
+  uint64_t stored = 0, raw = 0, block_bytes = 0;
+  if (dir.has_dictionary) {
+    stored += dir.dictionary_ref.stored_length;
+    raw += dir.dictionary_ref.raw_length;
+  }
+  for (const auto &b : dir.blocks) {
+    stored += b.data_bytes;
+    raw += b.encoded_bytes;
+    if (dir.two_level) block_bytes += b.ref.stored_length;
+  }
+  if (stored != e.data_bytes || raw != e.encoded_bytes) return "its pages' sizes differ from its column summary's";
+  if (block_bytes != e.block_bytes) return "its blocks' sizes differ from its column summary's";
+  if (dir.two_level) return zone_maps_disagree(dir.blocks, e.st, d);
+  return zone_maps_disagree(dir.blocks[0].pages, e.st, d);
+}
+
+/// Why a directory whose every entry is read disagrees with its column summary's pages by encoding.
+const char *encodings_disagree(const chunk_entry &e, const page_directory &dir) {
+  std::array<uint32_t, 256> by_encoding{};
+  for (const auto &b : dir.blocks)
+    for (const auto &p : b.pages) ++by_encoding[p.encoding];
   for (uint32_t k = 0; k < e.encoding_kinds; ++k)
     if (by_encoding[e.encoding(k).first] != e.encoding(k).second)
       return "its pages' encodings differ from its column summary's";
   return nullptr;
+}
+
+/// Why a block of a two-level directory disagrees with its entry in the top level (page count,
+/// rows, stored and raw bytes, nulls, zone maps): null when it agrees.
+const char *block_disagrees(const directory_block &b, domain d) {
+  if (b.pages.size() != b.page_count) return "a block holds a page count other than its top level's";
+  uint64_t rows = 0, stored = 0, raw = 0;
+  for (const auto &p : b.pages) {
+    rows += p.rows;
+    stored += p.ref.stored_length;
+    raw += p.ref.raw_length;
+  }
+  if (rows != b.rows) return "a block's pages hold rows other than its top level's";
+  if (stored != b.data_bytes || raw != b.encoded_bytes) return "a block's pages' sizes differ from its top level's";
+  if (const char *lie = zone_maps_disagree(b.pages, b.st, d)) return lie;
+  return nullptr;
+}
+
+/// Reads `count` page entries (docs/format.md 1.5: page_ref, rows, encoding, zone map), the first
+/// starting at row `first` of a chunk of `chunk_rows` rows, into `out`: the one decoder of entries,
+/// for one-level directories and for blocks alike. False when one is malformed or its rows pass the chunk's.
+bool read_page_entries(byte_reader &r, uint64_t count, domain d, uint32_t first, uint32_t chunk_rows,
+                       std::vector<page_entry> &out) {
+  out.reserve(out.size() + static_cast<size_t>(count));
+  uint64_t at = first;
+  for (uint64_t i = 0; i < count; ++i) {
+    page_entry p;
+    p.ref = read_ref(r);
+    const uint64_t rows_here = r.varint();
+    p.encoding = r.u8();
+    p.st = read_stats(r, d);
+    if (r.failed() || rows_here == 0 || rows_here > chunk_rows - at || p.st.nulls > rows_here) return false;
+    p.first_row = static_cast<uint32_t>(at);
+    p.rows = static_cast<uint32_t>(rows_here);
+    p.st.rows = rows_here;
+    at += rows_here;
+    out.push_back(std::move(p));
+  }
+  return true;
 }
 
 // One zstd decompression context a thread, shared by every file the thread reads: a context is
@@ -239,6 +299,7 @@ result<std::shared_ptr<const std::vector<chunk_entry>>> file::impl::column_direc
         if (listed != pages)
           return corrupt_block("chunk " + std::to_string(i) + "'s encodings do not add up to its pages", path,
                                sg.base + ref.offset);
+        if (sg.version >= BLOCKED_DIRECTORY_VERSION) e.block_bytes = r.varint();
       }
       e.st = read_stats(r, d);
       e.st.rows = rows_here;
@@ -253,7 +314,7 @@ result<std::shared_ptr<const std::vector<chunk_entry>>> file::impl::column_direc
 
 result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(size_t column, uint64_t chunk) {
   uint64_t key = chunk * sch.columns.size() + column;
-  if (auto it = page_dirs.find(key); it != page_dirs.end()) return it->second;
+  if (auto it = page_dirs.find(key); it != page_dirs.end()) return std::shared_ptr<const page_directory>(it->second);
   auto cd = column_directory(column);
   if (!cd) return std::move(cd).error();
   std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].directory";
@@ -264,42 +325,155 @@ result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(si
   auto dir = std::make_shared<detail::page_directory>();
   uint64_t count = r.varint();
   const uint32_t chunk_rows_here = rows_in_chunk(chunk);
-  if (r.failed() || count == 0 || count > chunk_rows_here || count > r.remaining() / 8 + 1) {
+  if (r.failed() || count == 0 || count > chunk_rows_here) {
     return corrupt_file("holds an impossible page count " + std::to_string(count), path);
   }
-  dir->has_dictionary = r.u8() != 0;
+  dir->page_count = static_cast<uint32_t>(count);
+  const uint8_t flags = r.u8();
+  // Flag 2 (a two-level directory) is version 5's; a version-4 reader took any other byte than 0 for
+  // a dictionary, so older files keep that reading.
+  const bool blocked_version = segment_of(chunk).version >= BLOCKED_DIRECTORY_VERSION;
+  if (blocked_version && flags > (DIRECTORY_HAS_DICTIONARY | DIRECTORY_TWO_LEVEL))
+    return corrupt_file("holds unknown flags", path);
+  dir->has_dictionary = (blocked_version ? flags & DIRECTORY_HAS_DICTIONARY : flags) != 0;
+  dir->two_level = blocked_version && (flags & DIRECTORY_TWO_LEVEL);
   if (dir->has_dictionary) {
     dir->dictionary_size = r.varint();
     dir->dictionary_ref = read_ref(r);
     if (dir->dictionary_size > chunk_rows_here) return corrupt_file("a dictionary larger than its chunk", path);
   }
-  dir->pages.reserve(static_cast<size_t>(count));
   domain d = domain_of(sch.columns[column].type);
-  uint64_t first = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    page_entry p;
-    p.ref = read_ref(r);
-    uint64_t rows_here = r.varint();
-    p.encoding = r.u8();
-    p.st = read_stats(r, d);
-    if (r.failed() || rows_here == 0 || rows_here > chunk_rows_here - first || p.st.nulls > rows_here) {
-      return corrupt_file("page " + std::to_string(i) + " is malformed", path);
+  if (!dir->two_level) {
+    if (count > r.remaining() / 8 + 1)
+      return corrupt_file("holds an impossible page count " + std::to_string(count), path);
+    directory_block whole;
+    whole.page_count = dir->page_count;
+    whole.rows = chunk_rows_here;
+    whole.loaded = true;
+    if (!read_page_entries(r, count, d, 0, chunk_rows_here, whole.pages))
+      return corrupt_file("a page is malformed", path);
+    const uint32_t rows = whole.pages.back().first_row + whole.pages.back().rows;
+    if (rows != chunk_rows_here)
+      return corrupt_file("its pages hold " + std::to_string(rows) + " rows, not " + std::to_string(chunk_rows_here),
+                          path);
+    for (const auto &p : whole.pages) {
+      whole.data_bytes += p.ref.stored_length;
+      whole.encoded_bytes += p.ref.raw_length;
     }
-    p.first_row = static_cast<uint32_t>(first);
-    p.rows = static_cast<uint32_t>(rows_here);
-    p.st.rows = rows_here;
-    first += rows_here;
-    dir->pages.push_back(std::move(p));
+    dir->blocks.push_back(std::move(whole));
+    dir->blocks_loaded = 1;
+  } else {
+    // The top level (docs/format.md 1.5): per block its page_ref, pages, rows, stored and raw bytes
+    // of its pages, and its zone map.
+    const uint64_t block_count = r.varint();
+    if (r.failed() || block_count < 2 || block_count > count || block_count > r.remaining() / 16 + 1)
+      return corrupt_file("holds an impossible block count " + std::to_string(block_count), path);
+    dir->blocks.resize(static_cast<size_t>(block_count));
+    uint64_t first_page = 0, first_row = 0;
+    for (auto &b : dir->blocks) {
+      b.ref = read_ref(r);
+      const uint64_t pages = r.varint(), rows = r.varint();
+      b.data_bytes = r.varint();
+      b.encoded_bytes = r.varint();
+      b.st = read_stats(r, d);
+      if (r.failed() || pages == 0 || pages > count - first_page || rows < pages ||
+          rows > chunk_rows_here - first_row || b.st.nulls > rows)
+        return corrupt_file("a block's entry is malformed", path);
+      b.first_page = static_cast<uint32_t>(first_page);
+      b.page_count = static_cast<uint32_t>(pages);
+      b.first_row = static_cast<uint32_t>(first_row);
+      b.rows = static_cast<uint32_t>(rows);
+      b.st.rows = rows;
+      b.zoned = true;
+      first_page += pages;
+      first_row += rows;
+    }
+    if (first_page != count || first_row != chunk_rows_here)
+      return corrupt_file("its blocks hold " + std::to_string(first_page) + " pages of " + std::to_string(first_row) +
+                              " rows, not " + std::to_string(count) + " of " + std::to_string(chunk_rows_here),
+                          path);
   }
-  if (first != chunk_rows_here)
-    return corrupt_file("its pages hold " + std::to_string(first) + " rows, not " + std::to_string(chunk_rows_here),
-                        path);
-  if (const auto &entry = (*cd.value())[chunk]; entry.summarized) {
+  if (dir->two_level && r.remaining() != 0) return corrupt_file("holds bytes past its entries", path);
+  const auto &entry = (*cd.value())[chunk];
+  if (entry.summarized) {
     if (const char *lie = summary_disagrees(entry, *dir, d))
       return corrupt_block(lie, path, segment_of(chunk).base + ref.offset);
+    if (!dir->two_level)
+      if (const char *lie = encodings_disagree(entry, *dir))
+        return corrupt_block(lie, path, segment_of(chunk).base + ref.offset);
+  } else if (dir->two_level) {
+    return corrupt_file("a two-level directory in a table without column summaries", path);
   }
   page_dirs.emplace(key, dir);
   return std::shared_ptr<const detail::page_directory>(dir);
+}
+
+result<const std::vector<page_entry> *> file::impl::block_pages(size_t column, uint64_t chunk, size_t block) {
+  auto top = load_page_directory(column, chunk);
+  if (!top) return std::move(top).error();
+  // The cached directory itself (load_page_directory hands it out as const): its blocks fill in.
+  detail::page_directory &dir = *page_dirs.find(chunk * sch.columns.size() + column)->second;
+  directory_block &b = dir.blocks[block];
+  if (b.loaded) return &b.pages;
+  const std::string path = chunk_path(column, chunk, "directory.blocks", block);
+  auto raw = fetch(chunk_segment[chunk], b.ref, path, fetch_kind::directory);
+  if (!raw) return std::move(raw).error();
+  byte_reader r({raw->data(), b.ref.raw_length});
+  const uint64_t count = r.varint();
+  const domain d = domain_of(sch.columns[column].type);
+  std::vector<page_entry> pages;
+  const uint64_t at = segment_of(chunk).base + b.ref.offset;
+  if (r.failed() || count != b.page_count || count > r.remaining() / 8 + 1)
+    return corrupt_block("a block holds a page count other than its top level's", path, at);
+  if (!read_page_entries(r, count, d, b.first_row, b.first_row + b.rows, pages) || r.remaining() != 0)
+    return corrupt_block("a page's entry is malformed", path, at);
+  b.pages = std::move(pages);
+  if (const char *lie = block_disagrees(b, d)) {
+    b.pages.clear();
+    return corrupt_block(lie, path, at);
+  }
+  b.loaded = true;
+  // Every entry read: the pages by encoding, which the top level does not list, against the summary.
+  if (++dir.blocks_loaded == dir.blocks.size()) {
+    if (const char *lie = encodings_disagree((*column_directory(column).value())[chunk], dir)) {
+      b.loaded = false;
+      --dir.blocks_loaded;
+      b.pages.clear();
+      return corrupt_block(lie, column_path(column) + ".chunks[" + std::to_string(chunk) + "].directory", at);
+    }
+  }
+  return &b.pages;
+}
+
+result<std::shared_ptr<const page_directory>> file::impl::load_whole_directory(size_t column, uint64_t chunk) {
+  auto dir = load_page_directory(column, chunk);
+  if (!dir) return dir;
+  for (size_t b = 0; b < dir.value()->blocks.size(); ++b) {
+    if (dir.value()->blocks[b].loaded) continue;
+    if (auto p = block_pages(column, chunk, b); !p) return std::move(p).error();
+  }
+  return dir;
+}
+
+result<const page_entry *> file::impl::page_entry_at(size_t column, uint64_t chunk, size_t page_index) {
+  auto dir = load_page_directory(column, chunk);
+  if (!dir) return std::move(dir).error();
+  const size_t b = dir.value()->block_of_page(page_index);
+  auto pages = block_pages(column, chunk, b);
+  if (!pages) return std::move(pages).error();
+  return &(*pages.value())[page_index - dir.value()->blocks[b].first_page];
+}
+
+result<size_t> file::impl::page_of_row(size_t column, uint64_t chunk, uint32_t row) {
+  auto dir = load_page_directory(column, chunk);
+  if (!dir) return std::move(dir).error();
+  const size_t b = dir.value()->block_of_row(row);
+  auto pages = block_pages(column, chunk, b);
+  if (!pages) return std::move(pages).error();
+  const auto &ps = *pages.value();
+  auto it =
+      std::upper_bound(ps.begin(), ps.end(), row, [](uint32_t r, const page_entry &p) { return r < p.first_row; });
+  return dir.value()->blocks[b].first_page + static_cast<size_t>(it - ps.begin()) - 1;
 }
 
 result<std::shared_ptr<const dictionary>> file::impl::chunk_dictionary(size_t column, uint64_t chunk) {
@@ -324,7 +498,9 @@ result<std::shared_ptr<const dictionary>> file::impl::chunk_dictionary(size_t co
 result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_index) {
   auto dir = load_page_directory(column, chunk);
   if (!dir) return std::move(dir).error();
-  const auto &entry = dir.value()->pages[page_index];
+  auto entry_at = page_entry_at(column, chunk, page_index);
+  if (!entry_at) return std::move(entry_at).error();
+  const auto &entry = *entry_at.value();
   page_view view;
   view.first_row = entry.first_row;
   if (dir.value()->has_dictionary) {
@@ -397,7 +573,9 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
                                        const std::shared_ptr<column_values> &scratch) {
   auto dir = load_page_directory(column, chunk);
   if (!dir) return std::move(dir).error();
-  const auto &entry = dir.value()->pages[page_index];
+  auto entry_at = page_entry_at(column, chunk, page_index);
+  if (!entry_at) return std::move(entry_at).error();
+  const auto &entry = *entry_at.value();
   const uint64_t block = chunk * sch.columns.size() + column;
   const uint64_t key = block * (uint64_t{MAX_CHUNK_ROWS} + 1) + page_index;
   for (const auto &c : cache) {
@@ -751,9 +929,10 @@ result<void> read_segment(const byte_source &src, const open_options &options, s
     return quire::error(error_code::NOT_A_QUIRE_FILE, "the file does not start with the .quire magic", sg.base);
   uint16_t version;
   std::memcpy(&version, head + 6, 2);
-  if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION && version != SUMMARY_VERSION) {
+  if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION && version != SUMMARY_VERSION &&
+      version != BLOCKED_DIRECTORY_VERSION) {
     return quire::error(error_code::UNSUPPORTED_VERSION,
-                        "format version " + std::to_string(version) + "; this reader reads versions 1 to 4",
+                        "format version " + std::to_string(version) + "; this reader reads versions 1, 3, 4 and 5",
                         sg.base + 6);
   }
   sg.version = version;

@@ -197,8 +197,20 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
       failure = std::move(dir).error();
       return false;
     }
-    for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
-      const auto &pe = dir.value()->pages[pi];
+    for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
+      // A two-level directory's block is read only when its rows are selected.
+      const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)];
+      if (pi == blk.first_page && std::find(sel.begin() + blk.first_row, sel.begin() + blk.first_row + blk.rows, 1) ==
+                                      sel.begin() + blk.first_row + blk.rows) {
+        pi += blk.page_count - 1;
+        continue;
+      }
+      auto entry = f.page_entry_at(*col, chunk, pi);
+      if (!entry) {
+        failure = std::move(entry).error();
+        return false;
+      }
+      const auto &pe = *entry.value();
       const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
       uint64_t selected = static_cast<uint64_t>(std::count(sel.begin() + from, sel.begin() + to, 1));
       if (!selected) continue;

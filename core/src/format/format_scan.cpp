@@ -56,8 +56,23 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
   std::vector<uint8_t> dict_match;
   bool dict_done = false;
   std::shared_ptr<column_values> one_value;
-  for (size_t pi = 0; pi < dir.value()->pages.size(); ++pi) {
-    const auto &pe = dir.value()->pages[pi];
+  for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
+    // A two-level directory's block is read only when rows of it are selected and its zone map may
+    // hold a match (a one-level directory is one block, read already, with no zone map of its own).
+    if (const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)]; pi == blk.first_page) {
+      const auto block_end = mask.begin() + blk.first_row + blk.rows;
+      const tri t = std::find(mask.begin() + blk.first_row, block_end, 1) == block_end ? tri::none
+                    : blk.zoned                                                        ? leaf_on_stats(p, blk.st)
+                                                                                       : tri::some;
+      if (t == tri::all) std::copy(mask.begin() + blk.first_row, block_end, out.begin() + blk.first_row);
+      if (t != tri::some) {
+        pi += blk.page_count - 1;
+        continue;
+      }
+    }
+    auto entry = f.page_entry_at(p.column, chunk, pi);
+    if (!entry) return std::move(entry).error();
+    const auto &pe = *entry.value();
     const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
     if (std::find(mask.begin() + from, mask.begin() + to, 1) == mask.begin() + to) continue;
     tri t = leaf_on_stats(p, pe.st);
@@ -113,9 +128,9 @@ result<void> engine::cursor::seek(uint32_t row) {
     dir = *d;
   }
   if (page_index != SIZE_MAX && row >= view.first_row && row - view.first_row < view.values->rows) return {};
-  auto it = std::upper_bound(dir->pages.begin(), dir->pages.end(), row,
-                             [](uint32_t r, const page_entry &p) { return r < p.first_row; });
-  page_index = static_cast<size_t>(it - dir->pages.begin()) - 1;
+  auto at = e.f.page_of_row(column, chunk, row);
+  if (!at) return std::move(at).error();
+  page_index = *at;
   auto v = one_row ? e.f.row_view(column, chunk, page_index, row, one_row) : e.f.page(column, chunk, page_index);
   if (!v) return std::move(v).error();
   view = std::move(v).value();

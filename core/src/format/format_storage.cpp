@@ -80,7 +80,7 @@ result<storage_report> file::storage() {
     for (uint64_t ch = 0; ch < cd.value()->size(); ++ch) {
       const auto &entry = (*cd.value())[ch];
       cs.data_bytes += entry.data_bytes;
-      cs.directory_bytes += entry.page_directory.stored_length;
+      cs.directory_bytes += entry.page_directory.stored_length + entry.block_bytes;
       cs.nulls += entry.st.nulls;
       if (entry.summarized) {
         // Version 4: the column summary says it all; no page directory is read (docs/format.md 1.4).
@@ -92,7 +92,7 @@ result<storage_report> file::storage() {
       }
       auto pd = f.load_page_directory(c, ch);
       if (!pd) return std::move(pd).error();
-      for (const auto &pe : pd.value()->pages) {
+      for (const auto &pe : pd.value()->blocks[0].pages) {  // versions 1 and 3: one level
         ++cs.pages;
         cs.encoded_bytes += pe.ref.raw_length;
         ++encodings[encoding_name(pe.encoding)];

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include "../common/alloc.h"
 #include "format_engine.h"
@@ -1530,7 +1531,7 @@ namespace {
 
 /// What a segment's object holds: a page the re-seal only re-seals (data, dictionary, index leaf,
 /// Bloom filter), or a directory whose page_refs it rewrites (their offsets and CRCs change).
-enum class object_kind : uint8_t { opaque, page_directory, column_directory, index_root, footer };
+enum class object_kind : uint8_t { opaque, page_directory, directory_block, column_directory, index_root, footer };
 
 struct segment_object {
   page_ref ref;
@@ -1543,18 +1544,23 @@ struct segment_object {
 /// `each(ref, kind of what it points at, domain)`, which returns the ref to write in its place;
 /// every other byte is copied as it is. Returns the rewritten bytes, or nullopt when the bytes do
 /// not follow the layout.
-/// `summaries`: the segment is of version 4, whose column directories are column summaries (1.4).
-template <typename Each>
-std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind kind, domain dom, bool summaries,
-                                     Each each) {
+/// `version`: the segment's (its tail's): from 4 its column directories are column summaries (1.4),
+/// from 5 with each chunk's block bytes, and a page directory may be two-level (1.5).
+/// `block_bytes(old page directory ref, old value)`, when given, gives the value of a version-5
+/// summary's block_bytes to write (the blocks' stored bytes change when they are rewritten).
+template <typename Each, typename BlockBytes = std::nullptr_t>
+std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind kind, domain dom, uint16_t version,
+                                     Each each, BlockBytes block_bytes = nullptr) {
   byte_reader r(raw);
   std::string out;
   size_t copied = 0;
   bool ok = true;
+  page_ref last;  // the last ref read
   auto ref = [&](object_kind child, domain d) {
     const size_t at = r.position();
     out.append(reinterpret_cast<const char *>(raw.data()) + copied, at - copied);
     page_ref old = read_ref(r);
+    last = old;
     if (r.failed()) {
       ok = false;
       return;
@@ -1599,7 +1605,7 @@ std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind k
       for (uint64_t i = 0; i < n && ok; ++i) {
         ref(object_kind::page_directory, dom);
         r.varint();
-        if (summaries) {
+        if (version >= SUMMARY_VERSION) {
           r.varint();
           r.varint();
           const uint64_t kinds = count(2);
@@ -1607,17 +1613,52 @@ std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind k
             r.u8();
             r.varint();
           }
+          if (version >= BLOCKED_DIRECTORY_VERSION) {
+            const size_t at = r.position();
+            const uint64_t old = r.varint();
+            if constexpr (!std::is_same_v<BlockBytes, std::nullptr_t>) {
+              if (!r.failed()) {
+                out.append(reinterpret_cast<const char *>(raw.data()) + copied, at - copied);
+                put_varint(out, block_bytes(last, old));
+                copied = r.position();
+              }
+            }
+          }
         }
         read_stats(r, dom);
       }
       break;
     }
     case object_kind::page_directory: {
-      const uint64_t n = count(8);
-      if (r.u8() != 0) {
+      // A two-level directory's page count is not bounded by its bytes (its entries are in blocks).
+      const uint64_t n = r.varint();
+      const uint8_t flags = r.u8();
+      const bool two_level = version >= BLOCKED_DIRECTORY_VERSION && (flags & DIRECTORY_TWO_LEVEL);
+      if (version >= BLOCKED_DIRECTORY_VERSION ? (flags & DIRECTORY_HAS_DICTIONARY) : flags != 0) {
         r.varint();
         ref(object_kind::opaque, dom);
       }
+      if (two_level) {
+        // The top level: per block its page_ref, pages, rows, stored and raw bytes, zone map.
+        const uint64_t blocks = count(8);
+        for (uint64_t i = 0; i < blocks && ok; ++i) {
+          ref(object_kind::directory_block, dom);
+          for (int k = 0; k < 4; ++k) r.varint();
+          read_stats(r, dom);
+        }
+        break;
+      }
+      if (r.failed() || n > r.remaining() / 8 + 1) ok = false;
+      for (uint64_t i = 0; i < n && ok; ++i) {
+        ref(object_kind::opaque, dom);
+        r.varint();
+        r.u8();
+        read_stats(r, dom);
+      }
+      break;
+    }
+    case object_kind::directory_block: {
+      const uint64_t n = count(8);
       for (uint64_t i = 0; i < n && ok; ++i) {
         ref(object_kind::opaque, dom);
         r.varint();
@@ -1661,7 +1702,7 @@ struct segment_resealer {
   ZSTD_DCtx *dctx = nullptr;                   // one for every segment (a one-shot call makes its own)
   std::map<uint64_t, segment_object> objects;  // by offset within the segment
   uint64_t footer_offset = 0;
-  bool summaries = false;              // a version-4 segment (its tail says)
+  uint16_t version = TABLE_VERSION;    // the segment's (its tail says)
   uint64_t pages = 0, page_bytes = 0;  // pages re-sealed as they were, and their stored bytes
 
   quire::error damaged(std::string what, uint64_t at) const { return bad_block(what, base + at); }
@@ -1705,7 +1746,7 @@ struct segment_resealer {
   /// Finds every object the directory `raw` points at (and theirs).
   result<void> collect(std::span<const uint8_t> raw, object_kind kind, domain dom, uint64_t at) {
     std::vector<segment_object> children;
-    auto walked = walk_refs(raw, kind, dom, summaries, [&](const page_ref &ref, object_kind child, domain d) {
+    auto walked = walk_refs(raw, kind, dom, version, [&](const page_ref &ref, object_kind child, domain d) {
       segment_object o;
       o.ref = ref;
       o.kind = child;
@@ -1740,7 +1781,7 @@ struct segment_resealer {
     if (auto r = src.read_at(base + length - TAIL_SIZE, tail); !r) return std::move(r).error();
     footer_offset = load_u64(tail);
     const uint32_t footer_length = load_u32(tail + 8);
-    summaries = (tail[22] | tail[23] << 8) >= SUMMARY_VERSION;
+    version = static_cast<uint16_t>(tail[22] | tail[23] << 8);
     if (footer_offset < HEADER_SIZE || footer_offset > length - TAIL_SIZE ||
         footer_length != length - TAIL_SIZE - footer_offset || footer_length < crypto::TAG_BYTES)
       return damaged("a segment's tail does not fit it", length - TAIL_SIZE);
@@ -1763,6 +1804,21 @@ struct segment_resealer {
       if (it == moved.end()) return std::nullopt;  // a directory before what it lists
       return it->second;
     };
+    // A version-5 summary's block_bytes: the stored bytes of the chunk's directory blocks as rewritten.
+    auto block_bytes_of = [&](const page_ref &directory, uint64_t old) -> uint64_t {
+      auto it = objects.find(directory.offset);
+      if (it == objects.end() || it->second.kind != object_kind::page_directory) return old;
+      uint64_t sum = 0;
+      walk_refs(it->second.raw, object_kind::page_directory, it->second.dom, version,
+                [&](const page_ref &r, object_kind child, domain) -> std::optional<page_ref> {
+                  if (child == object_kind::directory_block) {
+                    auto m = moved.find(r.offset);
+                    sum += m == moved.end() ? r.stored_length : m->second.stored_length;
+                  }
+                  return r;
+                });
+      return sum;
+    };
     for (auto &[off, o] : objects) {
       if (off < end) return damaged("two pages of a segment overlap", off);
       end = off + o.ref.stored_length;
@@ -1776,9 +1832,16 @@ struct segment_resealer {
         ++pages;
         page_bytes += o.ref.stored_length;
       } else {
-        auto raw = walk_refs(o.raw, o.kind, o.dom, summaries, refs_of);
+        auto raw = walk_refs(o.raw, o.kind, o.dom, version, refs_of, block_bytes_of);
         if (!raw) return damaged("a directory of a segment lies before a page it lists", off);
-        stored = seal_page(*raw, level, cctx, now);
+        // A two-level directory's top level stays raw, as the writer stores it (docs/format.md 1.5).
+        bool top_level = false;
+        if (o.kind == object_kind::page_directory && version >= BLOCKED_DIRECTORY_VERSION) {
+          byte_reader d(o.raw);
+          d.varint();
+          top_level = !d.failed() && (d.u8() & DIRECTORY_TWO_LEVEL);
+        }
+        stored = seal_page(*raw, level, top_level ? nullptr : cctx, now);
         now.offset = out.size();
       }
       if (auto s = seal_stored(stored, to, now.offset, 0); !s) return std::move(s).error();
@@ -1787,7 +1850,7 @@ struct segment_resealer {
       out += stored;
       moved[off] = now;
     }
-    auto nf = walk_refs(footer, object_kind::footer, domain::ints, summaries, refs_of);
+    auto nf = walk_refs(footer, object_kind::footer, domain::ints, version, refs_of);
     if (!nf) return damaged("the segment's footer lists a page it does not hold", footer_offset);
     const uint64_t new_footer_offset = out.size();
     std::string sealed_footer = std::move(nf).value();
@@ -1797,7 +1860,7 @@ struct segment_resealer {
     put_u32(out, static_cast<uint32_t>(sealed_footer.size()));
     put_u32(out, crc32c(bytes_of(sealed_footer)));
     out.append(MAGIC, sizeof MAGIC);
-    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, 3 or 4), as its header
+    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, 3, 4 or 5), as its header
     return out;
   }
 };
@@ -1984,7 +2047,7 @@ result<store_report> storage_of_store(const byte_source &source, const open_opti
       cb.name = f.sch.columns[c].name;
       for (const auto &entry : *cd.value()) {
         cb.data_bytes += entry.data_bytes;
-        cb.directory_bytes += entry.page_directory.stored_length;
+        cb.directory_bytes += entry.page_directory.stored_length + entry.block_bytes;
       }
       for (const auto &sg : f.segments) cb.directory_bytes += sg.columns[c].directory.stored_length;
       out.columns.push_back(std::move(cb));

@@ -48,15 +48,17 @@ result<uint64_t> file::verify() {
   uint64_t pages = 0;
   for (size_t c = 0; c < f.sch.columns.size(); ++c) {
     for (uint64_t ch = 0; ch < f.chunks; ++ch) {
-      auto dir = f.load_page_directory(c, ch);
+      auto dir = f.load_whole_directory(c, ch);
       if (!dir) return std::move(dir).error();
-      pages += 2;
-      for (size_t p = 0; p < dir.value()->pages.size(); ++p) {
+      pages += 2 + (dir.value()->two_level ? dir.value()->blocks.size() : 0);
+      for (size_t p = 0; p < dir.value()->page_count; ++p) {
         auto v = f.page(c, ch, p);
         if (!v) return std::move(v).error();
+        const auto &blk = dir.value()->blocks[dir.value()->block_of_page(p)];
+        const page_entry &entry = blk.pages[p - blk.first_page];
         // A zone map narrower than its page would make a filter skip rows it should keep: every
         // value must lie within its page's bounds (a text minimum is a prefix, so a lower bound).
-        if (auto row = outside_zone_map(f.sch.columns[c].type, *v, dir.value()->pages[p])) {
+        if (auto row = outside_zone_map(f.sch.columns[c].type, *v, entry)) {
           quire::error e(error_code::CORRUPT_BLOCK,
                          "row " + std::to_string(v->first_row + *row) + " lies outside its page's zone map");
           e.path = "column " + f.sch.columns[c].name + ", chunk " + std::to_string(ch) + ", page " + std::to_string(p);
@@ -67,7 +69,7 @@ result<uint64_t> file::verify() {
         // checksum) would first show itself in an aggregate. verify() is where it is caught.
         if (f.sch.columns[c].type == column_type::decimal) {
           const auto &vals = *v->values;
-          for (uint32_t r = 0; r < dir.value()->pages[p].rows; ++r) {
+          for (uint32_t r = 0; r < entry.rows; ++r) {
             quire::detail::decimal_text parts;
             if (vals.is_valid(r) &&
                 !quire::detail::split_decimal_text(v->text(r), quire::detail::DECIMAL_EXPONENT, parts)) {

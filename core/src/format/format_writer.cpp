@@ -230,7 +230,14 @@ struct writer::impl {
     // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
     bool compact = false;
   };
-  uint16_t version = SUMMARY_VERSION;  // every new table (its indexes have compact leaves where they may)
+  // Version 4 for every new table (its indexes have compact leaves where they may), or 5 when its
+  // first chunk has a page directory of more than DIRECTORY_BLOCK_PAGES pages (docs/format.md 1):
+  // the header, which says it, waits in `pending` with the first chunk's bytes until that is known.
+  uint16_t version = SUMMARY_VERSION;
+  bool header_pending = true;
+  std::string pending;
+  std::vector<size_t> first_block_bytes_at;  // per column: where its first chunk's summary entry
+                                             // takes block_bytes, should the file become version 5
   std::vector<index_state> indexes;
   std::vector<index_def> skipped_indexes;  // asked for, answered by the order (answered_by_order)
 
@@ -238,15 +245,34 @@ struct writer::impl {
   ~impl() { ZSTD_freeCCtx(cctx); }
 
   result<void> emit(std::string_view bytes) {
+    if (header_pending) {
+      pending.append(bytes);
+      offset += bytes.size();
+      return {};
+    }
     auto r = sink.write({reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()});
     if (!r) return r;
     offset += bytes.size();
     return {};
   }
 
-  result<page_ref> write_page(std::string_view raw) {
+  /// Writes the header, now that the version is known, and what waited behind it.
+  result<void> release_header() {
+    if (!header_pending) return {};
+    header_pending = false;
+    std::string header(MAGIC, sizeof MAGIC);
+    put_u16(header, version);
+    header += pending;
+    pending = std::string();
+    offset -= header.size();
+    return emit(header);
+  }
+
+  /// `compress` false: stored raw (a two-level directory's top level, decoded first by every lookup).
+  result<page_ref> write_page(std::string_view raw, bool compress = true) {
     page_ref ref;
-    std::string stored = seal_page(raw, opt.compression_level, worth_compressing(raw) ? cctx : nullptr, ref);
+    std::string stored =
+        seal_page(raw, opt.compression_level, compress && worth_compressing(raw) ? cctx : nullptr, ref);
     ref.offset = offset;
     if (opt.sealer) {
       auto s = opt.sealer->seal(stored, offset, 0);
@@ -525,8 +551,26 @@ struct writer::impl {
     uint64_t data_bytes = 0, encoded_bytes = 0;
     std::map<uint8_t, uint64_t> encodings;  // pages by encoding byte, for the column summary
     uint32_t page_count = (rows + page_rows - 1) / page_rows;
+    // More pages than a block holds: two-level (version 5), when the file is or may still become it.
+    const bool two_level =
+        page_count > DIRECTORY_BLOCK_PAGES && (version >= BLOCKED_DIRECTORY_VERSION || header_pending);
+    if (two_level && version < BLOCKED_DIRECTORY_VERSION) {
+      version = BLOCKED_DIRECTORY_VERSION;
+      // The columns of the first chunk written before this one: their summary entries gain
+      // block_bytes 0 (one-level directories).
+      for (size_t k = 0; k < c; ++k) column_dirs[k].insert(first_block_bytes_at[k], 1, '\0');
+    }
+    // Where each page's entry starts in `dir`, and what a block's top-level entry sums of it.
+    struct page_info {
+      size_t entry_at = 0;
+      uint32_t rows = 0;
+      uint64_t nulls = 0, stored = 0, raw = 0;
+      value_range range;
+    };
+    std::vector<page_info> infos;
+    if (two_level) infos.reserve(page_count);
     put_varint(dir, page_count);
-    put_u8(dir, use_dict ? 1 : 0);
+    put_u8(dir, (use_dict ? DIRECTORY_HAS_DICTIONARY : 0) | (two_level ? DIRECTORY_TWO_LEVEL : 0));
     if (use_dict) {
       scratch.clear();
       encode_dictionary(scratch, dict);
@@ -625,13 +669,51 @@ struct writer::impl {
       encoded_bytes += ref->raw_length;
       const auto encoding = static_cast<uint8_t>(value_tag << 4 | int_tag);
       ++encodings[encoding];
+      if (two_level)
+        infos.push_back({dir.size(), to - from, ps.nulls, ref->stored_length, ref->raw_length, page_range});
       put_ref(dir, *ref);
       put_varint(dir, to - from);
       put_u8(dir, encoding);
       put_stats(dir, dom, ps);
     }
     const stats chunk_stats = stats_of(rows, b.nulls, chunk_range, false);
-    auto dir_ref = write_page(dir);
+    uint64_t block_bytes = 0;
+    if (two_level) {
+      // The blocks (each `varint pages` and its pages' entries, as a one-level directory has them),
+      // then the top level in place of the entries: per block its page_ref, pages, rows, stored and
+      // raw bytes, and the zone map of its pages (docs/format.md 1.5).
+      const size_t entries_at = infos.front().entry_at;
+      std::string top = dir.substr(0, entries_at), block;
+      const uint32_t block_count = (page_count + DIRECTORY_BLOCK_PAGES - 1) / DIRECTORY_BLOCK_PAGES;
+      put_varint(top, block_count);
+      for (uint32_t first = 0; first < page_count; first += DIRECTORY_BLOCK_PAGES) {
+        const uint32_t last = std::min(page_count, first + DIRECTORY_BLOCK_PAGES);
+        const size_t end = last < page_count ? infos[last].entry_at : dir.size();
+        block.clear();
+        put_varint(block, last - first);
+        block.append(dir, infos[first].entry_at, end - infos[first].entry_at);
+        auto block_ref = write_page(block);
+        if (!block_ref) return std::move(block_ref).error();
+        block_bytes += block_ref->stored_length;
+        uint64_t block_rows = 0, nulls = 0, stored = 0, raw_bytes = 0;
+        value_range range;
+        for (uint32_t i = first; i < last; ++i) {
+          block_rows += infos[i].rows;
+          nulls += infos[i].nulls;
+          stored += infos[i].stored;
+          raw_bytes += infos[i].raw;
+          fold_into(infos[i].range, range);
+        }
+        put_ref(top, *block_ref);
+        put_varint(top, last - first);
+        put_varint(top, block_rows);
+        put_varint(top, stored);
+        put_varint(top, raw_bytes);
+        put_stats(top, dom, stats_of(block_rows, nulls, range, true));
+      }
+      dir = std::move(top);
+    }
+    auto dir_ref = write_page(dir, !two_level);
     if (!dir_ref) return std::move(dir_ref).error();
     // The chunk's entry in the column summary (docs/format.md 1.4).
     auto &cd = column_dirs[c];
@@ -644,6 +726,8 @@ struct writer::impl {
       put_u8(cd, encoding);
       put_varint(cd, pages);
     }
+    if (version >= BLOCKED_DIRECTORY_VERSION) put_varint(cd, block_bytes);
+    else if (header_pending) first_block_bytes_at[c] = cd.size();
     put_stats(cd, dom, chunk_stats);
     return {};
   }
@@ -682,7 +766,7 @@ struct writer::impl {
     }
     ++chunks;
     buffered = 0;
-    return {};
+    return release_header();
   }
 
   // --- indexes ------------------------------------------------------------------------------------
@@ -1067,6 +1151,7 @@ struct writer::impl {
     }
     auto f = flush_chunk();
     if (!f) return std::move(f).error();
+    if (auto h = release_header(); !h) return std::move(h).error();
 
     std::string footer;
     put_varint(footer, rows_out);
@@ -1184,10 +1269,9 @@ result<std::unique_ptr<writer>> writer::create(const format::schema &s, const wr
         {d, *c, std::make_unique<run_sorter>(share, o.spill), nullptr, {}, {}, {}, compact_index(t, d.kind)});
     if (d.kind == index_kind::text) p->indexes.back().postings = std::make_unique<posting_lists>(share / 2);
   }
-  std::string header(MAGIC, sizeof MAGIC);
-  put_u16(header, p->version);
-  auto e = p->emit(header);
-  if (!e) return std::move(e).error();
+  // The header is written with the first chunk, when the version is known (release_header).
+  p->offset = HEADER_SIZE;
+  p->first_block_bytes_at.assign(s.columns.size(), 0);
   return std::unique_ptr<writer>(new writer(std::move(p)));
 }
 
