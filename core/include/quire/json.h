@@ -215,8 +215,22 @@ class array {
 
 // The accessors on the hot path, inline: the FHIRPath engine and the view runner walk objects
 // key by key and test types at every step, and a call into another translation unit for each was
-// a good part of that walk.
+// a good part of that walk. Inline, the compiler also sees the result<T> made and taken apart in
+// one place and keeps it in registers; returned from another translation unit it is written to
+// memory and destroyed in the caller through std::variant's table of destructors: in wasm an
+// indirect call for every number and boolean a walk reads (get_string was inline already).
 inline kind value::type() const noexcept { return static_cast<kind>(doc_->tape[index_].type); }
+inline uint64_t value::offset() const noexcept { return doc_->tape[index_].offset; }
+inline result<bool> value::get_bool() const {
+  const detail::node &n = doc_->tape[index_];
+  if (n.type != static_cast<uint8_t>(kind::boolean)) return detail::wrong_type(doc_, index_, "boolean");
+  return n.flag != 0;
+}
+inline result<std::string_view> value::get_number_text() const {
+  const detail::node &n = doc_->tape[index_];
+  if (n.type != static_cast<uint8_t>(kind::number)) return detail::wrong_type(doc_, index_, "number");
+  return std::string_view(doc_->input.data() + n.start, n.length);
+}
 inline member object::iterator::operator*() const {
   const detail::node &key = doc_->tape[index_];
   return member{std::string_view(doc_->strings.data() + key.start, key.length), value(doc_, index_ + 1)};
@@ -242,6 +256,8 @@ inline result<array> value::get_array() const {
   if (type() != kind::array) return detail::wrong_type(doc_, index_, "array");
   return array(doc_, index_);
 }
+inline size_t object::size() const noexcept { return doc_->tape[index_].length; }
+inline size_t array::size() const noexcept { return doc_->tape[index_].length; }
 inline object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
 inline object::iterator object::end() const noexcept { return iterator(doc_, doc_->tape[index_].next); }
 inline array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }

@@ -35,20 +35,6 @@ std::string_view kind_name(kind k) noexcept {
   return "unknown";
 }
 
-uint64_t value::offset() const noexcept { return node_at(doc_, index_).offset; }
-
-result<bool> value::get_bool() const {
-  const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::boolean)) return detail::wrong_type(doc_, index_, "boolean");
-  return n.flag != 0;
-}
-
-result<std::string_view> value::get_number_text() const {
-  const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::number)) return detail::wrong_type(doc_, index_, "number");
-  return doc_->input.substr(n.start, n.length);
-}
-
 result<double> value::get_double() const {
   auto text = get_number_text();
   if (!text) return std::move(text).error();
@@ -117,7 +103,6 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
   return std::optional<value>(current);
 }
 
-size_t object::size() const noexcept { return node_at(doc_, index_).length; }
 uint64_t object::offset() const noexcept { return node_at(doc_, index_).offset; }
 
 std::optional<value> object::find(std::string_view key) const noexcept {
@@ -127,7 +112,6 @@ std::optional<value> object::find(std::string_view key) const noexcept {
   return std::nullopt;
 }
 
-size_t array::size() const noexcept { return node_at(doc_, index_).length; }
 uint64_t array::offset() const noexcept { return node_at(doc_, index_).offset; }
 
 std::optional<value> array::at(size_t i) const noexcept {
