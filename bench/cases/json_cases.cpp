@@ -21,31 +21,29 @@ result<uint64_t> check_op(std::string_view input) {
 }
 
 // Parse, then fold every number's exact text and every string into the checksum: the tape must
-// hold the same content on every target.
-void fold(const json::value &v, uint64_t &d) {
+// hold the same content on every target. The walk is a caller's, through the public accessors;
+// the digest goes in and comes out by value (through a reference it lived in memory, in wasm in
+// the stack in linear memory, for the whole walk).
+uint64_t fold(json::value v, uint64_t d) {
   switch (v.type()) {
-    case json::kind::number: d = digest(v.get_number_text().value(), d); break;
-    case json::kind::string: d = digest(v.get_string().value(), d); break;
-    case json::kind::boolean: d = mix(d, v.get_bool().value() ? 1 : 2); break;
-    case json::kind::null_value: d = mix(d, 3); break;
+    case json::kind::number: return digest(v.get_number_text().value(), d);
+    case json::kind::string: return digest(v.get_string().value(), d);
+    case json::kind::boolean: return mix(d, v.get_bool().value() ? 1 : 2);
+    case json::kind::null_value: return mix(d, 3);
     case json::kind::array:
-      for (auto e : v.get_array().value()) fold(e, d);
-      break;
+      for (auto e : v.get_array().value()) d = fold(e, d);
+      return d;
     case json::kind::object:
-      for (auto m : v.get_object().value()) {
-        d = digest(m.key, d);
-        fold(m.val, d);
-      }
-      break;
+      for (auto m : v.get_object().value()) d = fold(m.val, digest(m.key, d));
+      return d;
   }
+  return d;
 }
 
 result<uint64_t> parse_op(std::string_view input) {
   auto doc = json::parse(input);
   if (!doc) return doc.error();
-  uint64_t d = mix(0, doc->value_count());
-  fold(doc->root(), d);
-  return d;
+  return fold(doc->root(), mix(0, doc->value_count()));
 }
 
 struct shape {

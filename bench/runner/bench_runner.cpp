@@ -161,15 +161,6 @@ void count_free(uint64_t size) noexcept {
 }
 }  // namespace detail
 
-uint64_t digest(std::string_view bytes, uint64_t seed) noexcept {
-  uint64_t h = seed;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 uint64_t digest_words(std::string_view bytes, uint64_t seed) noexcept {
   uint64_t h = seed;
   size_t i = 0;
@@ -184,14 +175,6 @@ uint64_t digest_words(std::string_view bytes, uint64_t seed) noexcept {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-uint64_t mix(uint64_t d, uint64_t value) noexcept {
-  for (int i = 0; i < 8; ++i) {
-    d ^= (value >> (8 * i)) & 0xff;
-    d *= 1099511628211ull;
-  }
-  return d;
 }
 
 uint64_t rng::next() noexcept {

@@ -94,6 +94,42 @@ struct tape_data {
   size_t max_depth = 0;
   size_t value_count = 0;
 };
+/// A document and the index of one of its nodes: the state of value, object and array. In wasm32
+/// both fit in one 64-bit integer, and there a class whose only member is a scalar is passed to a
+/// function and returned from one as that scalar, in a register; a class of two members is passed
+/// as a pointer to a copy in the stack in linear memory, written as two 32-bit words and read back
+/// as one 64-bit word (a store the processor cannot forward to the load) at every call. A walk
+/// that passes a value to a function per value (a recursive one does) paid that per value: the
+/// walk alone ran four times slower in wasm than natively. Natively the two members are passed in
+/// two registers already.
+#if UINTPTR_MAX <= UINT32_MAX
+class node_ref {
+ public:
+  node_ref() = default;
+  node_ref(const tape_data *doc, uint32_t index) noexcept
+      : bits_(uint64_t{index} << 32 | reinterpret_cast<uintptr_t>(doc)) {}
+  const tape_data *doc() const noexcept {
+    return reinterpret_cast<const tape_data *>(static_cast<uintptr_t>(static_cast<uint32_t>(bits_)));
+  }
+  uint32_t index() const noexcept { return static_cast<uint32_t>(bits_ >> 32); }
+
+ private:
+  uint64_t bits_ = 0;
+};
+#else
+class node_ref {
+ public:
+  node_ref() = default;
+  node_ref(const tape_data *doc, uint32_t index) noexcept : doc_(doc), index_(index) {}
+  const tape_data *doc() const noexcept { return doc_; }
+  uint32_t index() const noexcept { return index_; }
+
+ private:
+  const tape_data *doc_ = nullptr;
+  uint32_t index_ = 0;
+};
+#endif
+
 /// WRONG_TYPE for the value at `index` when `wanted` was asked (json_value.cpp): the accessors'
 /// error path, out of line so that the inline accessors stay small.
 quire::error wrong_type(const tape_data *doc, uint32_t index, std::string_view wanted);
@@ -129,9 +165,10 @@ class value {
   friend class object;
   friend class array;
   friend class document;
-  value(const detail::tape_data *doc, uint32_t index) : doc_(doc), index_(index) {}
-  const detail::tape_data *doc_ = nullptr;
-  uint32_t index_ = 0;
+  value(const detail::tape_data *d, uint32_t i) : ref_(d, i) {}
+  const detail::tape_data *doc() const noexcept { return ref_.doc(); }
+  uint32_t index() const noexcept { return ref_.index(); }
+  detail::node_ref ref_;
 };
 
 /// A member of an object: its key (unescaped) and its value.
@@ -172,9 +209,10 @@ class object {
 
  private:
   friend class value;
-  object(const detail::tape_data *doc, uint32_t index) : doc_(doc), index_(index) {}
-  const detail::tape_data *doc_ = nullptr;
-  uint32_t index_ = 0;
+  object(const detail::tape_data *d, uint32_t i) : ref_(d, i) {}
+  const detail::tape_data *doc() const noexcept { return ref_.doc(); }
+  uint32_t index() const noexcept { return ref_.index(); }
+  detail::node_ref ref_;
 };
 
 /// The elements of an array, in order.
@@ -208,15 +246,30 @@ class array {
 
  private:
   friend class value;
-  array(const detail::tape_data *doc, uint32_t index) : doc_(doc), index_(index) {}
-  const detail::tape_data *doc_ = nullptr;
-  uint32_t index_ = 0;
+  array(const detail::tape_data *d, uint32_t i) : ref_(d, i) {}
+  const detail::tape_data *doc() const noexcept { return ref_.doc(); }
+  uint32_t index() const noexcept { return ref_.index(); }
+  detail::node_ref ref_;
 };
 
 // The accessors on the hot path, inline: the FHIRPath engine and the view runner walk objects
 // key by key and test types at every step, and a call into another translation unit for each was
-// a good part of that walk.
-inline kind value::type() const noexcept { return static_cast<kind>(doc_->tape[index_].type); }
+// a good part of that walk. Inline, the compiler also sees the result<T> made and taken apart in
+// one place and keeps it in registers; returned from another translation unit it is written to
+// memory and destroyed in the caller through std::variant's table of destructors: in wasm an
+// indirect call for every number and boolean a walk reads (get_string was inline already).
+inline kind value::type() const noexcept { return static_cast<kind>(doc()->tape[index()].type); }
+inline uint64_t value::offset() const noexcept { return doc()->tape[index()].offset; }
+inline result<bool> value::get_bool() const {
+  const detail::node &n = doc()->tape[index()];
+  if (n.type != static_cast<uint8_t>(kind::boolean)) return detail::wrong_type(doc(), index(), "boolean");
+  return n.flag != 0;
+}
+inline result<std::string_view> value::get_number_text() const {
+  const detail::node &n = doc()->tape[index()];
+  if (n.type != static_cast<uint8_t>(kind::number)) return detail::wrong_type(doc(), index(), "number");
+  return std::string_view(doc()->input.data() + n.start, n.length);
+}
 inline member object::iterator::operator*() const {
   const detail::node &key = doc_->tape[index_];
   return member{std::string_view(doc_->strings.data() + key.start, key.length), value(doc_, index_ + 1)};
@@ -230,22 +283,24 @@ inline array::iterator &array::iterator::operator++() {
   return *this;
 }
 inline result<std::string_view> value::get_string() const {
-  const detail::node &n = doc_->tape[index_];
-  if (n.type != static_cast<uint8_t>(kind::string)) return detail::wrong_type(doc_, index_, "string");
-  return std::string_view(doc_->strings.data() + n.start, n.length);
+  const detail::node &n = doc()->tape[index()];
+  if (n.type != static_cast<uint8_t>(kind::string)) return detail::wrong_type(doc(), index(), "string");
+  return std::string_view(doc()->strings.data() + n.start, n.length);
 }
 inline result<object> value::get_object() const {
-  if (type() != kind::object) return detail::wrong_type(doc_, index_, "object");
-  return object(doc_, index_);
+  if (type() != kind::object) return detail::wrong_type(doc(), index(), "object");
+  return object(doc(), index());
 }
 inline result<array> value::get_array() const {
-  if (type() != kind::array) return detail::wrong_type(doc_, index_, "array");
-  return array(doc_, index_);
+  if (type() != kind::array) return detail::wrong_type(doc(), index(), "array");
+  return array(doc(), index());
 }
-inline object::iterator object::begin() const noexcept { return iterator(doc_, index_ + 1); }
-inline object::iterator object::end() const noexcept { return iterator(doc_, doc_->tape[index_].next); }
-inline array::iterator array::begin() const noexcept { return iterator(doc_, index_ + 1); }
-inline array::iterator array::end() const noexcept { return iterator(doc_, doc_->tape[index_].next); }
+inline size_t object::size() const noexcept { return doc()->tape[index()].length; }
+inline size_t array::size() const noexcept { return doc()->tape[index()].length; }
+inline object::iterator object::begin() const noexcept { return iterator(doc(), index() + 1); }
+inline object::iterator object::end() const noexcept { return iterator(doc(), doc()->tape[index()].next); }
+inline array::iterator array::begin() const noexcept { return iterator(doc(), index() + 1); }
+inline array::iterator array::end() const noexcept { return iterator(doc(), doc()->tape[index()].next); }
 
 /// A parsed document. Move-only. See the lifetime note at the top of this header.
 class document {

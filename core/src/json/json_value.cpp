@@ -35,20 +35,6 @@ std::string_view kind_name(kind k) noexcept {
   return "unknown";
 }
 
-uint64_t value::offset() const noexcept { return node_at(doc_, index_).offset; }
-
-result<bool> value::get_bool() const {
-  const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::boolean)) return detail::wrong_type(doc_, index_, "boolean");
-  return n.flag != 0;
-}
-
-result<std::string_view> value::get_number_text() const {
-  const auto &n = node_at(doc_, index_);
-  if (n.type != static_cast<uint8_t>(kind::number)) return detail::wrong_type(doc_, index_, "number");
-  return doc_->input.substr(n.start, n.length);
-}
-
 result<double> value::get_double() const {
   auto text = get_number_text();
   if (!text) return std::move(text).error();
@@ -59,7 +45,7 @@ result<double> value::get_double() const {
 }
 
 result<int64_t> value::get_int64() const {
-  const auto &n = node_at(doc_, index_);
+  const auto &n = node_at(doc(), index());
   auto text = get_number_text();
   if (!text) return std::move(text).error();
   if (!n.flag)
@@ -95,7 +81,7 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
       }
     }
     if (current.type() == kind::object) {
-      auto found = object(current.doc_, current.index_).find(token);
+      auto found = object(current.doc(), current.index()).find(token);
       if (!found) return std::optional<value>();
       current = *found;
     } else if (current.type() == kind::array) {
@@ -105,7 +91,7 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
           (token.size() > 1 && token[0] == '0')) {
         return std::optional<value>();
       }
-      auto found = array(current.doc_, current.index_).at(index);
+      auto found = array(current.doc(), current.index()).at(index);
       if (!found) return std::optional<value>();
       current = *found;
     } else {
@@ -117,8 +103,7 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
   return std::optional<value>(current);
 }
 
-size_t object::size() const noexcept { return node_at(doc_, index_).length; }
-uint64_t object::offset() const noexcept { return node_at(doc_, index_).offset; }
+uint64_t object::offset() const noexcept { return node_at(doc(), index()).offset; }
 
 std::optional<value> object::find(std::string_view key) const noexcept {
   for (auto m : *this) {
@@ -127,8 +112,7 @@ std::optional<value> object::find(std::string_view key) const noexcept {
   return std::nullopt;
 }
 
-size_t array::size() const noexcept { return node_at(doc_, index_).length; }
-uint64_t array::offset() const noexcept { return node_at(doc_, index_).offset; }
+uint64_t array::offset() const noexcept { return node_at(doc(), index()).offset; }
 
 std::optional<value> array::at(size_t i) const noexcept {
   size_t k = 0;
