@@ -476,9 +476,21 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
         failure = std::move(dir).error();
         return false;
       }
-      const auto &pages = dir.value()->pages;
-      for (size_t pi = 0; pi < pages.size(); ++pi) {
-        const auto from = sel.begin() + pages[pi].first_row, to = from + pages[pi].rows;
+      for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
+        // A two-level directory's block is read only when its rows are selected.
+        const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)];
+        if (pi == blk.first_page && std::find(sel.begin() + blk.first_row, sel.begin() + blk.first_row + blk.rows, 1) ==
+                                        sel.begin() + blk.first_row + blk.rows) {
+          pi += blk.page_count - 1;
+          continue;
+        }
+        auto entry = f.page_entry_at(column, chunk, pi);
+        if (!entry) {
+          failure = std::move(entry).error();
+          return false;
+        }
+        const auto &pe = *entry.value();
+        const auto from = sel.begin() + pe.first_row, to = from + pe.rows;
         const auto selected = static_cast<size_t>(std::count(from, to, uint8_t{1}));
         if (!selected) continue;
         auto view = f.page(column, chunk, pi);
@@ -486,11 +498,11 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
           failure = std::move(view).error();
           return false;
         }
-        if (selected == pages[pi].rows) {
+        if (selected == pe.rows) {
           append_page(out[c], *view);
           continue;
         }
-        for (uint32_t k = 0; k < pages[pi].rows; ++k) {
+        for (uint32_t k = 0; k < pe.rows; ++k) {
           if (from[k]) append_value(out[c], *view, k);
         }
       }
