@@ -100,20 +100,22 @@ result<selection> engine::eval(const pred &p, uint64_t chunk, const selection &s
       }
       dict_done = true;
     }
-    sel.each(
-        [&](uint32_t r) {
-          uint32_t i = r - base;
-          if (!v.is_valid(i)) return true;
-          bool m;
-          if (v.dictionary) m = dict_match[v.ids[i]];
-          else if (p.dom == domain::ints) m = test_int(p, v.ints[i]);
-          else if (type == column_type::float64) m = test_real(p, v.reals[i]);
-          else if (type == column_type::decimal) m = test_real(p, parse_double(page->text(i)));
-          else m = test_text(p, page->text(i));
-          out.add_if(r, m);
-          return true;
-        },
-        from, to);
+    // The value's test is chosen once a page, so each loop over the rows is one test inlined.
+    auto test_rows = [&](auto test) __attribute__((always_inline)) {
+      sel.each(
+          [&](uint32_t r) __attribute__((always_inline)) {
+            const uint32_t i = r - base;
+            if (v.is_valid(i)) out.add_if(r, test(i));
+            return true;
+          },
+          from, to);
+    };
+    if (v.dictionary) test_rows([&](uint32_t i) { return dict_match[v.ids[i]] != 0; });
+    else if (p.dom == domain::ints) test_rows([&](uint32_t i) { return test_int(p, v.ints[i]); });
+    else if (type == column_type::float64) test_rows([&](uint32_t i) { return test_real(p, v.reals[i]); });
+    else if (type == column_type::decimal)
+      test_rows([&](uint32_t i) { return test_real(p, parse_double(page->text(i))); });
+    else test_rows([&](uint32_t i) { return test_text(p, page->text(i)); });
   }
   return out.finish();
 }

@@ -118,7 +118,7 @@ class selection {
   /// Calls fn(row) for each selected row in [from, to), ascending; fn returns false to stop.
   /// Returns false when it stopped.
   template <typename Fn>
-  bool each(Fn fn, uint32_t from = 0, uint32_t to = UINT32_MAX) const {
+  [[gnu::always_inline]] bool each(Fn fn, uint32_t from = 0, uint32_t to = UINT32_MAX) const {
     to = std::min(to, rows_);
     switch (form_) {
       case form::all:
@@ -209,7 +209,7 @@ class selection_builder {
 
   void add(uint32_t r) {
     if (dense_) {
-      mask_[r] = 1;
+      dense_[r] = 1;
       return;
     }
     list_.push_back(r);
@@ -217,14 +217,14 @@ class selection_builder {
   }
   /// add(r) when `selected`; a mask stores it without a branch.
   void add_if(uint32_t r, bool selected) {
-    if (dense_) mask_[r] = static_cast<uint8_t>(selected);
+    if (dense_) dense_[r] = static_cast<uint8_t>(selected);
     else if (selected) add(r);
   }
   /// Adds the rows of `s` in [from, to) (above every row added so far).
   void add_from(const selection &s, uint32_t from, uint32_t to) {
     if (!dense_ && s.count_in(from, to, limit_ + 1) + list_.size() > limit_) densify();
     if (dense_ && s.kind() == selection::form::all) {
-      std::memset(mask_.data() + from, 1, to - from);
+      std::memset(dense_ + from, 1, to - from);
       return;
     }
     s.each(
@@ -244,11 +244,11 @@ class selection_builder {
     mask_.assign(rows_, 0);
     for (uint32_t r : list_) mask_[r] = 1;
     list_ = {};
-    dense_ = true;
+    dense_ = mask_.data();
   }
 
   uint32_t rows_, limit_;
-  bool dense_ = false;
+  uint8_t *dense_ = nullptr;  // the mask's bytes once it is one
   std::vector<uint32_t> list_;
   std::vector<uint8_t> mask_;
 };
