@@ -14,6 +14,7 @@
 
 #include "format_file.h"
 #include "format_predicate.h"
+#include "format_selection.h"
 
 namespace quire::format::detail {
 
@@ -61,8 +62,9 @@ struct engine {
 
   // --- the scan (format_scan.cpp; for_each_chunk is a template, so it is here) ---------------------
 
-  // Evaluation of a predicate over one chunk, for the rows set in `mask`; returns a subset of it.
-  result<std::vector<uint8_t>> eval(const pred &p, uint64_t chunk, const std::vector<uint8_t> &mask);
+  // Evaluation of a predicate over one chunk, for the rows `sel` selects; returns a subset of it
+  // (a list when few rows are left, whatever the input's form).
+  result<selection> eval(const pred &p, uint64_t chunk, const selection &sel);
 
   /// Calls fn(chunk, selection) for each chunk that may hold matching rows, in file order or
   /// reversed; fn returns false to stop. With no filter every row is selected and nothing is read.
@@ -74,31 +76,27 @@ struct engine {
       if (!c) return std::move(c).error();
       cand = std::move(c).value();
     }
-    size_t cand_pos = 0;
     for (uint64_t n = 0; n < f.chunks; ++n) {
       uint64_t chunk = reverse ? f.chunks - 1 - n : n;
       const uint32_t rows = f.rows_in_chunk(chunk);
-      // The chunk's row mask is built only for chunks that are not skipped (a find skips all but one).
-      std::vector<uint8_t> mask;
+      // Deleted rows are never selected (a version-2 file's deletion vectors).
+      const uint8_t *deleted = f.deleted_in_chunk(chunk);
+      selection sel;
       if (cand) {
+        // An index's candidates stay a list: a find selects one row, no chunk-wide mask.
         uint64_t first = f.chunk_first_row(chunk), end = first + rows;
         auto lo = std::lower_bound(cand->begin(), cand->end(), first);
         auto hi = std::lower_bound(lo, cand->end(), end);
-        (void)cand_pos;
         if (lo == hi) {
           ++info.skipped_by_index;
           continue;
         }
-        mask.assign(rows, 0);
-        for (auto it = lo; it != hi; ++it) mask[*it - first] = 1;
+        std::vector<uint32_t> list;
+        list.reserve(static_cast<size_t>(hi - lo));
+        for (auto it = lo; it != hi; ++it) list.push_back(static_cast<uint32_t>(*it - first));
+        sel = selection::of_list(rows, std::move(list));
+        sel.drop(deleted);
       }
-      // Deleted rows are never selected (a version-2 file's deletion vectors).
-      const uint8_t *deleted = f.deleted_in_chunk(chunk);
-      auto drop_deleted = [&](std::vector<uint8_t> &m) {
-        if (deleted)
-          for (uint32_t i = 0; i < rows; ++i) m[i] &= static_cast<uint8_t>(!deleted[i]);
-      };
-      if (cand) drop_deleted(mask);
       if (where) {
         bool by_bloom = false;
         if (!cand) {
@@ -109,12 +107,12 @@ struct engine {
             else ++info.skipped_by_statistics;
             continue;
           }
-          mask.assign(rows, 1);
-          drop_deleted(mask);
+          sel = selection::every(rows);
+          sel.drop(deleted);
           if (*t == tri::all) {
             ++info.scanned;
-            info.rows_matched += static_cast<uint64_t>(std::count(mask.begin(), mask.end(), uint8_t{1}));
-            if (!fn(chunk, mask)) {
+            info.rows_matched += sel.count();
+            if (!fn(chunk, sel)) {
               info.stopped_early = true;
               return {};
             }
@@ -122,19 +120,19 @@ struct engine {
           }
         }
         ++info.scanned;
-        auto sel = eval(*where, chunk, mask);
-        if (!sel) return std::move(sel).error();
-        info.rows_matched += static_cast<uint64_t>(std::count(sel->begin(), sel->end(), 1));
-        if (!fn(chunk, *sel)) {
+        auto out = eval(*where, chunk, sel);
+        if (!out) return std::move(out).error();
+        info.rows_matched += out->count();
+        if (!fn(chunk, *out)) {
           info.stopped_early = true;
           return {};
         }
       } else {
-        mask.assign(rows, 1);
-        drop_deleted(mask);
+        sel = selection::every(rows);
+        sel.drop(deleted);
         ++info.scanned;
-        info.rows_matched += deleted ? static_cast<uint64_t>(std::count(mask.begin(), mask.end(), uint8_t{1})) : rows;
-        if (!fn(chunk, mask)) {
+        info.rows_matched += sel.count();
+        if (!fn(chunk, sel)) {
           info.stopped_early = true;
           return {};
         }
@@ -163,17 +161,16 @@ struct engine {
     /// Seeks to each row i of the chunk that `selected` marks, in order, and calls fn(i). Returns
     /// false at the first seek that fails, its error in `failure`.
     template <typename Fn>
-    bool each_selected(const std::vector<uint8_t> &selected, quire::error &failure, Fn fn) {
-      for (uint32_t i = 0; i < selected.size(); ++i) {
-        if (!selected[i]) continue;
+    bool each_selected(const selection &selected, quire::error &failure, Fn fn) {
+      return selected.each([&](uint32_t i) {
         auto s = seek(i);
         if (!s) {
           failure = std::move(s).error();
           return false;
         }
         fn(i);
-      }
-      return true;
+        return true;
+      });
     }
   };
 

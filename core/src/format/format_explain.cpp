@@ -64,7 +64,7 @@ result<explain_report> file::explain(const format::query &q, bool analyze) {
     }
   } else if (*where) {
     // The plan alone: which index, which chunks the statistics and Bloom filters skip.
-    run = e.for_each_chunk(*where, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
+    run = e.for_each_chunk(*where, false, [](uint64_t, const selection &) { return true; });
   }
   read_counters used = diff(f.counters, before);
   used.blocks = f.touched_blocks.size();

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "format_internal.h"
+#include "format_path.h"
 #include "quire/crypto.h"
 
 namespace quire::format {
@@ -214,7 +215,7 @@ struct file::impl {
 
   /// Reads, checks and decompresses a stored page. The buffer holds raw_length bytes plus
   /// DECODE_PADDING zeros. `what` names the page in errors (the error's path).
-  result<std::vector<uint8_t>> fetch(size_t segment, const detail::page_ref &ref, const std::string &what,
+  result<std::vector<uint8_t>> fetch(size_t segment, const detail::page_ref &ref, const detail::lazy_path &what,
                                      detail::fetch_kind kind);
 
   result<std::shared_ptr<const std::vector<detail::chunk_entry>>> column_directory(size_t column);
@@ -239,7 +240,7 @@ struct file::impl {
                                      const std::shared_ptr<detail::column_values> &scratch);
   /// The bytes of a page fetched for row_view (cached in raw_cache under `key`).
   result<std::shared_ptr<const std::vector<uint8_t>>> raw_page(size_t segment, const detail::page_ref &ref,
-                                                               uint64_t key, const std::string &what);
+                                                               uint64_t key, const detail::lazy_path &what);
   /// Index `index`'s root in segment `segment` (each segment indexes its own rows).
   result<std::shared_ptr<const detail::index_root>> load_index_root(size_t index, size_t segment);
   /// Fetches leaf `leaf` of index `index` of a segment and walks its entries, checked, calling

@@ -27,6 +27,14 @@ quire::error corrupt_block(std::string message, std::string path, uint64_t offse
   return e;
 }
 
+// The same, naming a path made only now (format_path.h).
+quire::error corrupt_file(std::string message, const lazy_path &path, uint64_t offset = quire::error::NO_OFFSET) {
+  return corrupt_file(std::move(message), path.str(), offset);
+}
+quire::error corrupt_block(std::string message, const lazy_path &path, uint64_t offset) {
+  return corrupt_block(std::move(message), path.str(), offset);
+}
+
 /// Why the zone maps of `items` (a directory's pages, a top level's blocks, or a block's pages:
 /// anything with `st`) cannot be those of the rows `c` bounds (a chunk's statistics, or a block's
 /// zone map), or why their nulls do not add up to c's: null when they agree. Each bound must lie
@@ -175,8 +183,13 @@ result<void> read_range(const byte_source &src, uint64_t offset, std::span<uint8
 
 }  // namespace
 
-result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, const std::string &what,
+result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, const lazy_path &what,
                                                fetch_kind kind) {
+  // resize_or_oom's own error, naming the page only when it is returned.
+  auto sized = [&](std::vector<uint8_t> &v, uint64_t n) -> result<void> {
+    if (quire::detail::resize_or_oom(v, n, {})) return {};
+    return quire::detail::out_of_memory(n, what.str());
+  };
   const segment_info &sg = segments[seg];
   if (ref.offset < HEADER_SIZE || ref.offset > sg.footer_offset || ref.stored_length > sg.footer_offset - ref.offset) {
     return corrupt_file("points outside the file's data (offset " + std::to_string(ref.offset) + ", " +
@@ -202,7 +215,7 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   if (!whole.empty() && whole.size() == size) {
     stored = whole.subspan(static_cast<size_t>(at), ref.stored_length);
   } else {
-    if (auto a = quire::detail::resize_or_oom(stored_copy, ref.stored_length, what); !a) return std::move(a).error();
+    if (auto a = sized(stored_copy, ref.stored_length); !a) return std::move(a).error();
     auto r = read_range(*source, at, stored_copy);
     if (!r) return std::move(r).error();
     stored = stored_copy;
@@ -220,8 +233,7 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   std::vector<uint8_t> opened;
   if (sg.seal) {
     if (stored.size() < crypto::TAG_BYTES) return corrupt_block("too short to be sealed", what, at);
-    if (auto a = quire::detail::resize_or_oom(opened, stored.size() - crypto::TAG_BYTES, what); !a)
-      return std::move(a).error();
+    if (auto a = sized(opened, stored.size() - crypto::TAG_BYTES); !a) return std::move(a).error();
     crypto::nonce n;
     std::string associated;
     segment_nonce(*sg.seal, ref.offset, 0, n, associated);
@@ -233,8 +245,7 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   // Pages are bounded by max_page_bytes, but many large pages held open (or one large file) can
   // still exhaust the wasm heap: the decoded page is OUT_OF_MEMORY then, not an abort.
   std::vector<uint8_t> out;
-  if (auto a = quire::detail::resize_or_oom(out, uint64_t{ref.raw_length} + DECODE_PADDING, what); !a)
-    return std::move(a).error();
+  if (auto a = sized(out, uint64_t{ref.raw_length} + DECODE_PADDING); !a) return std::move(a).error();
   if (ref.compression == COMPRESSION_NONE) {
     if (ref.raw_length) std::memcpy(out.data(), stored.data(), ref.raw_length);
     return out;
@@ -259,7 +270,7 @@ result<std::shared_ptr<const std::vector<chunk_entry>>> file::impl::column_direc
   domain d = domain_of(sch.columns[column].type);
   for (size_t seg = 0; seg < segments.size(); ++seg) {
     const segment_info &sg = segments[seg];
-    std::string path = column_path(column) + segment_path(seg) + ".directory";
+    const auto path = [&] { return column_path(column) + segment_path(seg) + ".directory"; };
     const page_ref &ref = sg.columns[column].directory;
     auto raw = fetch(seg, ref, path, fetch_kind::directory);
     if (!raw) return std::move(raw).error();
@@ -317,7 +328,7 @@ result<std::shared_ptr<const page_directory>> file::impl::load_page_directory(si
   if (auto it = page_dirs.find(key); it != page_dirs.end()) return std::shared_ptr<const page_directory>(it->second);
   auto cd = column_directory(column);
   if (!cd) return std::move(cd).error();
-  std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].directory";
+  const auto path = [&] { return chunk_path(column, chunk, "directory"); };
   const auto &ref = (*cd.value())[chunk].page_directory;
   auto raw = fetch(chunk_segment[chunk], ref, path, fetch_kind::directory);
   if (!raw) return std::move(raw).error();
@@ -481,7 +492,7 @@ result<std::shared_ptr<const dictionary>> file::impl::chunk_dictionary(size_t co
   if (auto it = dicts.find(key); it != dicts.end()) return it->second;
   auto dir = load_page_directory(column, chunk);
   if (!dir) return std::move(dir).error();
-  std::string path = column_path(column) + ".chunks[" + std::to_string(chunk) + "].dictionary";
+  const auto path = [&] { return chunk_path(column, chunk, "dictionary"); };
   const auto &ref = dir.value()->dictionary_ref;
   auto raw = fetch(chunk_segment[chunk], ref, path, fetch_kind::data);
   if (!raw) return std::move(raw).error();
@@ -517,8 +528,7 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
       return view;
     }
   }
-  std::string path =
-      column_path(column) + ".chunks[" + std::to_string(chunk) + "].pages[" + std::to_string(page_index) + "]";
+  const auto path = [&] { return chunk_path(column, chunk, "pages", page_index); };
   auto raw = fetch(chunk_segment[chunk], entry.ref, path, fetch_kind::data);
   if (!raw) return std::move(raw).error();
   ++counters.data_pages;
@@ -544,7 +554,7 @@ result<page_view> file::impl::page(size_t column, uint64_t chunk, size_t page_in
 }
 
 result<std::shared_ptr<const std::vector<uint8_t>>> file::impl::raw_page(size_t seg, const page_ref &ref, uint64_t key,
-                                                                         const std::string &what) {
+                                                                         const lazy_path &what) {
   for (auto &c : raw_cache) {
     if (c.key == key && c.bytes) {
       c.stamp = ++clock;
@@ -582,7 +592,7 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
     // Decoded already: the page itself (page() counts the hit).
     if (c.key == key && c.values) return page(column, chunk, page_index);
   }
-  const std::string path = chunk_path(column, chunk, "pages", page_index);
+  const auto path = [&] { return chunk_path(column, chunk, "pages", page_index); };
   auto raw = raw_page(chunk_segment[chunk], entry.ref, key, path);
   if (!raw) return std::move(raw).error();
   touch_column(column);
@@ -605,7 +615,7 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
     if (auto it = dicts.find(block); it != dicts.end()) {
       text = it->second->at(id);
     } else {
-      const std::string dict_path = chunk_path(column, chunk, "dictionary");
+      const auto dict_path = [&] { return chunk_path(column, chunk, "dictionary"); };
       const auto &ref = dir.value()->dictionary_ref;
       auto d = raw_page(chunk_segment[chunk], ref, block * (uint64_t{MAX_CHUNK_ROWS} + 1) + MAX_CHUNK_ROWS, dict_path);
       if (!d) return std::move(d).error();
@@ -627,7 +637,7 @@ result<page_view> file::impl::row_view(size_t column, uint64_t chunk, size_t pag
 result<std::shared_ptr<const index_root>> file::impl::load_index_root(size_t index, size_t seg) {
   const size_t slot = index * segments.size() + seg;
   if (roots[slot]) return roots[slot];
-  std::string path = index_path(index) + segment_path(seg) + ".root";
+  const auto path = [&] { return index_path(index) + segment_path(seg) + ".root"; };
   const auto &ref = segments[seg].index_roots[index];
   const uint64_t seg_chunks = segments[seg].chunks;
   auto raw = fetch(seg, ref, path, fetch_kind::index);
@@ -681,7 +691,7 @@ namespace {
 // Decodes a sorted-index leaf (prefix-compressed keys; a repeated key stores its row as a delta)
 // and calls visit(key, row) for each entry in order until it returns false.
 template <typename Visit>
-result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const std::string &path, Visit visit) {
+result<void> walk_leaf(byte_reader &r, uint64_t entries, uint64_t rows, const lazy_path &path, Visit visit) {
   uint64_t count = r.varint();
   if (r.failed() || count != entries || count > r.remaining() / 3 + 1)
     return corrupt_file("holds an impossible entry count", path);
@@ -709,7 +719,7 @@ struct leaf_bounds {
   const index_leaf &leaf;
   const std::string *next_first;  // the next leaf's first key (every key here is below it), or null
   uint64_t rows;                  // of the segment: every row is below it
-  const std::string &path;
+  const lazy_path &path;
   uint64_t at;  // the leaf's offset in the file
 };
 
@@ -815,7 +825,8 @@ result<std::shared_ptr<const index_root>> file::impl::walk_index_leaf(size_t ind
   auto root = load_index_root(index, seg);
   if (!root) return std::move(root).error();
   const auto &l = root.value()->leaves[leaf];
-  const std::string path = leaf_path(index, seg, leaf);
+  const auto make_path = [&] { return leaf_path(index, seg, leaf); };
+  const lazy_path path = make_path;
   auto raw = fetch(seg, l.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   byte_reader r({raw->data(), l.ref.raw_length});
@@ -863,7 +874,7 @@ result<bool> file::impl::bloom_may_contain(size_t index, uint64_t chunk, const s
   if (!root) return std::move(root).error();
   if (root.value()->blooms.size() != segments[seg].chunks) return true;
   const auto &b = root.value()->blooms[local];
-  std::string path = index_path(index) + segment_path(seg) + ".blooms[" + std::to_string(local) + "]";
+  const auto path = [&] { return index_path(index) + segment_path(seg) + ".blooms[" + std::to_string(local) + "]"; };
   auto raw = fetch(seg, b.ref, path, fetch_kind::index);
   if (!raw) return std::move(raw).error();
   for (uint64_t h : hashes) {

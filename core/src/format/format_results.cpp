@@ -74,13 +74,13 @@ result<void> for_each_selected(engine &e, const query &q, const std::optional<pr
   auto rows = e.select(q, where);
   if (!rows) return std::move(rows).error();
   std::sort(rows->begin(), rows->end());
-  std::vector<uint8_t> mask;
   for (size_t k = 0; k < rows->size();) {
     const uint64_t chunk = e.f.chunk_of_row((*rows)[k]), first = e.f.chunk_first_row(chunk);
     const uint32_t n = e.f.rows_in_chunk(chunk);
-    mask.assign(n, 0);
-    for (; k < rows->size() && (*rows)[k] >= first && (*rows)[k] - first < n; ++k) mask[(*rows)[k] - first] = 1;
-    if (!fn(chunk, mask)) return {};
+    std::vector<uint32_t> list;
+    for (; k < rows->size() && (*rows)[k] >= first && (*rows)[k] - first < n; ++k)
+      list.push_back(static_cast<uint32_t>((*rows)[k] - first));
+    if (!fn(chunk, selection::of_list(n, std::move(list)))) return {};
   }
   return {};
 }
@@ -157,7 +157,7 @@ result<uint64_t> file::count(const format::query &q) {
   if (auto o = e.order_column(q); !o) return std::move(o).error();
   uint64_t matched = impl_->rows - impl_->deleted_rows;
   if (*p) {
-    auto r = e.for_each_chunk(*p, false, [](uint64_t, const std::vector<uint8_t> &) { return true; });
+    auto r = e.for_each_chunk(*p, false, [](uint64_t, const selection &) { return true; });
     if (!r) return std::move(r).error();
     matched = e.info.rows_matched;
   }
@@ -191,7 +191,9 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
   quire::error failure;
   // Page by page over the selected rows: numbers are summed and compared as numbers, decimals
   // exactly, text is copied only when it becomes the new least or greatest.
-  auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+  auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const selection &chosen) {
+    // A sum reads every selected row's page whole: one byte a row costs little beside it.
+    const std::vector<uint8_t> sel = chosen.to_mask();
     auto dir = f.load_page_directory(*col, chunk);
     if (!dir) {
       failure = std::move(dir).error();
@@ -467,7 +469,9 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
     }
   }
   // Page by page: a page whose rows are all selected is appended whole.
-  auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+  auto r = e.for_each_chunk(*p, false, [&](uint64_t chunk, const selection &chosen) {
+    // Columns read every selected row's page whole: one byte a row costs little beside them.
+    const std::vector<uint8_t> sel = chosen.to_mask();
     if (std::find(sel.begin(), sel.end(), uint8_t{1}) == sel.end()) return true;  // no directory read for nothing
     for (size_t c = 0; c < cols->size(); ++c) {
       const size_t column = (*cols)[c];

@@ -10,46 +10,53 @@
 
 namespace quire::format::detail {
 
-result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const std::vector<uint8_t> &mask) {
+result<selection> engine::eval(const pred &p, uint64_t chunk, const selection &sel) {
   const uint32_t rows = f.rows_in_chunk(chunk);
   switch (p.kind) {
-    case pk::always: return mask;
-    case pk::never: return std::vector<uint8_t>(rows, 0);
+    case pk::always: return sel;
+    case pk::never: return selection::of_list(rows, {});
     case pk::and_: {
-      std::vector<uint8_t> sel = mask;
+      // Each conjunct narrows the last one's result; the input itself is not copied.
+      const selection *in = &sel;
+      selection narrowed;
       for (const auto &k : p.kids) {
-        if (std::find(sel.begin(), sel.end(), 1) == sel.end()) break;
-        auto r = eval(k, chunk, sel);
+        if (in->empty()) break;
+        auto r = eval(k, chunk, *in);
         if (!r) return r;
-        sel = std::move(r).value();
+        narrowed = std::move(r).value();
+        in = &narrowed;
       }
-      return sel;
+      if (in == &sel) return sel;
+      return narrowed;
     }
     case pk::or_: {
-      std::vector<uint8_t> out(rows, 0), rest = mask;
+      // Whole selections combined: one byte a row, then the form that fits the result.
+      std::vector<uint8_t> out(rows, 0), rest = sel.to_mask();
       for (const auto &k : p.kids) {
         if (std::find(rest.begin(), rest.end(), 1) == rest.end()) break;
-        auto r = eval(k, chunk, rest);
+        auto r = eval(k, chunk, selection::of_mask(rest));
         if (!r) return r;
-        for (uint32_t i = 0; i < rows; ++i) {
-          if ((*r)[i]) {
-            out[i] = 1;
-            rest[i] = 0;
-          }
-        }
+        r->each([&](uint32_t i) {
+          out[i] = 1;
+          rest[i] = 0;
+          return true;
+        });
       }
-      return out;
+      return selection::fitted(std::move(out));
     }
     case pk::not_: {
-      auto r = eval(p.kids[0], chunk, mask);
+      auto r = eval(p.kids[0], chunk, sel);
       if (!r) return r;
-      std::vector<uint8_t> out(rows);
-      for (uint32_t i = 0; i < rows; ++i) out[i] = mask[i] && !(*r)[i];
-      return out;
+      std::vector<uint8_t> out = sel.to_mask();
+      r->each([&](uint32_t i) {
+        out[i] = 0;
+        return true;
+      });
+      return selection::fitted(std::move(out));
     }
     default: break;
   }
-  std::vector<uint8_t> out(rows, 0);
+  selection_builder out(rows);
   auto dir = f.load_page_directory(p.column, chunk);
   if (!dir) return std::move(dir).error();
   const column_type type = f.sch.columns[p.column].type;
@@ -60,11 +67,11 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
     // A two-level directory's block is read only when rows of it are selected and its zone map may
     // hold a match (a one-level directory is one block, read already, with no zone map of its own).
     if (const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)]; pi == blk.first_page) {
-      const auto block_end = mask.begin() + blk.first_row + blk.rows;
-      const tri t = std::find(mask.begin() + blk.first_row, block_end, 1) == block_end ? tri::none
-                    : blk.zoned                                                        ? leaf_on_stats(p, blk.st)
-                                                                                       : tri::some;
-      if (t == tri::all) std::copy(mask.begin() + blk.first_row, block_end, out.begin() + blk.first_row);
+      const uint32_t block_from = blk.first_row, block_to = blk.first_row + blk.rows;
+      const tri t = sel.count_in(block_from, block_to, 1) == 0 ? tri::none
+                    : blk.zoned                                ? leaf_on_stats(p, blk.st)
+                                                               : tri::some;
+      if (t == tri::all) out.add_from(sel, block_from, block_to);
       if (t != tri::some) {
         pi += blk.page_count - 1;
         continue;
@@ -74,26 +81,29 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
     if (!entry) return std::move(entry).error();
     const auto &pe = *entry.value();
     const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
-    if (std::find(mask.begin() + from, mask.begin() + to, 1) == mask.begin() + to) continue;
+    const uint32_t selected = sel.count_in(from, to, 2);
+    if (selected == 0) continue;
     tri t = leaf_on_stats(p, pe.st);
     if (t == tri::none) continue;
     if (t == tri::all) {
-      std::copy(mask.begin() + from, mask.begin() + to, out.begin() + from);
+      out.add_from(sel, from, to);
       continue;
     }
     // One selected row in the page (an index's candidate, a find's key): its value alone.
-    const auto first_selected = std::find(mask.begin() + from, mask.begin() + to, 1);
-    const bool one = std::find(first_selected + 1, mask.begin() + to, 1) == mask.begin() + to;
+    const bool one = selected == 1;
     if (one && !one_value) one_value = std::make_shared<column_values>();
-    auto page = one ? f.row_view(p.column, chunk, pi, static_cast<uint32_t>(first_selected - mask.begin()), one_value)
-                    : f.page(p.column, chunk, pi);
+    auto page = one ? f.row_view(p.column, chunk, pi, sel.first_in(from, to), one_value) : f.page(p.column, chunk, pi);
     if (!page) return std::move(page).error();
     const auto &v = *page->values;
     const uint32_t base = page->first_row;
     if (p.kind == pk::is_null || p.kind == pk::not_null) {
       bool want_null = p.kind == pk::is_null;
-      for (uint32_t r = from; r < to; ++r)
-        if (mask[r]) out[r] = v.is_valid(r - base) != want_null;
+      sel.each(
+          [&](uint32_t r) {
+            out.add_if(r, v.is_valid(r - base) != want_null);
+            return true;
+          },
+          from, to);
       continue;
     }
     if (v.dictionary && !dict_done) {
@@ -105,20 +115,24 @@ result<std::vector<uint8_t>> engine::eval(const pred &p, uint64_t chunk, const s
       }
       dict_done = true;
     }
-    for (uint32_t r = from; r < to; ++r) {
-      if (!mask[r]) continue;
-      uint32_t i = r - base;
-      if (!v.is_valid(i)) continue;
-      bool m;
-      if (v.dictionary) m = dict_match[v.ids[i]];
-      else if (p.dom == domain::ints) m = test_int(p, v.ints[i]);
-      else if (type == column_type::float64) m = test_real(p, v.reals[i]);
-      else if (type == column_type::decimal) m = test_real(p, parse_double(page->text(i)));
-      else m = test_text(p, page->text(i));
-      out[r] = m;
-    }
+    // The value's test is chosen once a page, so each loop over the rows is one test inlined.
+    auto test_rows = [&](auto test) __attribute__((always_inline)) {
+      sel.each(
+          [&](uint32_t r) __attribute__((always_inline)) {
+            const uint32_t i = r - base;
+            if (v.is_valid(i)) out.add_if(r, test(i));
+            return true;
+          },
+          from, to);
+    };
+    if (v.dictionary) test_rows([&](uint32_t i) { return dict_match[v.ids[i]] != 0; });
+    else if (p.dom == domain::ints) test_rows([&](uint32_t i) { return test_int(p, v.ints[i]); });
+    else if (type == column_type::float64) test_rows([&](uint32_t i) { return test_real(p, v.reals[i]); });
+    else if (type == column_type::decimal)
+      test_rows([&](uint32_t i) { return test_real(p, parse_double(page->text(i))); });
+    else test_rows([&](uint32_t i) { return test_text(p, page->text(i)); });
   }
-  return out;
+  return out.finish();
 }
 
 result<void> engine::cursor::seek(uint32_t row) {
@@ -283,42 +297,25 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
   if (natural) {
     const bool reverse = order_col && q.descending;
     uint64_t skipped = 0;
-    auto r = for_each_chunk(where, reverse, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    auto r = for_each_chunk(where, reverse, [&](uint64_t chunk, const selection &sel) {
       const uint64_t first = f.chunk_first_row(chunk);
-      const uint32_t rows = static_cast<uint32_t>(sel.size());
-      // Whole chunks within the offset are skipped by their count; sparse selections (a find
-      // selects one row in 65,536) jump from one selected row to the next.
-      const auto selected = static_cast<uint64_t>(std::count(sel.begin(), sel.end(), uint8_t{1}));
+      // Whole chunks within the offset are skipped by their count.
+      const uint64_t selected = sel.count();
       if (selected == 0) return true;
       if (skipped + selected <= q.offset) {
         skipped += selected;
         return true;
       }
-      if (!reverse && selected < rows / 64) {
-        const uint8_t *base = sel.data();
-        for (const uint8_t *p = base;
-             (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(base + rows - p)))) != nullptr;
-             ++p) {
-          if (skipped < q.offset) {
-            ++skipped;
-            continue;
-          }
-          if (out.size() >= q.limit) return false;
-          out.push_back(first + static_cast<uint64_t>(p - base));
-          if (p + 1 == base + rows) break;
-        }
-        return out.size() < q.limit;
-      }
-      for (uint32_t n = 0; n < rows; ++n) {
-        uint32_t i = reverse ? rows - 1 - n : n;
-        if (!sel[i]) continue;
+      auto take = [&](uint32_t i) {
         if (skipped < q.offset) {
           ++skipped;
-          continue;
+          return true;
         }
         if (out.size() >= q.limit) return false;
         out.push_back(first + i);
-      }
+        return true;
+      };
+      if (!(reverse ? sel.each_reverse(take) : sel.each(take))) return false;
       return out.size() < q.limit;
     });
     if (!r) return std::move(r).error();
@@ -359,7 +356,7 @@ result<std::vector<uint64_t>> engine::select(const query &q, const std::optional
     const std::string &kth = best[static_cast<size_t>(want - 1)].first;
     return q.descending ? chunk_best <= kth : chunk_best >= kth;
   };
-  auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+  auto r = for_each_chunk(where, q.descending, [&](uint64_t chunk, const selection &sel) {
     if (cannot_beat(chunk)) return true;
     const uint64_t first = f.chunk_first_row(chunk);
     cursor cur{*this, *order_col, chunk, nullptr, SIZE_MAX, {}, nullptr};

@@ -778,7 +778,9 @@ struct row_reader {
   result<void> each(const std::optional<pred> &where, Fn fn) {
     quire::error failure;
     const size_t ncols = e.f.sch.columns.size();
-    auto r = e.for_each_chunk(where, false, [&](uint64_t chunk, const std::vector<uint8_t> &sel) {
+    auto r = e.for_each_chunk(where, false, [&](uint64_t chunk, const selection &selected) {
+      // Every row of a chunk is read here: one byte a row costs nothing next to the rows' cells.
+      const std::vector<uint8_t> sel = selected.to_mask();
       std::vector<engine::cursor> cursors;
       for (size_t c = 0; c < ncols; ++c) cursors.push_back(engine::cursor{e, c, chunk, nullptr, SIZE_MAX, {}, nullptr});
       const uint64_t first = e.f.chunk_first_row(chunk);
