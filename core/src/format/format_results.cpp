@@ -87,6 +87,37 @@ result<void> for_each_selected(engine &e, const query &q, const std::optional<pr
 
 /// Neumaier's compensated sum: the same digits on every target (plain IEEE operations in a fixed
 /// order), and exact for sums of short decimals far longer than a plain sum stays exact.
+/// Calls fn(page index, page entry, rows selected in it) for each page of a column's chunk that
+/// holds a row `sel` marks: a two-level directory's block none of whose rows is selected is not
+/// read. False when a read fails (its error in `failure`) or fn returns false.
+template <typename Fn>
+bool each_selected_page(file::impl &f, size_t column, uint64_t chunk, const std::vector<uint8_t> &sel,
+                        quire::error &failure, Fn fn) {
+  auto dir = f.load_page_directory(column, chunk);
+  if (!dir) {
+    failure = std::move(dir).error();
+    return false;
+  }
+  for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
+    const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)];
+    const auto block_from = sel.begin() + blk.first_row, block_to = block_from + blk.rows;
+    if (pi == blk.first_page && std::find(block_from, block_to, uint8_t{1}) == block_to) {
+      pi += blk.page_count - 1;
+      continue;
+    }
+    auto entry = f.page_entry_at(column, chunk, pi);
+    if (!entry) {
+      failure = std::move(entry).error();
+      return false;
+    }
+    const auto &pe = *entry.value();
+    const auto from = sel.begin() + pe.first_row;
+    const auto selected = static_cast<uint32_t>(std::count(from, from + pe.rows, uint8_t{1}));
+    if (selected && !fn(pi, pe, selected)) return false;
+  }
+  return true;
+}
+
 /// The least or greatest decimal so far: its text, and for comparisons its scaled integer when it
 /// has one (parse_plain_decimal's, or a scaled page's) or its parts (made when first needed).
 struct decimal_bound {
@@ -194,28 +225,8 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
   auto r = for_each_selected(e, q, *p, [&](uint64_t chunk, const selection &chosen) {
     // A sum reads every selected row's page whole: one byte a row costs little beside it.
     const std::vector<uint8_t> sel = chosen.to_mask();
-    auto dir = f.load_page_directory(*col, chunk);
-    if (!dir) {
-      failure = std::move(dir).error();
-      return false;
-    }
-    for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
-      // A two-level directory's block is read only when its rows are selected.
-      const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)];
-      if (pi == blk.first_page && std::find(sel.begin() + blk.first_row, sel.begin() + blk.first_row + blk.rows, 1) ==
-                                      sel.begin() + blk.first_row + blk.rows) {
-        pi += blk.page_count - 1;
-        continue;
-      }
-      auto entry = f.page_entry_at(*col, chunk, pi);
-      if (!entry) {
-        failure = std::move(entry).error();
-        return false;
-      }
-      const auto &pe = *entry.value();
+    return each_selected_page(f, *col, chunk, sel, failure, [&](size_t pi, const page_entry &pe, uint32_t selected) {
       const uint32_t from = pe.first_row, to = pe.first_row + pe.rows;
-      uint64_t selected = static_cast<uint64_t>(std::count(sel.begin() + from, sel.begin() + to, 1));
-      if (!selected) continue;
       out.rows += selected;
       auto view = f.page(*col, chunk, pi);
       if (!view) {
@@ -261,7 +272,7 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
           rmax = hi;
           nan_seen |= nan;
         }
-        continue;
+        return true;
       }
       for (uint32_t r = from; r < to; ++r) {
         if (!sel[r]) continue;
@@ -317,8 +328,8 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
           }
         }
       }
-    }
-    return true;
+      return true;
+    });
   });
   if (!r) return std::move(r).error();
   if (failure.code != error_code::OK) {
@@ -475,41 +486,23 @@ result<std::vector<column_array>> file::columns(const format::query &q) {
     if (std::find(sel.begin(), sel.end(), uint8_t{1}) == sel.end()) return true;  // no directory read for nothing
     for (size_t c = 0; c < cols->size(); ++c) {
       const size_t column = (*cols)[c];
-      auto dir = f.load_page_directory(column, chunk);
-      if (!dir) {
-        failure = std::move(dir).error();
-        return false;
-      }
-      for (size_t pi = 0; pi < dir.value()->page_count; ++pi) {
-        // A two-level directory's block is read only when its rows are selected.
-        const auto &blk = dir.value()->blocks[dir.value()->block_of_page(pi)];
-        if (pi == blk.first_page && std::find(sel.begin() + blk.first_row, sel.begin() + blk.first_row + blk.rows, 1) ==
-                                        sel.begin() + blk.first_row + blk.rows) {
-          pi += blk.page_count - 1;
-          continue;
-        }
-        auto entry = f.page_entry_at(column, chunk, pi);
-        if (!entry) {
-          failure = std::move(entry).error();
-          return false;
-        }
-        const auto &pe = *entry.value();
-        const auto from = sel.begin() + pe.first_row, to = from + pe.rows;
-        const auto selected = static_cast<size_t>(std::count(from, to, uint8_t{1}));
-        if (!selected) continue;
-        auto view = f.page(column, chunk, pi);
-        if (!view) {
-          failure = std::move(view).error();
-          return false;
-        }
-        if (selected == pe.rows) {
-          append_page(out[c], *view);
-          continue;
-        }
-        for (uint32_t k = 0; k < pe.rows; ++k) {
-          if (from[k]) append_value(out[c], *view, k);
-        }
-      }
+      const bool read =
+          each_selected_page(f, column, chunk, sel, failure, [&](size_t pi, const page_entry &pe, uint32_t selected) {
+            auto view = f.page(column, chunk, pi);
+            if (!view) {
+              failure = std::move(view).error();
+              return false;
+            }
+            if (selected == pe.rows) {
+              append_page(out[c], *view);
+              return true;
+            }
+            for (uint32_t k = 0; k < pe.rows; ++k) {
+              if (sel[pe.first_row + k]) append_value(out[c], *view, k);
+            }
+            return true;
+          });
+      if (!read) return false;
     }
     return true;
   });
