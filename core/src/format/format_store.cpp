@@ -1580,6 +1580,15 @@ std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind k
     if (r.failed() || n > r.remaining() / per + 1) ok = false;
     return ok ? n : 0;
   };
+  // A page directory's (or a block's) entries: page_ref, rows, encoding, zone map.
+  auto page_entries = [&](uint64_t n, domain d) {
+    for (uint64_t i = 0; i < n && ok; ++i) {
+      ref(object_kind::opaque, d);
+      r.varint();
+      r.u8();
+      read_stats(r, d);
+    }
+  };
   switch (kind) {
     case object_kind::footer: {
       r.varint();
@@ -1651,24 +1660,10 @@ std::optional<std::string> walk_refs(std::span<const uint8_t> raw, object_kind k
         break;
       }
       if (r.failed() || n > r.remaining() / 8 + 1) ok = false;
-      for (uint64_t i = 0; i < n && ok; ++i) {
-        ref(object_kind::opaque, dom);
-        r.varint();
-        r.u8();
-        read_stats(r, dom);
-      }
+      page_entries(n, dom);
       break;
     }
-    case object_kind::directory_block: {
-      const uint64_t n = count(8);
-      for (uint64_t i = 0; i < n && ok; ++i) {
-        ref(object_kind::opaque, dom);
-        r.varint();
-        r.u8();
-        read_stats(r, dom);
-      }
-      break;
-    }
+    case object_kind::directory_block: page_entries(count(8), dom); break;
     case object_kind::index_root: {
       const uint64_t leaves = count(8);
       for (uint64_t i = 0; i < leaves && ok; ++i) {
