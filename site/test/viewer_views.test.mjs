@@ -201,9 +201,10 @@ test('a bad ViewDefinition shows core\'s code, path and message in the box; the 
 });
 
 test('a conversion through a view is cancelled part-way; the NDJSON stays usable', async () => {
-  // About 17 MB of Patient lines: long enough to cancel in the middle.
+  // About 42 MB of Patient lines: long enough to cancel in the middle (17 MB was converted before
+  // the click landed in one run at load 4, once the JSON walk got faster).
   const one = patients();
-  const big = Buffer.concat(Array.from({ length: 400 }, () => one));
+  const big = Buffer.concat(Array.from({ length: 1000 }, () => one));
   const { page, context } = await viewer();
   await openNdjson(page, 'patients-big.ndjson', big);
   await typeDefinition(page, JSON.stringify(patientExample.definition));
