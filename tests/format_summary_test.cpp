@@ -135,25 +135,9 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, bool t
   return l;
 }
 
-uint64_t varint_at(const std::vector<uint8_t> &b, size_t at) {
-  cursor c{b, at};
-  return c.varint();
-}
-/// Writes `v` over the varint at `at`, which must keep its length (the file's other offsets stay).
-void set_varint(std::vector<uint8_t> &b, size_t at, uint64_t v) {
-  cursor c{b, at};
-  c.varint();
-  const size_t length = c.at - at;
-  for (size_t i = 0; i < length; ++i) {
-    b[at + i] = static_cast<uint8_t>((v & 0x7F) | (i + 1 < length ? 0x80 : 0));
-    v >>= 7;
-  }
-  REQUIRE(v == 0);
-}
-void put_crc(std::vector<uint8_t> &b, size_t at, uint64_t offset, uint64_t length) {
-  const uint32_t crc = crc32c(b.data() + offset, static_cast<size_t>(length));
-  std::memcpy(b.data() + at, &crc, 4);
-}
+using quire_test::put_crc;
+using quire_test::set_varint;
+using quire_test::varint_at;
 /// Makes the checksums right again after bytes of chunk `chunk`'s page directory or of the column
 /// summary changed: the directory's (in the summary), the summary's (in the footer), the footer's.
 void reseal(std::vector<uint8_t> &b, size_t column, size_t chunk, bool text) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -125,5 +126,27 @@ struct byte_cursor {
   uint8_t u8() { return b.at(at++); }
   void skip(size_t n) { at += n; }
 };
+
+/// The varint at `at`.
+inline uint64_t varint_at(const std::vector<uint8_t> &b, size_t at) {
+  byte_cursor c{b, at};
+  return c.varint();
+}
+/// Writes `v` over the varint at `at`, which must keep its length (the file's other offsets stay).
+inline void set_varint(std::vector<uint8_t> &b, size_t at, uint64_t v) {
+  byte_cursor c{b, at};
+  c.varint();
+  const size_t length = c.at - at;
+  for (size_t i = 0; i < length; ++i) {
+    b[at + i] = static_cast<uint8_t>((v & 0x7F) | (i + 1 < length ? 0x80 : 0));
+    v >>= 7;
+  }
+  REQUIRE(v == 0);
+}
+/// Writes at `at` the CRC-32C of the `length` bytes at `offset` (a page_ref's or the tail's crc).
+inline void put_crc(std::vector<uint8_t> &b, size_t at, uint64_t offset, uint64_t length) {
+  const uint32_t crc = crc32c(b.data() + offset, static_cast<size_t>(length));
+  std::memcpy(b.data() + at, &crc, 4);
+}
 
 }  // namespace quire_test
