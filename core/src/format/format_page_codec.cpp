@@ -1,8 +1,10 @@
 // The page codec of the .quire format (docs/format.md, "Pages"): stored-page references and
 // sealing, bit packing, and the integer, validity, dictionary and data-page encodings.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "format_internal.h"
 
@@ -170,6 +172,43 @@ inline uint64_t unpack_one(const uint8_t *p, size_t i, unsigned w, uint64_t mask
   return v & mask;
 }
 
+// Eight values of w bits take w bytes, so each group of eight starts on a byte boundary, and once
+// w is a constant so is every value's byte and shift within its group: a group is eight loads,
+// shifts and masks, with none of unpack_one's multiply and branch per value. Decoding every value
+// of a page is much of a scan's time (format.sum, format.filter-count: docs/performance.md).
+template <unsigned W, unsigned J>
+inline uint64_t unpack_in_group(const uint8_t *group) {
+  constexpr unsigned bit = J * W, byte = bit >> 3, shift = bit & 7;
+  constexpr uint64_t mask = W == 64 ? ~0ull : (1ull << W) - 1;
+  uint64_t v = load_u64(group + byte) >> shift;
+  if constexpr (shift + W > 64) v |= static_cast<uint64_t>(group[byte + 8]) << (64 - shift);
+  return v & mask;
+}
+
+template <unsigned W>
+void unpack_width(const uint8_t *p, size_t count, uint64_t *out) {
+  const size_t groups = count / 8;
+  for (size_t g = 0; g < groups; ++g, p += W, out += 8) {
+    [&]<unsigned... J>(std::integer_sequence<unsigned, J...>) { ((out[J] = unpack_in_group<W, J>(p)), ...); }
+    (std::make_integer_sequence<unsigned, 8>{});
+  }
+  constexpr uint64_t mask = W == 64 ? ~0ull : (1ull << W) - 1;
+  for (size_t i = 0; i < count % 8; ++i) out[i] = unpack_one(p, i, W, mask);
+}
+
+using unpack_fn = void (*)(const uint8_t *, size_t, uint64_t *);
+
+template <unsigned... W>
+constexpr std::array<unpack_fn, sizeof...(W)> unpack_table(std::integer_sequence<unsigned, W...>) {
+  return {&unpack_width<W + 1>...};
+}
+
+constexpr auto UNPACK = unpack_table(std::make_integer_sequence<unsigned, 64>{});
+
+// Unpacks `count` values of `w` (1..64) bits each from `p` (DECODE_PADDING readable bytes after
+// the packed data) into `out`.
+inline void unpack_bits(const uint8_t *p, size_t count, unsigned w, uint64_t *out) { UNPACK[w - 1](p, count, out); }
+
 }  // namespace
 
 void encode_ints(std::string &out, std::span<const int64_t> v) {
@@ -313,9 +352,10 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
         std::fill(out.begin(), out.end(), static_cast<int64_t>(base));
         return true;
       }
-      uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-      for (size_t i = 0; i < count; ++i)
-        out[i] = static_cast<int64_t>(base + unpack_one(b.data(), i, w, mask) * factor);
+      // Unpacked in place, then offset: the second loop has no dependency between values.
+      auto *u = reinterpret_cast<uint64_t *>(out.data());
+      unpack_bits(b.data(), count, w, u);
+      for (size_t i = 0; i < count; ++i) u[i] = base + u[i] * factor;
       return true;
     }
     case INT_DELTA:
@@ -327,12 +367,14 @@ bool decode_ints(byte_reader &r, size_t count, std::vector<int64_t> &out) {
       if (w > 64 || count == 0) return false;
       auto b = r.take((uint64_t{count - 1} * w + 7) / 8);
       if (r.failed()) return false;
-      uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+      auto *u = reinterpret_cast<uint64_t *>(out.data());
+      if (w) unpack_bits(b.data(), count - 1, w, u + 1);
+      else std::fill(u + 1, u + count, uint64_t{0});
       uint64_t cur = first;
-      out[0] = static_cast<int64_t>(cur);
+      u[0] = cur;
       for (size_t i = 1; i < count; ++i) {
-        cur += dmin + (w ? unpack_one(b.data(), i - 1, w, mask) * factor : 0);
-        out[i] = static_cast<int64_t>(cur);
+        cur += dmin + u[i] * factor;
+        u[i] = cur;
       }
       return true;
     }
