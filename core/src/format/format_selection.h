@@ -53,8 +53,9 @@ class selection {
     if (n > few) return of_mask(std::move(mask));
     std::vector<uint32_t> list;
     list.reserve(n);
-    for (uint32_t r = 0; r < rows; ++r)
-      if (mask[r]) list.push_back(r);
+    for (const uint8_t *p = mask.data(), *end = mask.data() + rows;
+         (p = static_cast<const uint8_t *>(std::memchr(p, 1, static_cast<size_t>(end - p)))) != nullptr; ++p)
+      list.push_back(static_cast<uint32_t>(p - mask.data()));
     return of_list(rows, std::move(list));
   }
 
@@ -142,6 +143,8 @@ class selection {
     }
     return true;
   }
+  /// The mask's bytes (form mask only).
+  const uint8_t *mask_data() const { return mask_.data(); }
   /// each() from the last row to the first.
   template <typename Fn>
   bool each_reverse(Fn fn) const {
@@ -234,8 +237,19 @@ class selection_builder {
         },
         from, to);
   }
+  /// The mask's bytes, made a mask first when it is a list: for a caller that sets a whole page's
+  /// rows at once (rows above every row added so far are still 0).
+  uint8_t *dense() {
+    if (!dense_) densify();
+    return dense_;
+  }
   selection finish() {
     if (dense_) return selection::of_mask(std::move(mask_));
+    return selection::of_list(rows_, std::move(list_));
+  }
+  /// finish(), a mask of few rows made a list (selection::fitted).
+  selection finish_fitted() {
+    if (dense_) return selection::fitted(std::move(mask_));
     return selection::of_list(rows_, std::move(list_));
   }
 
