@@ -99,14 +99,30 @@ function memory() {
   return { wasmHeapBytes: heap.heapCapacityBytes, wasmHeapUsedBytes: heap.heapBytes, jsHeapBytes: js, cachePages: cache?.size ?? 0, cacheBytes: (cache?.size ?? 0) * PAGE, reads: io.reads, bytesRead: io.bytes };
 }
 
+/** Imports the package and starts its module, once: at the first open, or earlier when asked. */
+let starting = null;
+async function start(pkgUrl, module) {
+  starting ??= (async () => {
+    const m = await import(pkgUrl);
+    await m.init(module);
+    pkg = m;
+  })();
+  try {
+    await starting;
+  } catch (err) {
+    starting = null; // the next open tries again, and reports its own failure
+    throw err;
+  }
+}
+
 const ops = {
+  // Sent as the worker is made, before the file is known to be .quire: the module starts while the
+  // page detects the file's kind (site/README.md, quire-worker.mjs).
+  start: ({ pkgUrl, module }) => start(pkgUrl, module),
   // `key` (a key file's bytes) or `passphrase` opens a sealed file; they stay in this worker's
   // memory and go nowhere else (the page's CSP allows no other origin).
-  async open({ blob, url, size, pkgUrl, key, passphrase }) {
-    if (!pkg) {
-      pkg = await import(pkgUrl);
-      await pkg.init();
-    }
+  async open({ blob, url, size, pkgUrl, module, key, passphrase }) {
+    await start(pkgUrl, module);
     file?.close();
     file = null;
     Object.assign(io, { reads: 0, bytes: 0, hits: 0, misses: 0 });
@@ -174,7 +190,7 @@ self.onmessage = async (e) => {
     return;
   }
   try {
-    if (op !== 'open' && !file) throw new Error('no file open');
+    if (op !== 'open' && op !== 'start' && !file) throw new Error('no file open');
     const value = await ops[op](args ?? {}, id);
     self.postMessage({ id, ok: true, value });
   } catch (err) {

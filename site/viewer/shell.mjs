@@ -18,6 +18,7 @@
 //   ctx.download(name, blobOrStream)   saves a Blob, or a ReadableStream collected in parts
 //   ctx.showError(err)                 the banner: err.code and core's message
 import { detectSource } from './detect.mjs';
+import { compiled } from './wasm.mjs';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -85,8 +86,8 @@ const hash = {
 
 let pkgPromise = null;
 function pkg() {
-  pkgPromise ??= import('/pkg/index.js').then(async (m) => {
-    await m.init();
+  pkgPromise ??= Promise.all([import('/pkg/index.js'), compiled()]).then(async ([m, module]) => {
+    await m.init(module);
     return m;
   });
   return pkgPromise;
@@ -202,6 +203,10 @@ async function openSource(source, { fromHash = false } = {}) {
     controllers.delete(ctx.control);
   };
   try {
+    // A name ending in .quire starts the .quire view's worker and its module now, beside the
+    // page's own: the kind is still detected from the bytes, and a worker not used stays for the
+    // next .quire file.
+    if (/\.quire$/i.test(source.name)) kindModule('quire').then((m) => m.prewarm());
     const detected = await detectSource(await pkg(), source);
     kind = detected.view ?? 'unknown';
     reason = detected.reason;

@@ -12,11 +12,31 @@
 import { createGrid } from '../grid.mjs';
 import { LINE_COLUMNS, isListenerSchema } from './listen-model.mjs';
 import { filterOfText } from './kinds-common.mjs';
+import { compiled } from '../wasm.mjs';
 
 const PKG_URL = new URL('/pkg/index.js', location.href).href;
 const WORKER_URL = new URL('../quire-worker.mjs', import.meta.url);
 
 /** The worker and its calls; restart() terminates it and reopens the same source (a hard cancel). */
+// A worker made before its file's kind was known (prewarm), taken by the next view that opens.
+let warm = null;
+
+function makeWorker() {
+  return new Worker(WORKER_URL, { type: 'module', name: 'quire' });
+}
+
+/** Makes the worker and starts the package's module in it now, while the page detects the file's
+ * kind: a .quire file's first rows then wait for the open alone (the worker's start and the
+ * module's compile and start take about as long as the rest of the open). */
+export function prewarm() {
+  if (warm) return;
+  const worker = (warm = makeWorker());
+  compiled().then(
+    (module) => worker.postMessage({ id: 0, op: 'start', args: { pkgUrl: PKG_URL, module } }),
+    () => {}, // the open reports it
+  );
+}
+
 class Client {
   constructor(source) {
     this.source = source;
@@ -26,7 +46,8 @@ class Client {
     this.keys = null; // a sealed file's { key } or { passphrase }: kept here and in the worker only
   }
   spawn() {
-    this.worker = new Worker(WORKER_URL, { type: 'module', name: 'quire' });
+    this.worker = warm ?? makeWorker();
+    warm = null;
     this.worker.onmessage = (e) => {
       const { id, ok, value, error, chunk } = e.data;
       const p = this.pending.get(id);
@@ -44,7 +65,7 @@ class Client {
   async open() {
     if (!this.worker) this.spawn();
     const s = this.source;
-    return this.call('open', { blob: s.blob, url: s.blob ? undefined : s.url, size: s.size, pkgUrl: PKG_URL, ...this.keys });
+    return this.call('open', { blob: s.blob, url: s.blob ? undefined : s.url, size: s.size, pkgUrl: PKG_URL, module: await compiled(), ...this.keys });
   }
   call(op, args, { onChunk, signal } = {}) {
     const id = this.next++;
