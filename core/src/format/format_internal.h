@@ -37,6 +37,8 @@ inline constexpr size_t STAT_TEXT_BYTES = 64;
 /// the maximum exact when it fits, else a prefix rounded up (stats::max_bound). 15 bytes fit
 /// libstdc++'s inline string, so decoding a directory's text bounds allocates nothing natively.
 inline constexpr size_t PAGE_STAT_TEXT_BYTES = 15;
+/// A chunk's dictionary page of at most this many bytes is stored raw (docs/format.md §2).
+inline constexpr size_t RAW_DICTIONARY_BYTES = 32 * 1024;
 
 enum compression : uint8_t { COMPRESSION_NONE = 0, COMPRESSION_ZSTD = 1 };
 enum validity_kind : uint8_t { VALID_ALL = 0, VALID_NONE = 1, VALID_BITMAP = 2, VALID_RUNS = 3 };
