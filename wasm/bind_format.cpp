@@ -119,6 +119,26 @@ class format_file {
     return ok_text(std::move(**r));
   }
 
+  /// find() for the npm wrapper's find and findText: the row's text as one JavaScript string,
+  /// undefined when no row has the key, null on an error (last_error() holds it). One value
+  /// crosses, where a text_result is a record of eight members, four of them strings each copied
+  /// out through its own call: a cold open + find spent more on those than on its one row.
+  emscripten::val find_row(const std::string &column, const std::string &key_json, const std::string &query_json,
+                           const std::string &form) {
+    text_result r = find(column, key_json, query_json, form);
+    if (!r.error.code.empty()) {
+      last_error_ = std::move(r.error);
+      return emscripten::val::null();
+    }
+    if (!r.present) return emscripten::val::undefined();
+    return emscripten::val(std::move(r.text));
+  }
+
+  error_record last_error() const { return last_error_; }
+
+  /// Whether the file opened: error() is read only when it did not.
+  bool ok() const { return file_ != nullptr; }
+
   number_result count(const std::string &query_json) {
     number_result out;
     auto q = parse_query(query_json);
@@ -273,7 +293,7 @@ class format_file {
   }
 
   std::unique_ptr<fmt::file> file_;
-  error_record error_;
+  error_record error_, last_error_;
   std::vector<column_buffers> columns_;
 };
 
@@ -384,7 +404,9 @@ EMSCRIPTEN_BINDINGS(quire_format) {
       .function("error", &format_file::error)
       .function("info", &format_file::info)
       .function("query", &format_file::query)
-      .function("find", &format_file::find)
+      .function("findRow", &format_file::find_row)
+      .function("lastError", &format_file::last_error)
+      .function("ok", &format_file::ok)
       .function("count", &format_file::count)
       .function("aggregate", &format_file::aggregate)
       .function("explain", &format_file::explain)
