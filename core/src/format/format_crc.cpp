@@ -6,16 +6,19 @@
 
 namespace quire::format::detail {
 
-// --- CRC-32C, slice-by-16, tables built at compile time ------------------------------------------
+// --- CRC-32C, slice-by-16 ---------------------------------------------------------------------------
 
 namespace {
 
 // Sixteen tables, not eight: wasm has no CRC instruction, and a cold find checks every page it
 // reads (about 40 KB on the 200,000 customers), where slice-by-8 was a tenth of the find in Node.
+// Built on first use, not at compile time: 16 KB of tables in quire.wasm's data would gzip to
+// about as much (the package's size budget), and building them takes microseconds once.
 constexpr size_t CRC_SLICES = 16;
+using crc_tables = std::array<std::array<uint32_t, 256>, CRC_SLICES>;
 
-constexpr std::array<std::array<uint32_t, 256>, CRC_SLICES> make_crc_tables() {
-  std::array<std::array<uint32_t, 256>, CRC_SLICES> t{};
+crc_tables make_crc_tables() {
+  crc_tables t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
@@ -26,7 +29,11 @@ constexpr std::array<std::array<uint32_t, 256>, CRC_SLICES> make_crc_tables() {
   }
   return t;
 }
-constexpr auto CRC_TABLES = make_crc_tables();
+
+const crc_tables &crc_table() {
+  static const crc_tables t = make_crc_tables();
+  return t;
+}
 
 // x86-64 has had an instruction for exactly this polynomial since SSE 4.2 (2008): about ten times the
 // tables' speed, and every page read is checked. Chosen at run time (the baseline build must run on
@@ -56,7 +63,7 @@ uint32_t crc32c(std::span<const uint8_t> bytes) noexcept {
 #ifdef QUIRE_CRC32C_INSTRUCTION
   if (HAS_CRC32C_INSTRUCTION) return crc32c_instruction(p, n, c) ^ 0xFFFFFFFFu;
 #endif
-  const auto &t = CRC_TABLES;
+  const crc_tables &t = crc_table();
   while (n >= 16) {
     const uint64_t a = load_u64(p) ^ c, b = load_u64(p + 8);
     c = t[15][a & 0xFF] ^ t[14][(a >> 8) & 0xFF] ^ t[13][(a >> 16) & 0xFF] ^ t[12][(a >> 24) & 0xFF] ^
