@@ -38,8 +38,10 @@ interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
   query(queryJson: string, form: RowText): TextResult;
-  /** The row's text; undefined: no row has the key; null: an error (lastError()). */
-  findRow(column: string, keyJson: string, queryJson: string, form: RowText): string | undefined | null;
+  /** The row's UTF-8 text, a view of the heap valid until the next call; undefined: no row has the key; null: an error (lastError()). */
+  findRow(column: string, keyJson: string, queryJson: string, form: RowText): Uint8Array | undefined | null;
+  /** info() as a view of the heap, valid until the next call. */
+  infoBytes(): Uint8Array;
   lastError(): ErrorRecord;
   ok(): boolean;
   count(queryJson: string): NumberResult;
@@ -356,7 +358,7 @@ export class QuireFile extends Handle<FormatFileHandle> {
     checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
     // Core's to_json(file_info) holds version 2's members too: the bytes `quire inspect` prints.
-    this.#infoText = handle.info();
+    this.#infoText = decoder.decode(handle.infoBytes());
     this.#onClose = onClose;
   }
 
@@ -387,7 +389,7 @@ export class QuireFile extends Handle<FormatFileHandle> {
     const h = this.handle;
     const row = h.findRow(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '', options.form ?? 'ndjson');
     if (row === null) throw QuireError.fromRecord(h.lastError());
-    return row;
+    return row === undefined ? undefined : decoder.decode(row);
   }
 
   /** Rows a query selects, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers; decimals are numbers here, their exact text is in aggregate()). */
