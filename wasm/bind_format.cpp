@@ -119,6 +119,35 @@ class format_file {
     return ok_text(std::move(**r));
   }
 
+  /// find() for the npm wrapper's find and findText: the row's UTF-8 text as a Uint8Array view of
+  /// the heap (valid until the next call on this file), undefined when no row has the key, null on
+  /// an error (last_error() holds it). One value crosses, where a text_result is a record of eight
+  /// members, four of them strings each copied out through its own call; and a view is decoded by
+  /// the wrapper with one TextDecoder call, where Embind's std::string is scanned byte by byte
+  /// twice in JavaScript first.
+  emscripten::val find_row(const std::string &column, const std::string &key_json, const std::string &query_json,
+                           const std::string &form) {
+    text_result r = find(column, key_json, query_json, form);
+    if (!r.error.code.empty()) {
+      last_error_ = std::move(r.error);
+      return emscripten::val::null();
+    }
+    if (!r.present) return emscripten::val::undefined();
+    text_ = std::move(r.text);
+    return text_view();
+  }
+
+  /// info() as find_row's row: a view of core's to_json(file_info), decoded at once by the wrapper.
+  emscripten::val info_bytes() {
+    text_ = fmt::to_json(file_->info());
+    return text_view();
+  }
+
+  error_record last_error() const { return last_error_; }
+
+  /// Whether the file opened: error() is read only when it did not.
+  bool ok() const { return file_ != nullptr; }
+
   number_result count(const std::string &query_json) {
     number_result out;
     auto q = parse_query(query_json);
@@ -272,8 +301,14 @@ class format_file {
     else file_ = std::make_unique<fmt::file>(std::move(f).value());
   }
 
+  emscripten::val text_view() const {
+    return emscripten::val(
+        emscripten::typed_memory_view(text_.size(), reinterpret_cast<const unsigned char *>(text_.data())));
+  }
+
   std::unique_ptr<fmt::file> file_;
-  error_record error_;
+  error_record error_, last_error_;
+  std::string text_;  // the last find_row's row or info_bytes' text, which the wrapper decodes before its next call
   std::vector<column_buffers> columns_;
 };
 
@@ -383,8 +418,11 @@ EMSCRIPTEN_BINDINGS(quire_format) {
   class_<format_file>("FormatFile")
       .function("error", &format_file::error)
       .function("info", &format_file::info)
+      .function("infoBytes", &format_file::info_bytes)
       .function("query", &format_file::query)
-      .function("find", &format_file::find)
+      .function("findRow", &format_file::find_row)
+      .function("lastError", &format_file::last_error)
+      .function("ok", &format_file::ok)
       .function("count", &format_file::count)
       .function("aggregate", &format_file::aggregate)
       .function("explain", &format_file::explain)

@@ -9,6 +9,11 @@
 
 #include "quire/platform.h"
 
+// reader.read(offset, length, pointer) through an import (bind_sources.cpp), `reader` an Emval
+// handle.
+extern "C" double quire_read_range(uintptr_t reader, double offset, double length, double pointer)
+    __attribute__((import_module("env"), import_name("quire_read_range")));
+
 namespace quire::wasm {
 
 /// A byte source whose read_at calls JavaScript synchronously: `reader.read(offset, length,
@@ -25,8 +30,9 @@ class js_range_source final : public quire::byte_source {
       return {quire::error_code::OUT_OF_RANGE, "read of " + std::to_string(out.size()) + " bytes past the end", offset};
     }
     if (out.empty()) return {};
-    double got = reader_.call<double>("read", static_cast<double>(offset), static_cast<double>(out.size()),
-                                      static_cast<double>(reinterpret_cast<uintptr_t>(out.data())));
+    double got =
+        quire_read_range(reinterpret_cast<uintptr_t>(reader_.as_handle()), static_cast<double>(offset),
+                         static_cast<double>(out.size()), static_cast<double>(reinterpret_cast<uintptr_t>(out.data())));
     if (got != static_cast<double>(out.size())) {
       return {quire::error_code::IO_ERROR,
               "the reader returned " + std::to_string(static_cast<int64_t>(got)) + " of " + std::to_string(out.size()) +

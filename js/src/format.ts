@@ -38,7 +38,12 @@ interface FormatFileHandle extends EmbindHandle {
   error(): ErrorRecord;
   info(): string;
   query(queryJson: string, form: RowText): TextResult;
-  find(column: string, keyJson: string, queryJson: string, form: RowText): TextResult;
+  /** The row's UTF-8 text, a view of the heap valid until the next call; undefined: no row has the key; null: an error (lastError()). */
+  findRow(column: string, keyJson: string, queryJson: string, form: RowText): Uint8Array | undefined | null;
+  /** info() as a view of the heap, valid until the next call. */
+  infoBytes(): Uint8Array;
+  lastError(): ErrorRecord;
+  ok(): boolean;
   count(queryJson: string): NumberResult;
   aggregate(column: string, queryJson: string): TextResult;
   explain(queryJson: string, analyze: boolean): TextResult;
@@ -343,7 +348,9 @@ function indexList(indexes: WriteOptions['indexes']): { column: string; kind: In
 
 /** An open .quire file. close() it when done (a finalizer frees it otherwise). */
 export class QuireFile extends Handle<FormatFileHandle> {
-  readonly #info: FileInfo;
+  // Core's to_json(file_info), parsed when first asked for: a cold open + find never reads it.
+  readonly #infoText: string;
+  #info: FileInfo | undefined;
   readonly #onClose: (() => void) | undefined;
 
   /** @internal */
@@ -351,20 +358,20 @@ export class QuireFile extends Handle<FormatFileHandle> {
     checkInternal(token, 'QuireFile', 'format.open()');
     super(handle, 'QuireFile');
     // Core's to_json(file_info) holds version 2's members too: the bytes `quire inspect` prints.
-    this.#info = JSON.parse(handle.info()) as FileInfo;
+    this.#infoText = decoder.decode(handle.infoBytes());
     this.#onClose = onClose;
   }
 
   /** Columns and their types. */
   get schema(): ColumnDef[] {
-    return this.#info.columns;
+    return this.info.columns;
   }
   /** Rows, chunks, size, sortedBy and indexes. */
   get info(): FileInfo {
-    return this.#info;
+    return (this.#info ??= JSON.parse(this.#infoText) as FileInfo);
   }
   get rowCount(): number {
-    return this.#info.rows;
+    return this.info.rows;
   }
 
   /** The first row whose `column` equals `key`, or undefined. */
@@ -379,9 +386,10 @@ export class QuireFile extends Handle<FormatFileHandle> {
    * line end).
    */
   findText(column: string, key: string | number | boolean, options: { columns?: string[]; form?: 'ndjson' | 'cells' } = {}): string | undefined {
-    const r = this.handle.find(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '', options.form ?? 'ndjson');
-    check(r);
-    return r.present ? r.text : undefined;
+    const h = this.handle;
+    const row = h.findRow(column, JSON.stringify(key), options.columns ? JSON.stringify({ columns: options.columns }) : '', options.form ?? 'ndjson');
+    if (row === null) throw QuireError.fromRecord(h.lastError());
+    return row === undefined ? undefined : decoder.decode(row);
   }
 
   /** Rows a query selects, as plain objects (large integers beyond 2^53 lose precision in JavaScript numbers; decimals are numbers here, their exact text is in aggregate()). */
@@ -557,8 +565,8 @@ export class QuireFile extends Handle<FormatFileHandle> {
 }
 
 function openHandle(handle: FormatFileHandle, onClose?: () => void): QuireFile {
-  const err = handle.error();
-  if (err.code) {
+  if (!handle.ok()) {
+    const err = handle.error();
     handle.delete();
     onClose?.();
     throw QuireError.fromRecord(err);
@@ -584,15 +592,28 @@ function openKeys(options: OpenOptions): [Uint8Array, string] {
  * customers; a whole scan costs the same). As with apache-arrow's tableFromIPC, the bytes must not
  * change while the file is open.
  */
-function bytesReader(bytes: Uint8Array): RangeReader {
+function bytesReader(bytes: Uint8Array): BytesReader {
+  const clamp = (offset: number, length: number) => Math.max(0, Math.min(length, bytes.length - offset));
   return {
     size: bytes.length,
     read(offset, length, into) {
-      const n = Math.max(0, Math.min(length, bytes.length - offset));
+      const n = clamp(offset, length);
       into.set(bytes.subarray(offset, offset + n));
       return n;
     },
+    // What the binding calls for each range: one view of the bytes set into the heap, where read()
+    // would make a view of the heap too (a cold find reads 28 ranges).
+    readToHeap(offset, length, pointer) {
+      const n = clamp(offset, length);
+      bindings().HEAPU8.set(bytes.subarray(offset, offset + n), pointer);
+      return n;
+    },
   };
+}
+
+/** A RangeReader over bytes in JavaScript memory, which the binding can copy into the heap at once. */
+interface BytesReader extends RangeReader {
+  readToHeap(offset: number, length: number, pointer: number): number;
 }
 
 function openReader(reader: RangeReader, options: OpenOptions = {}): QuireFile {
@@ -604,14 +625,17 @@ function openReader(reader: RangeReader, options: OpenOptions = {}): QuireFile {
     reader.close?.();
     throw e;
   }
+  const toHeap = (reader as Partial<BytesReader>).readToHeap;
   const handle = m.formatOpenReader(
     reader.size,
-    {
-      read(offset: number, length: number, pointer: number): number {
-        // HEAPU8 is taken inside the call: memory may have grown since the file was opened.
-        return reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length));
-      },
-    },
+    toHeap
+      ? { read: toHeap }
+      : {
+          read(offset: number, length: number, pointer: number): number {
+            // HEAPU8 is taken inside the call: memory may have grown since the file was opened.
+            return reader.read(offset, length, bindings().HEAPU8.subarray(pointer, pointer + length));
+          },
+        },
     keys[0],
     keys[1],
   );

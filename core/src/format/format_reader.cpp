@@ -209,11 +209,18 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   if (ref.compression == COMPRESSION_NONE && ref.stored_length != ref.raw_length + (sg.seal ? crypto::TAG_BYTES : 0)) {
     return corrupt_block("an uncompressed page whose stored and raw sizes differ", what, at);
   }
-  std::vector<uint8_t> stored_copy;
+  std::vector<uint8_t> stored_copy, out;
   std::span<const uint8_t> stored;
   auto whole = source->contiguous();
   if (!whole.empty() && whole.size() == size) {
     stored = whole.subspan(static_cast<size_t>(at), ref.stored_length);
+  } else if (ref.compression == COMPRESSION_NONE && !sg.seal) {
+    // A plain page from a range source (npm's bytes, a file) is read into the buffer it is returned
+    // in: its stored bytes are its raw bytes, so a second buffer and a copy of it would be waste.
+    if (auto a = sized(out, uint64_t{ref.raw_length} + DECODE_PADDING); !a) return std::move(a).error();
+    auto r = read_range(*source, at, {out.data(), ref.stored_length});
+    if (!r) return std::move(r).error();
+    stored = {out.data(), ref.stored_length};
   } else {
     if (auto a = sized(stored_copy, ref.stored_length); !a) return std::move(a).error();
     auto r = read_range(*source, at, stored_copy);
@@ -244,7 +251,7 @@ result<std::vector<uint8_t>> file::impl::fetch(size_t seg, const page_ref &ref, 
   }
   // Pages are bounded by max_page_bytes, but many large pages held open (or one large file) can
   // still exhaust the wasm heap: the decoded page is OUT_OF_MEMORY then, not an abort.
-  std::vector<uint8_t> out;
+  if (!out.empty()) return out;  // read in place above
   if (auto a = sized(out, uint64_t{ref.raw_length} + DECODE_PADDING); !a) return std::move(a).error();
   if (ref.compression == COMPRESSION_NONE) {
     if (ref.raw_length) std::memcpy(out.data(), stored.data(), ref.raw_length);
