@@ -181,6 +181,30 @@ TEST_CASE("format mixed scale: sums, bounds and filters equal those of the same 
     CHECK(rows_of(*mixed, where) == rows_of(*text, all + " and " + where));
     CHECK(sum_line(*mixed, where) == sum_line(*text, all + " and " + where));
   }
+  // Ordered by the decimal (keys from the texts), and the typed columns.
+  for (bool descending : {false, true}) {
+    query a, b;
+    a.order_by = b.order_by = "d";
+    a.descending = b.descending = descending;
+    a.limit = b.limit = 300;
+    b.where = parse_expression(all).value();
+    auto ra = mixed->query(a), rb = text->query(b);
+    REQUIRE(ra);
+    REQUIRE(rb);
+    CHECK(ra->json == rb->json);
+  }
+  {
+    query a, b;
+    a.columns = b.columns = {"d"};
+    b.where = parse_expression(all).value();
+    auto ca = mixed->columns(a), cb = text->columns(b);
+    REQUIRE(ca);
+    REQUIRE(cb);
+    CHECK(ca->front().text == cb->front().text);
+    CHECK(ca->front().text_offsets == cb->front().text_offsets);
+    CHECK(ca->front().reals == cb->front().reals);
+    CHECK(ca->front().valid == cb->front().valid);
+  }
   // The oracle: the balances summed as cents, and the first least and greatest.
   int64_t cents = 0, lo = 0, hi = 0;
   std::string lo_text, hi_text;
