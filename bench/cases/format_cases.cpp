@@ -5,6 +5,8 @@
 // created_at sorted). The read cases take the .quire file's bytes as their input (so input_bytes is
 // the file's size) and open the file inside every call: each call starts cold, with an empty page
 // cache, and pays for reading the footer, the pages it needs and decoding them.
+// customers-200k-decimal: the same customers with balance typed decimal (format.sum and
+// format.write only): the exact decimal sum over pages of mixed fraction digits.
 // wide-100k: 100,000 rows x 300 columns (bench/shapes/format_shapes.h); wide-1m (1,000,000 rows)
 // runs only with --large.
 // The write cases build the file from rows in memory (the C++ row API: format::cell per value), or
@@ -51,6 +53,32 @@ std::string customers_plain() {
 }
 std::string customers_indexed() {
   return cached("indexed", [] { return shapes::format_customers_file(customers(), shapes::customer_indexes()); });
+}
+// The customers with balance typed decimal, written from its doubles (as npm format.write writes a
+// JavaScript number into a decimal column: 1234.5, 1234.56, 99998): pages of mixed fraction digits.
+format::schema decimal_customer_schema() {
+  format::schema s = format::customer_schema();
+  for (auto &c : s.columns)
+    if (c.name == "balance") c.type = format::column_type::decimal;
+  return s;
+}
+result<uint64_t> write_decimal_rows(format::vector_sink &sink) {
+  auto w = format::writer::create(decimal_customer_schema(), {}, sink);
+  if (!w) return std::move(w).error();
+  std::vector<format::cell> cells;
+  for (const auto &c : customers()) {
+    format::customer_cells(c, cells);
+    if (auto a = w.value()->append_row(cells); !a) return std::move(a).error();
+  }
+  if (auto n = w.value()->finish(); !n) return std::move(n).error();
+  return 0;
+}
+std::string customers_decimal() {
+  return cached("decimal", [] {
+    format::vector_sink sink;
+    if (!write_decimal_rows(sink)) return std::string();
+    return std::string(reinterpret_cast<const char *>(sink.bytes.data()), sink.bytes.size());
+  });
 }
 std::string customers_ndjson() { return format::customers_ndjson(customers()); }
 std::string customers_csv() { return format::customers_csv(customers()); }
@@ -183,6 +211,11 @@ result<uint64_t> write_rows(const std::vector<format::index_def> &indexes) {
 }
 
 result<uint64_t> write_op(std::string_view) { return write_rows({}); }
+result<uint64_t> write_decimal_op(std::string_view) {
+  format::vector_sink sink;
+  if (auto r = write_decimal_rows(sink); !r) return std::move(r).error();
+  return fold_bytes(sink);
+}
 result<uint64_t> write_indexed_op(std::string_view) { return write_rows(shapes::customer_indexes()); }
 
 format::input_options given_schema() {
@@ -302,6 +335,9 @@ struct register_all {
     for (const auto &op : READ_OPS) registration{{op.name, "customers-200k", customers_plain, op.run, CUSTOMERS}};
     for (const auto &op : READ_OPS)
       registration{{op.name, "customers-200k-indexed", customers_indexed, op.run, CUSTOMERS}};
+    // balance as a decimal of mixed fraction digits: its exact sum, and the write.
+    registration{{"format.sum", "customers-200k-decimal", customers_decimal, sum_op, CUSTOMERS}};
+    registration{{"format.write", "customers-200k-decimal", customers_ndjson, write_decimal_op, CUSTOMERS}};
     case_def wide_write{"format.write", "wide-100k", [] { return std::string("100000"); }, wide_write_op, 100000};
     wide_write.generated_bytes = [] { return wide_written_bytes; };
     registration{std::move(wide_write)};

@@ -276,6 +276,26 @@ bool decimal_sum::add_scaled(int64_t m, uint32_t places) noexcept {
   return true;
 }
 
+bool decimal_sum::add_scaled_run(std::span<const int64_t> m, uint32_t places) noexcept {
+  if (places > scale_) rescale(places);
+  const uint32_t shift = scale_ - places;
+  // Values of at most 19 digits cannot pass the limit here, and their sum (below 2^95 for fewer
+  // than 2^32 of them) shifted stays inside 2^126: one addition to pending_, which is below 2^125.
+  if (shift + 19 <= max_digits_ && shift <= 18) {
+    int128 total = 0;
+    for (int64_t v : m) total += v;
+    const int128 bound = (static_cast<int128>(1) << 126) / static_cast<int128>(POW10[shift]);
+    if (total < bound && total > -bound) {
+      pending_ += total * static_cast<int128>(POW10[shift]);
+      if (pending_ > PENDING_LIMIT || pending_ < -PENDING_LIMIT) flush();
+      return true;
+    }
+  }
+  for (int64_t v : m)
+    if (!add_scaled(v, places)) return false;
+  return true;
+}
+
 decimal_sum::limbs decimal_sum::total(bool &negative) {
   flush();
   limbs t;

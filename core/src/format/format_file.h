@@ -118,6 +118,7 @@ struct page_view {
   std::string_view text(uint32_t r) const {
     const auto &v = *values;
     if (v.dictionary) return dict->at(v.ids[r]);
+    v.ensure_text();
     return std::string_view(v.text).substr(v.offsets[r], v.offsets[r + 1] - v.offsets[r]);
   }
 };
@@ -137,9 +138,10 @@ struct sealing {
 /// the file, whose page offsets count from the range's start. A version-1 file is one segment at 0;
 /// a version-2 file holds a segment per partition and commit (format_store.cpp).
 struct segment_info {
-  uint64_t base = 0, length = 0;     // absolute byte range
-  uint16_t version = TABLE_VERSION;  // of its header and tail: 1, 3 (COMPACT_INDEX_VERSION), 4 (SUMMARY_VERSION) or 5
-  uint64_t footer_offset = 0;        // within the range
+  uint64_t base = 0, length = 0;  // absolute byte range
+  uint16_t version =
+      TABLE_VERSION;           // of its header and tail: 1, 3 (COMPACT_INDEX_VERSION), 4 (SUMMARY_VERSION), 5 or 6
+  uint64_t footer_offset = 0;  // within the range
   uint64_t rows = 0, first_row = 0;
   uint64_t chunks = 0, first_chunk = 0;
   uint32_t chunk_rows = 1;

@@ -55,14 +55,17 @@ enum int_encoding : uint8_t {
 };
 /// F64_DECIMAL: doubles that are all m / 10^k exactly (k <= 6), stored as the integers m.
 /// DECIMAL_SCALED: decimal texts that all have k fraction digits (`12.50`, `-3.00`), stored as
-/// the integers m (1250, -300) and printed back digit for digit.
+/// the integers m (1250, -300) and printed back digit for digit. DECIMAL_SCALED_MIXED (version 6):
+/// plain decimal texts of differing fraction digits (`12.5`, `3.07`, `100`), stored as the integers
+/// M at the page's most fraction digits K (1250, 307, 10000) and each text's own digits k.
 enum value_encoding : uint8_t {
   VALUES_INTS = 0,
   VALUES_F64 = 1,
   VALUES_TEXT_PLAIN = 2,
   VALUES_TEXT_DICT = 3,
   VALUES_F64_DECIMAL = 4,
-  VALUES_DECIMAL_SCALED = 5
+  VALUES_DECIMAL_SCALED = 5,
+  VALUES_DECIMAL_SCALED_MIXED = 6
 };
 /// Most fraction digits of DECIMAL_SCALED (m must fit in 18 digits).
 inline constexpr unsigned MAX_SCALED_DIGITS = 18;
@@ -72,6 +75,36 @@ inline constexpr unsigned MAX_SCALED_DIGITS = 18;
 std::optional<int64_t> scale_decimal_text(std::string_view text, unsigned &places);
 /// Appends the text of m with `places` fraction digits (the inverse of scale_decimal_text).
 void append_scaled_decimal(std::string &out, int64_t m, unsigned places);
+/// 10^k for k <= MAX_SCALED_DIGITS: a scaled integer is below 10^18 in magnitude.
+inline constexpr int64_t SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS + 1] = {1,
+                                                                        10,
+                                                                        100,
+                                                                        1000,
+                                                                        10000,
+                                                                        100000,
+                                                                        1000000,
+                                                                        10000000,
+                                                                        100000000,
+                                                                        1000000000,
+                                                                        10000000000,
+                                                                        100000000000,
+                                                                        1000000000000,
+                                                                        10000000000000,
+                                                                        100000000000000,
+                                                                        1000000000000000,
+                                                                        10000000000000000,
+                                                                        100000000000000000,
+                                                                        1000000000000000000};
+/// Checks one value of a DECIMAL_SCALED_MIXED page (m at the page's `most` places, its own
+/// `places`) and gives the text's integer m / 10^(most - places): false when places > most, |m| has
+/// more than 18 digits or m is not a multiple of 10^(most - places) (the text would not print back).
+inline bool unscale_mixed(int64_t m, int64_t places, unsigned most, int64_t &own) {
+  if (places < 0 || places > static_cast<int64_t>(most)) return false;
+  if (m <= -SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS] || m >= SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS]) return false;
+  const int64_t f = SCALED_POWERS_OF_TEN[most - static_cast<unsigned>(places)];
+  own = m / f;
+  return own * f == m;
+}
 /// Most decimal places of F64_DECIMAL.
 inline constexpr unsigned MAX_DECIMAL_PLACES = 6;
 /// 10^k for k <= MAX_DECIMAL_PLACES: F64_DECIMAL's encoder scales by them and its decoder divides.
@@ -314,6 +347,10 @@ inline constexpr uint16_t SUMMARY_VERSION = 4;
 /// reads one block, not every entry. The writer writes it only when its first chunk has such a
 /// directory; a file without one keeps version 4's bytes.
 inline constexpr uint16_t BLOCKED_DIRECTORY_VERSION = 5;
+/// Version 5 with decimal pages of mixed fraction digits stored scaled (VALUES_DECIMAL_SCALED_MIXED,
+/// docs/format.md 1.6). The writer writes it only when its first chunk has such a page; a file
+/// without one keeps version 4's or 5's bytes, its later chunks' mixed pages text.
+inline constexpr uint16_t MIXED_SCALE_VERSION = 6;
 /// Page entries in one block of a two-level page directory (the last may hold fewer), and the page
 /// count above which a directory is two-level: 128 entries of at most about 64 bytes (a text zone
 /// map of 15-byte bounds) are about one 8 KiB page.
@@ -369,18 +406,33 @@ void shorten_text_bounds(stats &s, size_t bytes);
 /// per row (0 / empty at nulls) so row r of a page is index r.
 struct column_values {
   uint32_t rows = 0;
-  std::vector<uint8_t> valid;     // empty: every row valid
-  std::vector<int64_t> ints;      // ints domain
-  std::vector<double> reals;      // float64 (decimal keeps text)
-  std::vector<uint32_t> ids;      // dictionary pages: ids into the chunk's dictionary
-  std::string text;               // plain text pages
-  std::vector<uint32_t> offsets;  // plain text: rows+1 offsets into text
+  std::vector<uint8_t> valid;  // empty: every row valid
+  std::vector<int64_t> ints;   // ints domain
+  std::vector<double> reals;   // float64 (decimal keeps text)
+  std::vector<uint32_t> ids;   // dictionary pages: ids into the chunk's dictionary
+  // Plain text pages; a scaled decimal page's texts, made from its integers when first asked for
+  // (page_view::text, ensure_text), so a sum that adds the integers never prints them.
+  mutable std::string text;
+  mutable std::vector<uint32_t> offsets;  // plain text: rows+1 offsets into text
+  mutable bool text_pending = false;
   bool dictionary = false;
-  /// A decimal page stored scaled (VALUES_DECIMAL_SCALED): `ints` also holds each value x
-  /// 10^places (0 at nulls), so an exact sum adds integers instead of parsing the text back.
+  /// A decimal page stored scaled (VALUES_DECIMAL_SCALED, VALUES_DECIMAL_SCALED_MIXED): `ints` also
+  /// holds each value x 10^places (0 at nulls), so an exact sum adds integers instead of parsing the
+  /// text back. A mixed page's `places` is its values' most fraction digits, and `value_places`
+  /// each value's own (0 at nulls; empty on a page of one scale).
   bool scaled = false;
   uint8_t places = 0;
+  std::vector<uint8_t> value_places;
   bool is_valid(uint32_t r) const { return valid.empty() || valid[r]; }
+  /// Appends row r's text of a scaled decimal page (r valid), as ensure_text makes it.
+  void append_scaled_text(std::string &out, uint32_t r) const;
+  /// Makes `text` and `offsets` of a scaled decimal page once (nothing otherwise).
+  void ensure_text() const {
+    if (text_pending) make_text();
+  }
+
+ private:
+  void make_text() const;
 };
 
 /// A chunk's dictionary of distinct strings.

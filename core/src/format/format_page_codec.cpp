@@ -19,6 +19,7 @@ std::string encoding_name(uint8_t encoding) {
     case VALUES_F64: return "PLAIN_F64";
     case VALUES_F64_DECIMAL: return "DECIMAL_F64+" + ints;
     case VALUES_DECIMAL_SCALED: return "SCALED+" + ints;
+    case VALUES_DECIMAL_SCALED_MIXED: return "SCALED_MIXED+" + ints;
     case VALUES_TEXT_PLAIN: return "PLAIN_TEXT";
     case VALUES_TEXT_DICT: return "DICT+" + ints;
   }
@@ -581,16 +582,39 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
       if (r.failed() || places > MAX_SCALED_DIGITS) return false;
       std::vector<int64_t> scaled;
       if (!decode_ints(r, present, scaled)) return false;
-      out.offsets.resize(size_t{rows} + 1);
-      out.offsets[0] = 0;
-      size_t k = 0;
-      for (uint32_t i = 0; i < rows; ++i) {
-        if (out.is_valid(i)) append_scaled_decimal(out.text, scaled[k++], places);
-        out.offsets[i + 1] = static_cast<uint32_t>(out.text.size());
-      }
       expand(scaled, out.ints);
       out.scaled = true;
       out.places = static_cast<uint8_t>(places);
+      out.text_pending = true;
+      return true;
+    }
+    case VALUES_DECIMAL_SCALED_MIXED: {
+      if (type != column_type::decimal) return false;
+      const unsigned most = r.u8();
+      if (r.failed() || most > MAX_SCALED_DIGITS) return false;
+      std::vector<int64_t> scaled, own_places;
+      if (!decode_ints(r, present, scaled) || !decode_ints(r, present, own_places)) return false;
+      // Each value's places at most the page's, and the page's those of one value at least (so a sum
+      // over the whole page has the scale the texts give it); each m a multiple of its power of ten.
+      std::vector<uint8_t> dense_places(present);
+      int64_t widest = 0;
+      for (size_t k = 0; k < present; ++k) {
+        const int64_t m = scaled[k], own = own_places[k];
+        if (own < 0 || own > static_cast<int64_t>(most) || m <= -SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS] ||
+            m >= SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS])
+          return false;
+        // Most values have the page's places: no division for them.
+        if (own != static_cast<int64_t>(most) && m % SCALED_POWERS_OF_TEN[most - static_cast<unsigned>(own)] != 0)
+          return false;
+        widest = std::max(widest, own);
+        dense_places[k] = static_cast<uint8_t>(own);
+      }
+      if (present && widest != static_cast<int64_t>(most)) return false;
+      expand(scaled, out.ints);
+      expand(dense_places, out.value_places);
+      out.scaled = true;
+      out.places = static_cast<uint8_t>(most);
+      out.text_pending = true;
       return true;
     }
     case VALUES_TEXT_DICT: {
@@ -629,6 +653,25 @@ bool decode_page(std::span<const uint8_t> raw, column_type type, uint32_t rows, 
       return true;
     }
     default: return false;
+  }
+}
+
+void column_values::append_scaled_text(std::string &out, uint32_t r) const {
+  if (value_places.empty() || value_places[r] == places) {
+    append_scaled_decimal(out, ints[r], places);
+    return;
+  }
+  append_scaled_decimal(out, ints[r] / SCALED_POWERS_OF_TEN[places - value_places[r]], value_places[r]);
+}
+
+void column_values::make_text() const {
+  text_pending = false;
+  text.clear();
+  offsets.resize(size_t{rows} + 1);
+  offsets[0] = 0;
+  for (uint32_t i = 0; i < rows; ++i) {
+    if (is_valid(i)) append_scaled_text(text, i);
+    offsets[i + 1] = static_cast<uint32_t>(text.size());
   }
 }
 
@@ -857,6 +900,7 @@ bool decode_page_value(std::span<const uint8_t> raw, column_type type, uint32_t 
       if (type != column_type::float64) return false;
       break;
     case VALUES_DECIMAL_SCALED:
+    case VALUES_DECIMAL_SCALED_MIXED:
       if (type != column_type::decimal) return false;
       break;
     case VALUES_TEXT_DICT:
@@ -867,6 +911,7 @@ bool decode_page_value(std::span<const uint8_t> raw, column_type type, uint32_t 
   }
   out.rows = 1;
   out.dictionary = false;
+  out.text_pending = false;
   out.valid.clear();
   out.ints.clear();
   out.reals.clear();
@@ -910,6 +955,17 @@ bool decode_page_value(std::span<const uint8_t> raw, column_type type, uint32_t 
       int64_t m = 0;
       if (!int_at(r, present, dense, m)) return false;
       append_scaled_decimal(out.text, m, places);
+      out.offsets.assign({0, static_cast<uint32_t>(out.text.size())});
+      return true;
+    }
+    case VALUES_DECIMAL_SCALED_MIXED: {
+      // The value's m, then its places from the second sequence (int_at ends after the first).
+      const unsigned most = r.u8();
+      if (r.failed() || most > MAX_SCALED_DIGITS) return false;
+      int64_t m = 0, own_places = 0, own = 0;
+      if (!int_at(r, present, dense, m) || !int_at(r, present, dense, own_places)) return false;
+      if (!unscale_mixed(m, own_places, most, own)) return false;
+      append_scaled_decimal(out.text, own, static_cast<unsigned>(own_places));
       out.offsets.assign({0, static_cast<uint32_t>(out.text.size())});
       return true;
     }

@@ -948,9 +948,9 @@ result<void> read_segment(const byte_source &src, const open_options &options, s
   uint16_t version;
   std::memcpy(&version, head + 6, 2);
   if (version != TABLE_VERSION && version != COMPACT_INDEX_VERSION && version != SUMMARY_VERSION &&
-      version != BLOCKED_DIRECTORY_VERSION) {
+      version != BLOCKED_DIRECTORY_VERSION && version != MIXED_SCALE_VERSION) {
     return quire::error(error_code::UNSUPPORTED_VERSION,
-                        "format version " + std::to_string(version) + "; this reader reads versions 1, 3, 4 and 5",
+                        "format version " + std::to_string(version) + "; this reader reads versions 1, 3, 4, 5 and 6",
                         sg.base + 6);
   }
   sg.version = version;

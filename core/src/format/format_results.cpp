@@ -274,6 +274,30 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
         }
         return true;
       }
+      if (selected == pe.rows && vals.valid.empty() && vals.scaled) {
+        // A scaled decimal page wholly selected, without nulls: its integers (all at the page's
+        // places) summed in one loop, and the first least and greatest offered as the row-by-row
+        // walk would leave them. A mixed page's places are those of one of its values at least, so
+        // the sum's scale is the one the texts give.
+        const uint32_t n = pe.rows;
+        const int64_t *v = vals.ints.data();
+        uint32_t lo = 0, hi = 0;
+        for (uint32_t i = 1; i < n; ++i) {
+          lo = v[i] < v[lo] ? i : lo;
+          hi = v[i] > v[hi] ? i : hi;
+        }
+        out.count += n;
+        if (!dsum.add_scaled_run({v, n}, vals.places)) {
+          failure = dsum.overflow();
+          return false;
+        }
+        // Their texts only: the page's are not made.
+        std::string lo_text, hi_text;
+        vals.append_scaled_text(lo_text, lo);
+        vals.append_scaled_text(hi_text, hi);
+        return dmin.offer(lo_text, true, v[lo], vals.places, dv, true, failure) &&
+               dmax.offer(hi_text, true, v[hi], vals.places, dv, false, failure);
+      }
       for (uint32_t r = from; r < to; ++r) {
         if (!sel[r]) continue;
         const uint32_t i = r - from;
@@ -301,6 +325,12 @@ result<aggregate_result> file::aggregate(std::string_view column, const format::
             if (scaled) {
               m = vals.ints[i];
               places = vals.places;
+              // A mixed page's value at its own places where the page's would raise the sum's
+              // scale past what the selected texts give it.
+              if (!vals.value_places.empty() && places > dsum.scale() && vals.value_places[i] < places) {
+                m /= SCALED_POWERS_OF_TEN[places - vals.value_places[i]];
+                places = vals.value_places[i];
+              }
             } else {
               scaled = parse_plain_decimal(t, m, places);
             }

@@ -1857,7 +1857,7 @@ struct segment_resealer {
     put_u32(out, static_cast<uint32_t>(sealed_footer.size()));
     put_u32(out, crc32c(bytes_of(sealed_footer)));
     out.append(MAGIC, sizeof MAGIC);
-    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, 3, 4 or 5), as its header
+    out.append(reinterpret_cast<const char *>(tail) + 22, 2);  // the segment's version (1, 3, 4, 5 or 6), as its header
     return out;
   }
 };

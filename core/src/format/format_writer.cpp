@@ -230,9 +230,10 @@ struct writer::impl {
     // Version 3's compact leaves (compact_index): integer keys, or posting lists; no Bloom filter.
     bool compact = false;
   };
-  // Version 4 for every new table (its indexes have compact leaves where they may), or 5 when its
-  // first chunk has a page directory of more than DIRECTORY_BLOCK_PAGES pages (docs/format.md 1):
-  // the header, which says it, waits in `pending` with the first chunk's bytes until that is known.
+  // Version 4 for every new table (its indexes have compact leaves where they may), 5 when its
+  // first chunk has a page directory of more than DIRECTORY_BLOCK_PAGES pages, 6 when its first
+  // chunk has a decimal page of mixed places (docs/format.md 1): the header, which says it, waits
+  // in `pending` with the first chunk's bytes until that is known.
   uint16_t version = SUMMARY_VERSION;
   bool header_pending = true;
   std::string pending;
@@ -254,6 +255,16 @@ struct writer::impl {
     if (!r) return r;
     offset += bytes.size();
     return {};
+  }
+
+  /// Raises the version of a file whose header still waits (its first chunk's column `c` needs
+  /// `v`). From version 5 every summary entry holds block_bytes: the columns of the first chunk
+  /// written before this one gain 0 (one-level directories).
+  void raise_version(uint16_t v, size_t c) {
+    if (version >= v) return;
+    if (version < BLOCKED_DIRECTORY_VERSION)
+      for (size_t k = 0; k < c; ++k) column_dirs[k].insert(first_block_bytes_at[k], 1, '\0');
+    version = v;
   }
 
   /// Writes the header, now that the version is known, and what waited behind it.
@@ -554,12 +565,7 @@ struct writer::impl {
     // More pages than a block holds: two-level (version 5), when the file is or may still become it.
     const bool two_level =
         page_count > DIRECTORY_BLOCK_PAGES && (version >= BLOCKED_DIRECTORY_VERSION || header_pending);
-    if (two_level && version < BLOCKED_DIRECTORY_VERSION) {
-      version = BLOCKED_DIRECTORY_VERSION;
-      // The columns of the first chunk written before this one: their summary entries gain
-      // block_bytes 0 (one-level directories).
-      for (size_t k = 0; k < c; ++k) column_dirs[k].insert(first_block_bytes_at[k], 1, '\0');
-    }
+    if (two_level) raise_version(BLOCKED_DIRECTORY_VERSION, c);
     // Where each page's entry starts in `dir`, and what a block's top-level entry sums of it.
     struct page_info {
       size_t entry_at = 0;
@@ -588,20 +594,40 @@ struct writer::impl {
     std::vector<int64_t> values;
     std::vector<double> reals;
     unsigned places = 0;
-    auto scale_page = [&](uint32_t from, uint32_t to, std::vector<int64_t> &out, unsigned &k) {
+    std::vector<int64_t> value_places;
+    // A decimal page's values as scaled integers: SCALED when they all have the same places, else
+    // SCALED_MIXED (version 6: when the file is or may still become it) when every one is plain
+    // and fits 18 digits at the page's most places; TEXT otherwise.
+    auto scale_page = [&](uint32_t from, uint32_t to, std::vector<int64_t> &out, unsigned &k) -> uint8_t {
       out.clear();
+      value_places.clear();
+      const auto text = [&] {
+        out.clear();
+        return VALUES_TEXT_PLAIN;
+      };
+      const bool mixed_allowed = version >= MIXED_SCALE_VERSION || header_pending;
+      bool mixed = false;
       k = UINT32_MAX;
       for (uint32_t r = from; r < to; ++r) {
         if (!b.valid[r]) continue;
-        auto m = scale_decimal_text(text_at(r), k);
-        if (!m) {
-          out.clear();
-          return false;
-        }
+        unsigned own = UINT32_MAX;
+        auto m = scale_decimal_text(text_at(r), own);
+        if (!m || (own != k && k != UINT32_MAX && !mixed_allowed)) return text();
+        mixed |= own != k && k != UINT32_MAX;
+        k = k == UINT32_MAX ? own : std::max(k, own);
         out.push_back(*m);
+        value_places.push_back(own);
       }
       if (k == UINT32_MAX) k = 0;
-      return true;
+      if (!mixed) return VALUES_DECIMAL_SCALED;
+      // Every value at the page's places: at most 18 digits still.
+      for (size_t i = 0; i < out.size(); ++i) {
+        const int64_t f = SCALED_POWERS_OF_TEN[k - value_places[i]];
+        const int64_t limit = SCALED_POWERS_OF_TEN[MAX_SCALED_DIGITS] / f;
+        if (out[i] >= limit || out[i] <= -limit) return text();
+        out[i] *= f;
+      }
+      return VALUES_DECIMAL_SCALED_MIXED;
     };
     for (uint32_t from = 0; from < rows; from += page_rows) {
       uint32_t to = std::min(rows, from + page_rows);
@@ -648,13 +674,18 @@ struct writer::impl {
           if (b.valid[r]) values.push_back(ids[r]);
         tag_at = raw.size();
         encode_ints(raw, values);
-      } else if (type == column_type::decimal && scale_page(from, to, values, places)) {
-        // Decimals with the same number of places in the whole page as scaled integers.
-        value_tag = VALUES_DECIMAL_SCALED;
+      } else if (type == column_type::decimal &&
+                 (value_tag = scale_page(from, to, values, places)) != VALUES_TEXT_PLAIN) {
+        // Decimals as scaled integers: the page's places, the integers, and (mixed) each value's
+        // own places, which the integer sequence packs in a few bits or one run.
         put_u8(raw, value_tag);
         put_u8(raw, static_cast<uint8_t>(places));
         tag_at = raw.size();
         encode_ints(raw, values);
+        if (value_tag == VALUES_DECIMAL_SCALED_MIXED) {
+          encode_ints(raw, value_places);
+          raise_version(MIXED_SCALE_VERSION, c);
+        }
       } else {
         value_tag = VALUES_TEXT_PLAIN;
         put_u8(raw, value_tag);
