@@ -9,9 +9,10 @@ import { JsonModel, bundleTargets } from './json-model.mjs';
 
 let pkg = null;
 
-function load() {
+// `module`: quire.wasm as the page compiled it (../wasm.mjs), so this worker only instantiates it.
+function load(module) {
   pkg ??= import('/pkg/index.js').then(async (m) => {
-    await m.init();
+    await m.init(module);
     return m;
   });
   return pkg;
@@ -59,7 +60,7 @@ if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScop
   self.onmessage = async (e) => {
     let answer;
     try {
-      const { json, outcome } = prepare(await load(), e.data.bytes, e.data.syntax);
+      const { json, outcome } = prepare(await load(e.data.module), e.data.bytes, e.data.syntax);
       const targets = [...bundleTargets(new JsonModel(json))].map(([key, node]) => [key, node.key === 'resource' ? node.parent.index : node.index]);
       answer = { outcome, targets };
       if (json !== e.data.bytes) answer.json = json;

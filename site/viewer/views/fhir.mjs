@@ -8,6 +8,7 @@
 import { JsonModel, TextLines, bundleTargets, containedTarget, resolveReference } from './json-model.mjs';
 import { el, readAll, useStyle } from './kinds-common.mjs';
 import { prepare } from './fhir-worker.mjs';
+import { compiled } from '../wasm.mjs';
 
 /** Children rendered at once under one node; a "more" row renders the next page. */
 const PAGE = 200;
@@ -80,7 +81,12 @@ function checkInWorker(ctx, pkg, bytes, syntax) {
       done();
       reject(new Error(`the validation worker failed: ${e.message}`));
     };
-    worker.postMessage({ bytes, syntax });
+    // The compiled module travels with the bytes (the worker instantiates it, no second compile);
+    // without one the worker's init() fetches and compiles its own.
+    compiled().then(
+      (module) => worker.postMessage({ bytes, syntax, module }),
+      () => worker.postMessage({ bytes, syntax }),
+    );
   });
 }
 
