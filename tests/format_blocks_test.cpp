@@ -530,17 +530,7 @@ TEST_CASE("format blocks: a sealed store of version-5 segments re-seals and comp
   o.write.chunk_rows = 5000;
   o.write.page_bytes = 512;
   o.owner_key = std::string(32, 'O');
-  uint64_t state = 5;
-  o.random = [&state](std::span<uint8_t> out) -> result<void> {
-    for (auto &b : out) {
-      state += 0x9E3779B97F4A7C15ull;
-      uint64_t z = state;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      b = static_cast<uint8_t>(z ^ (z >> 31));
-    }
-    return {};
-  };
+  o.random = quire_test::seeded_random(5);
   memory_target t;
   REQUIRE(create_store(*table, o, t));
   open_options oo;

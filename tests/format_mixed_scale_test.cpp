@@ -10,6 +10,7 @@
 
 #include "quire/format.h"
 #include "quire/store.h"
+#include "test_support.h"
 
 using namespace quire;
 using namespace quire::format;
@@ -373,14 +374,7 @@ TEST_CASE("format mixed scale: a store's version-6 segments verify, re-seal and 
   store_options o;
   o.write = wo;
   o.owner_key = std::string(32, 'O');
-  uint64_t state = 11;
-  o.random = [&state](std::span<uint8_t> out) -> result<void> {
-    for (auto &b : out) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      b = static_cast<uint8_t>(state >> 56);
-    }
-    return {};
-  };
+  o.random = quire_test::seeded_random(11);
   memory_target t;
   REQUIRE(create_store(*table, o, t));
   open_options oo;

@@ -11,10 +11,13 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "quire/result.h"
 
 namespace quire_test {
 
@@ -147,6 +150,21 @@ inline void set_varint(std::vector<uint8_t> &b, size_t at, uint64_t v) {
 inline void put_crc(std::vector<uint8_t> &b, size_t at, uint64_t offset, uint64_t length) {
   const uint32_t crc = crc32c(b.data() + offset, static_cast<size_t>(length));
   std::memcpy(b.data() + at, &crc, 4);
+}
+
+/// A store's random source that gives the same bytes every run (splitmix64 from `seed`): file ids,
+/// keys and nonces a test can write twice and compare, where the answers, not the bytes, matter.
+inline auto seeded_random(uint64_t seed) {
+  return [state = seed](std::span<uint8_t> out) mutable -> quire::result<void> {
+    for (auto &b : out) {
+      state += 0x9E3779B97F4A7C15ull;
+      uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      b = static_cast<uint8_t>(z ^ (z >> 31));
+    }
+    return {};
+  };
 }
 
 }  // namespace quire_test
