@@ -252,6 +252,7 @@ test('FHIR: a 20 MB Bundle is validated in a Worker (Cancel ends it, the open fi
   await group.locator(':scope > .kf-more').click();
   assert.equal(await group.locator(':scope > [role=treeitem]:not(.kf-more)').count(), 400);
   assert.equal(await group.locator(':scope > .kf-more').textContent(), `${entries.length - 400} more…`);
+  await shoot(page, 'viewer-fhir-big-bundle-1280-light');
   await page.context().close();
 });
 
