@@ -10,6 +10,7 @@
 
 #include "quire/format.h"
 #include "quire/store.h"
+#include "store_stages.h"
 #include "test_support.h"
 
 using namespace quire;
@@ -375,30 +376,14 @@ TEST_CASE("format mixed scale: a store's version-6 segments verify, re-seal and 
   o.write = wo;
   o.owner_key = std::string(32, 'O');
   o.random = quire_test::seeded_random(11);
-  memory_target t;
-  REQUIRE(create_store(*table, o, t));
+  const std::string all = rows_of(*table), sums = sum_line(*table);
   open_options oo;
   oo.key = o.owner_key;
-  auto s = file::open(borrow_bytes(t.bytes), oo);
-  REQUIRE(s);
-  CHECK(s->verify());
-  const std::string all = rows_of(*table), sums = sum_line(*table);
-  CHECK(rows_of(*s) == all);
-  CHECK(sum_line(*s) == sums);
-  CHECK(encodings_of(*s, "d").find("SCALED_MIXED") != std::string::npos);
-  memory_target fresh;
-  auto resealed = reseal_store(t, fresh, o);
-  INFO((resealed ? std::string() : resealed.error().message));
-  REQUIRE(resealed);
-  auto r = file::open(borrow_bytes(fresh.bytes), oo);
-  REQUIRE(r);
-  CHECK(r->verify());
-  CHECK(rows_of(*r) == all);
-  memory_target compacted;
-  REQUIRE(compact_store(fresh, compacted, o));
-  auto c = file::open(borrow_bytes(compacted.bytes), oo);
-  REQUIRE(c);
-  CHECK(c->verify());
-  CHECK(rows_of(*c) == all);
-  CHECK(sum_line(*c) == sums);
+  for (const auto &stage : quire_test::sealed_store_stages(*table, o)) {
+    auto s = file::open(borrow_bytes(stage.bytes), oo);
+    REQUIRE(s);
+    CHECK(rows_of(*s) == all);
+    CHECK(sum_line(*s) == sums);
+    CHECK(encodings_of(*s, "d").find("SCALED_MIXED") != std::string::npos);
+  }
 }
