@@ -76,54 +76,9 @@ std::string run(file &f, const std::string &where, std::vector<std::string> colu
   return r->json;
 }
 
-struct ref_at {
-  uint64_t offset = 0, stored = 0;
-  size_t crc_at = 0;
-  uint8_t compression = 0;
-};
-ref_at read_ref(cursor &c) {
-  ref_at r;
-  r.offset = c.varint();
-  r.stored = c.varint();
-  c.varint();
-  r.crc_at = c.at;
-  c.at += 4;
-  r.compression = c.u8();
-  return r;
-}
-enum class dom { ints, reals, text };
-void skip_stats(cursor &c, dom d) {
-  c.varint();
-  const uint8_t flags = c.u8();
-  for (int bound : {1, 2}) {
-    if (!(flags & bound)) continue;
-    if (d == dom::reals) {
-      c.at += 8;
-      continue;
-    }
-    const uint64_t n = c.varint();
-    if (d == dom::text) c.at += n;
-  }
-}
-/// Where a stats record's nulls and minimum are (an integer's zvarint).
-struct stats_at {
-  size_t nulls = 0, min = 0, max = 0;
-};
-stats_at locate_stats(cursor &c) {
-  stats_at s;
-  s.nulls = c.at;
-  c.varint();
-  const uint8_t flags = c.u8();
-  if (flags & 1) {
-    s.min = c.at;
-    c.varint();
-  }
-  if (flags & 2) {
-    s.max = c.at;
-    c.varint();
-  }
-  return s;
-}
+using quire_test::ref_at;
+using quire_test::stats_at;
+using dom = quire_test::stats_domain;
 
 struct block_at {
   size_t ref_start = 0;  // where its page_ref starts
@@ -151,14 +106,14 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
   for (uint64_t c = 0; c <= column; ++c) {
     f.at += f.varint();
     f.u8();
-    l.summary = read_ref(f);
+    l.summary = quire_test::read_ref(f);
   }
   REQUIRE(l.summary.compression == 0);
   cursor s{b, static_cast<size_t>(l.summary.offset)};
   const uint64_t count = s.varint();
   REQUIRE(chunk < count);
   for (uint64_t i = 0; i <= chunk; ++i) {
-    l.directory = read_ref(s);
+    l.directory = quire_test::read_ref(s);
     s.varint();
     s.varint();
     s.varint();
@@ -168,7 +123,7 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
       s.varint();
     }
     s.varint();  // block_bytes
-    skip_stats(s, d);
+    quire_test::read_stats(s, d);
   }
   if (l.directory.compression != 0) return l;
   cursor p{b, static_cast<size_t>(l.directory.offset)};
@@ -176,7 +131,7 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
   const uint8_t flags = p.u8();
   if (flags & 1) {
     p.varint();
-    read_ref(p);
+    quire_test::read_ref(p);
   }
   l.two_level = (flags & 2) != 0;
   if (!l.two_level) return l;
@@ -184,7 +139,7 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
   for (uint64_t i = 0; i < blocks; ++i) {
     block_at e;
     e.ref_start = p.at;
-    e.ref = read_ref(p);
+    e.ref = quire_test::read_ref(p);
     e.pages = p.at;
     p.varint();
     e.rows = p.at;
@@ -194,10 +149,10 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
     e.raw = p.at;
     p.varint();
     if (d == dom::ints) {
-      e.st = locate_stats(p);
+      e.st = quire_test::read_stats(p, dom::ints);
     } else {
       e.st.nulls = p.at;
-      skip_stats(p, d);
+      quire_test::read_stats(p, d);
     }
     l.blocks.push_back(e);
   }

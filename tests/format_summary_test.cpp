@@ -19,42 +19,12 @@ namespace {
 using cursor = quire_test::byte_cursor;
 using quire_test::crc32c;
 
-struct ref_at {
-  uint64_t offset = 0, stored = 0;
-  size_t crc_at = 0;
-  uint8_t compression = 0;
-};
-ref_at read_ref(cursor &c) {
-  ref_at r;
-  r.offset = c.varint();
-  r.stored = c.varint();
-  c.varint();
-  r.crc_at = c.at;
-  c.at += 4;
-  r.compression = c.u8();
-  return r;
-}
+using quire_test::read_ref;
+using quire_test::ref_at;
+using quire_test::stats_at;
 
-/// Where a stats record's fields are (docs/format.md 1.4): nulls, flags, and min's and max's first
-/// bytes (a text bound's length varint; an integer's zvarint).
-struct stats_at {
-  size_t nulls = 0, flags = 0, min = 0, max = 0;
-};
 stats_at read_stats(cursor &c, bool text) {
-  stats_at s;
-  s.nulls = c.at;
-  c.varint();
-  s.flags = c.at;
-  const uint8_t flags = c.u8();
-  auto bound = [&]() {
-    const size_t at = c.at;
-    const uint64_t n = c.varint();
-    if (text) c.at += n;
-    return at;
-  };
-  if (flags & 1) s.min = bound();
-  if (flags & 2) s.max = bound();
-  return s;
+  return quire_test::read_stats(c, text ? quire_test::stats_domain::text : quire_test::stats_domain::ints);
 }
 
 struct chunk_at {

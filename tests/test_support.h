@@ -130,6 +130,52 @@ struct byte_cursor {
   void skip(size_t n) { at += n; }
 };
 
+/// Where a stored page_ref is (docs/format.md 1.1): its offset and stored length, where its CRC
+/// starts, and its compression.
+struct ref_at {
+  uint64_t offset = 0, stored = 0;
+  size_t crc_at = 0;
+  uint8_t compression = 0;
+};
+inline ref_at read_ref(byte_cursor &c) {
+  ref_at r;
+  r.offset = c.varint();
+  r.stored = c.varint();
+  c.varint();
+  r.crc_at = c.at;
+  c.at += 4;
+  r.compression = c.u8();
+  return r;
+}
+
+/// A statistics record's bounds as the column's domain stores them (docs/format.md 1.4).
+enum class stats_domain { ints, reals, text };
+/// Where a statistics record's fields are: nulls, flags, and min's and max's first bytes (an
+/// integer's zvarint, a double's 8 bytes, a text bound's length varint).
+struct stats_at {
+  size_t nulls = 0, flags = 0, min = 0, max = 0;
+};
+inline stats_at read_stats(byte_cursor &c, stats_domain d) {
+  stats_at s;
+  s.nulls = c.at;
+  c.varint();
+  s.flags = c.at;
+  const uint8_t flags = c.u8();
+  auto bound = [&]() {
+    const size_t at = c.at;
+    if (d == stats_domain::reals) {
+      c.at += 8;
+      return at;
+    }
+    const uint64_t n = c.varint();
+    if (d == stats_domain::text) c.at += n;
+    return at;
+  };
+  if (flags & 1) s.min = bound();
+  if (flags & 2) s.max = bound();
+  return s;
+}
+
 /// The varint at `at`.
 inline uint64_t varint_at(const std::vector<uint8_t> &b, size_t at) {
   byte_cursor c{b, at};
