@@ -148,12 +148,7 @@ layout locate(const std::vector<uint8_t> &b, size_t column, size_t chunk, dom d)
     p.varint();
     e.raw = p.at;
     p.varint();
-    if (d == dom::ints) {
-      e.st = quire_test::read_stats(p, dom::ints);
-    } else {
-      e.st.nulls = p.at;
-      quire_test::read_stats(p, d);
-    }
+    e.st = quire_test::read_stats(p, d);
     l.blocks.push_back(e);
   }
   return l;
