@@ -29,27 +29,44 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
   // read (Node) and evaluation overlap the .wasm's, and importing the package costs one module.
   const glue = import('./quire.mjs');
   glue.catch(() => {}); // its failure is reported where it is awaited, below
+  // The glue calls instantiateWasm and waits for done(); a compile that fails must reject init()
+  // instead of leaving it waiting forever.
+  let failed: (reason: unknown) => void = () => {};
+  const failure = new Promise<never>((_, reject) => (failed = reject));
   const options: ModuleOptions = {
     print: (text) => console.log(text),
     printErr: (text) => console.error(text),
   };
+  // Bytes are compiled here, not handed to the glue as `wasmBinary`: Emscripten 3.1.6's glue makes
+  // `new Uint8Array(wasmBinary)` of them, which copies the whole module (2.8 MB) when they are a
+  // Uint8Array (Node's readFile gives a Buffer), before compiling it.
+  let bytes: BufferSource | undefined;
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    bytes = input instanceof ArrayBuffer ? input : new Uint8Array(input.buffer as ArrayBuffer, input.byteOffset, input.byteLength);
+  } else if (isNode && (input === undefined || input instanceof URL || typeof input === 'string')) {
+    // Emscripten 3.1.6's own Node loader calls fetch() on a file path and uses __dirname in its ES
+    // module output (docs/architecture.md, section 4), so in Node the bytes are read here. (Not
+    // `instanceof Response`: Node run with --no-experimental-fetch has no Response.)
+    const { readFile } = await import('node:fs/promises');
+    bytes = await readFile(input === undefined ? new URL('./quire.wasm', import.meta.url) : input);
+  }
   if (input instanceof WebAssembly.Module) {
     const compiled = input;
     options.instantiateWasm = (imports, done) => {
-      WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled));
+      WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled), failed);
       return {};
     };
-  } else if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
-    options.wasmBinary = input instanceof ArrayBuffer ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  } else if (isNode && (input === undefined || input instanceof URL || typeof input === 'string')) {
-    // Emscripten 3.1.6's own Node loader calls fetch() on a file path and uses __dirname in its ES
-    // module output (docs/architecture.md, section 4), so in Node the bytes are read here and handed over. (Not
-    // `instanceof Response`: Node run with --no-experimental-fetch has no Response.)
-    const { readFile } = await import('node:fs/promises');
-    const url = input === undefined ? new URL('./quire.wasm', import.meta.url) : input;
-    options.wasmBinary = await readFile(url);
+  } else if (bytes !== undefined) {
+    const source = bytes;
+    options.instantiateWasm = (imports, done) => {
+      WebAssembly.instantiate(source, imports).then((r) => done(r.instance, r.module), failed);
+      return {};
+    };
   } else {
-    const source = input === undefined ? fetch(new URL('./quire.wasm', import.meta.url)) : input instanceof URL || typeof input === 'string' ? fetch(input) : input;
+    // (What is left: a URL, a string or a Response. The cast because `instanceof WebAssembly.Module`
+    // narrows structurally, and WebAssembly.Module's type has no members.)
+    const given = input as URL | string | Response | Promise<Response> | undefined;
+    const source = given === undefined ? fetch(new URL('./quire.wasm', import.meta.url)) : given instanceof URL || typeof given === 'string' ? fetch(given) : given;
     options.instantiateWasm = (imports, done) => {
       Promise.resolve(source)
         .then(async (response) => {
@@ -60,12 +77,12 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
             return await WebAssembly.instantiate(await response.arrayBuffer(), imports);
           }
         })
-        .then((r) => done(r.instance, r.module));
+        .then((r) => done(r.instance, r.module), failed);
       return {};
     };
   }
   const { default: createQuireModule } = await glue;
-  return createQuireModule(options);
+  return Promise.race([createQuireModule(options), failure]);
 }
 
 /** @internal The instantiated module; a plain Error when init() has not finished. */

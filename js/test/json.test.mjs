@@ -35,6 +35,16 @@ test('init is idempotent and accepts a compiled module or the wasm bytes', async
   );
 });
 
+test('init() with bytes that are not a module rejects, and a later init() can still succeed', () => {
+  assert.equal(
+    runFresh(`let first;
+      try { await quire.init(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 255])); first = 'resolved'; } catch (e) { first = e instanceof WebAssembly.CompileError; }
+      await quire.init();
+      console.log(first, quire.json.stats('[1]').numbers);`),
+    'true 1',
+  );
+});
+
 test('calling before init() is a plain Error that says what to do', () => {
   assert.equal(
     runFresh(`try { quire.json.check('[]'); console.log('no error'); }
