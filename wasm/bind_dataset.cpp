@@ -133,7 +133,7 @@ class dataset_handle {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_dataset) {
+QUIRE_BINDINGS(dataset) {
   using namespace emscripten;
   value_object<dataset_text>("DatasetTextResult")
       .field("error", &dataset_text::error)

@@ -125,7 +125,7 @@ std::string fhir_definitions_version() { return std::string(quire::fhir::definit
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_fhir) {
+QUIRE_BINDINGS(fhir) {
   using namespace emscripten;
   value_object<fhir_options_record>("FhirOptionsRecord")
       .field("strict", &fhir_options_record::strict)

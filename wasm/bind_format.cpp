@@ -396,7 +396,7 @@ format_bytes *write_table(uintptr_t pointer, size_t length, std::string from, st
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_format) {
+QUIRE_BINDINGS(format) {
   using namespace emscripten;
   value_object<text_result>("FormatTextResult")
       .field("error", &text_result::error)
@@ -473,6 +473,6 @@ class text_stream_origin {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_format_stream) {
+QUIRE_BINDINGS(format_stream) {
   quire::wasm::register_stream_writer<text_stream_origin, std::string, std::string>("FormatStreamWriter");
 }

@@ -289,7 +289,7 @@ hl7_message parse_message(uintptr_t pointer, size_t length, const hl7_options_re
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_hl7v2) {
+QUIRE_BINDINGS(hl7v2) {
   using namespace emscripten;
   value_object<hl7_options_record>("Hl7OptionsRecord")
       .field("strict", &hl7_options_record::strict)

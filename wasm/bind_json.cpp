@@ -84,7 +84,7 @@ class json_document {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_json) {
+QUIRE_BINDINGS(json) {
   using namespace emscripten;
   value_object<stats_record>("JsonStatsRecord")
       .field("error", &stats_record::error)

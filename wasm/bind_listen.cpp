@@ -169,7 +169,7 @@ val listen_view_path(const std::string &store, const std::string &view_json) {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_listen) {
+QUIRE_BINDINGS(listen) {
   using namespace emscripten;
   value_object<listen_settings>("ListenSettings")
       .field("maxFrameBytes", &listen_settings::max_frame_bytes)

@@ -94,7 +94,7 @@ split_record split_lines(double size, emscripten::val reader, double parts) {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_ndjson) {
+QUIRE_BINDINGS(ndjson) {
   using namespace emscripten;
   class_<ndjson_stream>("NdjsonStream")
       .constructor<double, bool, bool, double, double>()

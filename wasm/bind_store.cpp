@@ -265,7 +265,7 @@ store_file *store_through(val target) { return new store_file(std::move(target))
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_store) {
+QUIRE_BINDINGS(store) {
   using namespace emscripten;
   value_object<store_settings>("StoreSettings")
       .field("writeOptions", &store_settings::write_options)

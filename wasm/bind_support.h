@@ -1,11 +1,30 @@
 // Shared by the Embind binding files: the records that cross the boundary.
 #pragma once
 
+#include <emscripten/emscripten.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
 
 #include "quire/error.h"
+
+/// An area's Embind registrations (json, fhir, format...), made when the wrapper first uses the area
+/// (js/src/module.ts: `wasm('format')` calls the export `quire_register_format` once), not by a
+/// static constructor when the module is instantiated as EMSCRIPTEN_BINDINGS does: the 390 calls
+/// into Embind's JS and the one large constructor function V8 compiled for them were a third of a
+/// fresh `init()` (docs/performance.md, "What quire.wasm is made of"). The areas are independent of
+/// one another; each depends only on bind_core.cpp's records (ErrorRecord...), which stay eager.
+/// Used as `QUIRE_BINDINGS(format) { using namespace emscripten; class_<...>(...); }`.
+#define QUIRE_BINDINGS(area)                                     \
+  static void quire_bindings_##area();                           \
+  extern "C" EMSCRIPTEN_KEEPALIVE void quire_register_##area() { \
+    static bool registered = false;                              \
+    if (registered) return;                                      \
+    registered = true;                                           \
+    quire_bindings_##area();                                     \
+  }                                                              \
+  static void quire_bindings_##area()
 
 namespace quire::wasm {
 

@@ -295,7 +295,7 @@ class fhirpath_handle {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(quire_view) {
+QUIRE_BINDINGS(view) {
   using namespace emscripten;
   value_object<text_record>("ViewTextRecord").field("error", &text_record::error).field("text", &text_record::text);
   class_<view_handle>("CompiledView")

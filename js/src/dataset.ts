@@ -166,7 +166,7 @@ export function openDataset(dir: string): QuireDataset {
   } catch (e) {
     throw new QuireError('FILE_NOT_FOUND', `FILE_NOT_FOUND: ${dir}/${MANIFEST} cannot be read (${(e as Error).message})`);
   }
-  const m = wasm() as unknown as DatasetBindings;
+  const m = wasm('dataset') as unknown as DatasetBindings;
   const handle = new m.QuireDataset(text, { open: (path: string) => openPart(dir, path) });
   const err = handle.error();
   if (err.code) {

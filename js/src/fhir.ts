@@ -85,7 +85,7 @@ interface FhirBindings {
 }
 
 function bindings(): FhirBindings {
-  return wasm() as unknown as FhirBindings;
+  return wasm('fhir') as unknown as FhirBindings;
 }
 
 function toRecord(o: FhirOptions | undefined): FhirOptionsRecord {

@@ -84,7 +84,7 @@ export const fhirpath = {
    */
   compile(expression: string): FhirpathExpression {
     if (typeof expression !== 'string') throw new TypeError('quire: a FHIRPath expression is a string');
-    const m = wasm() as unknown as FhirpathBindings;
+    const m = wasm('view') as unknown as FhirpathBindings;
     const handle = withInput(expression, (pointer, length) => new m.FhirpathExpression(pointer, length));
     const err = handle.error();
     if (err.code) {

@@ -70,7 +70,7 @@ interface FormatBindings {
 }
 
 function bindings(): FormatBindings {
-  return wasm() as unknown as FormatBindings;
+  return wasm('format') as unknown as FormatBindings;
 }
 
 interface FormatStreamBindings {
@@ -711,7 +711,7 @@ export function writeOptionsJson(options: WriteOptions): string {
 async function streamTable(source: WriteSource, options: StreamWriteOptions, emit: (bytes: Uint8Array) => void): Promise<number> {
   const from = options.from ?? 'ndjson';
   if (from !== 'ndjson' && from !== 'csv') throw new TypeError('quire: a stream is read as from "ndjson" or "csv"');
-  const handle = new (wasm() as unknown as FormatStreamBindings).FormatStreamWriter(from, writeOptionsJson(options));
+  const handle = new (wasm('format_stream') as unknown as FormatStreamBindings).FormatStreamWriter(from, writeOptionsJson(options));
   return driveWriter(handle, sourceChunks(source), emit);
 }
 

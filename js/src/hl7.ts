@@ -186,7 +186,7 @@ interface Hl7Bindings {
 }
 
 function bindings(): Hl7Bindings {
-  return wasm() as unknown as Hl7Bindings;
+  return wasm('hl7v2') as unknown as Hl7Bindings;
 }
 
 function toOptions(o: Hl7Options | undefined): OptionsRecord {

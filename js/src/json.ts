@@ -48,7 +48,7 @@ function toStats(r: JsonStatsRecord): JsonStats {
 }
 
 function run(input: Input, limits: JsonLimits | undefined): JsonStatsRecord {
-  return withInput(input, (pointer, length) => wasm().jsonCheck(pointer, length, limits?.maxDepth ?? 0, limits?.maxDocumentBytes ?? 0));
+  return withInput(input, (pointer, length) => wasm('json').jsonCheck(pointer, length, limits?.maxDepth ?? 0, limits?.maxDocumentBytes ?? 0));
 }
 
 /** A parsed document held in wasm memory. close() it when done (a finalizer frees it otherwise). */
@@ -113,7 +113,7 @@ export const json = {
 
   /** Parses a document into wasm memory for repeated lookups. Throws QuireError when it is not valid JSON. */
   parse(input: Input, limits?: JsonLimits): JsonDocument {
-    const m = wasm();
+    const m = wasm('json');
     let handle: JsonDocumentHandle | undefined;
     // The document keeps the heap copy of the input (numbers' exact text points into it) and frees it with itself.
     withInput(

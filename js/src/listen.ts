@@ -49,7 +49,7 @@ interface ListenBindings {
 }
 
 function bindings(): ListenBindings {
-  return wasm() as unknown as ListenBindings;
+  return wasm('listen') as unknown as ListenBindings;
 }
 
 // --- public types ----------------------------------------------------------------------------------

@@ -85,9 +85,24 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
   return Promise.race([createQuireModule(options), failure]);
 }
 
-/** @internal The instantiated module; a plain Error when init() has not finished. */
-export function wasm(): QuireModule {
+/**
+ * @internal The areas whose bindings the module registers on first use (wasm/bind_support.h,
+ * QUIRE_BINDINGS), so that init() does not pay for the ones a program never calls.
+ */
+export type Area = 'json' | 'ndjson' | 'fhir' | 'hl7v2' | 'listen' | 'format' | 'format_stream' | 'store' | 'dataset' | 'view';
+
+const registered: Partial<Record<Area, true>> = {};
+
+/**
+ * @internal The instantiated module, with `area`'s bindings registered; a plain Error when init()
+ * has not finished.
+ */
+export function wasm(area?: Area): QuireModule {
   if (!loaded) throw new Error('quire: call `await init()` before using the library');
+  if (area !== undefined && !registered[area]) {
+    (loaded as unknown as Record<string, () => void>)[`_quire_register_${area}`]();
+    registered[area] = true;
+  }
   return loaded;
 }
 

@@ -132,7 +132,7 @@ function offsetOf(value: unknown, what: string): number {
 function lineRangeOf(reader: RangeReader, range: ByteRange): ByteRange {
   if (range === null || typeof range !== 'object') throw new TypeError('quire: a byte range is { start, end }');
   const start = offsetOf(range.start, 'a range\'s start'), end = offsetOf(range.end, 'a range\'s end');
-  const r = (wasm() as unknown as NdjsonBindings).ndjsonLineRange(reader.size, heapReader(reader), start, end);
+  const r = (wasm('ndjson') as unknown as NdjsonBindings).ndjsonLineRange(reader.size, heapReader(reader), start, end);
   if (r.error.code) throw QuireError.fromRecord(r.error);
   return { start: r.start, end: r.end };
 }
@@ -203,7 +203,7 @@ export const ndjson = {
    * QuireError with the line number). Blank lines are skipped.
    */
   stream(source: NdjsonSource, options?: NdjsonOptions): NdjsonStream {
-    const m = wasm() as unknown as NdjsonBindings;
+    const m = wasm('ndjson') as unknown as NdjsonBindings;
     const handle = new m.NdjsonStream(options?.maxLineBytes ?? 0, options?.continueOnError ?? false, options?.strict ?? false, options?.maxDepth ?? 0, options?.maxIssues ?? 0);
     return new NdjsonStream(INTERNAL, handle, source);
   },
@@ -217,7 +217,7 @@ export const ndjson = {
   split(source: RangeSource, parts: number): SplitRange[] {
     const n = offsetOf(parts, 'parts');
     return withReader(source, (reader) => {
-      const r = (wasm() as unknown as NdjsonBindings).ndjsonSplit(reader.size, heapReader(reader), n);
+      const r = (wasm('ndjson') as unknown as NdjsonBindings).ndjsonSplit(reader.size, heapReader(reader), n);
       if (r.error.code) throw QuireError.fromRecord(r.error);
       return r.text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SplitRange);
     });

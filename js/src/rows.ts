@@ -163,7 +163,7 @@ function walkRows(rows: readonly object[]): Column[] | undefined {
 export function writeRowColumns(rows: readonly object[], optionsJson: string): Uint8Array | undefined {
   const cols = walkRows(rows);
   if (!cols) return undefined;
-  const m = wasm() as unknown as ColumnBindings;
+  const m = wasm('format') as unknown as ColumnBindings;
   const n = rows.length;
   const owned: number[] = [];
   try {

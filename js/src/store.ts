@@ -69,7 +69,7 @@ interface StoreBindings {
 }
 
 function bindings(): StoreBindings {
-  return wasm() as unknown as StoreBindings;
+  return wasm('store') as unknown as StoreBindings;
 }
 
 // --- public types ----------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ interface ViewBindings {
 }
 
 function bindings(): ViewBindings {
-  return wasm() as unknown as ViewBindings;
+  return wasm('view') as unknown as ViewBindings;
 }
 
 function text(r: ViewTextRecord): string {
