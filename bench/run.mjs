@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { peerCases, measure } from './peers.mjs';
 import { artifactSizes, commitInfo, dist, flag, loadBenchInNode, option, writeReading } from './runner-common.mjs';
+import { measureEach } from './startup-breakdown.mjs';
 
 // Startup: the npm package's import and instantiation, timed in this fresh process.
 let t0 = performance.now();
@@ -47,6 +48,10 @@ function processStartMs() {
   return times.sort((a, b) => a - b)[2];
 }
 
+// The issue-22 gate's figure: fresh `node` processes that import the package and await init(),
+// timed from the script's first line, median of 7 (bench/startup-breakdown.mjs, as make test-size).
+const [cold] = measureEach(7, [dist]);
+
 const v = quire.version();
 const meta = {
   schema: 'quire-reading/1',
@@ -57,6 +62,15 @@ const meta = {
   started_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   startup: {
     process_start_ms: processStartMs(),
+    cold_import_init_ms: cold.cold_import_init.import_init_ms,
+    cold_breakdown_ms: {
+      package_js: cold.breakdown.package_js_ms,
+      glue_js: cold.breakdown.glue_js_ms,
+      read: cold.breakdown.read_ms,
+      compile: cold.breakdown.compile_ms,
+      instantiate: cold.breakdown.instantiate_ms,
+      runtime_init: cold.breakdown.runtime_init_ms,
+    },
     import_ms: importMs,
     instantiate_ms: instantiateMs,
     ...artifactSizes(),
