@@ -14,6 +14,13 @@
 //   For ndjson.stream: decode, split lines, then per line JSON.parse (and the validator).
 //   peer.fhir-npm.xml-to-obj/<shape> mirrors fhir.xml.read: decode, new Fhir().xmlToObj(text) (the
 //                                 `fhir` package's XML to JSON-form conversion; no validation).
+//   peer.npm.validate/<shape>     mirrors fhir.validate through quire's own npm package, as a user
+//                                 calls it: decode, fhir.validate(text) (the string's copy into the
+//                                 heap, every invariant, the issues as objects) — issue 22's figure,
+//                                 to set beside peer.JSON.parse of the same shape.
+//   peer.npm.xml-parse/<shape>    mirrors fhir.xml.read through the npm package: decode,
+//                                 fhir.parse(text), the resource as a JavaScript object, as
+//                                 xmlToObj gives it (with quire's validation of it besides).
 // Validators run only on bulk-export-10000, not on bulk-export-100000: at their speed one call on
 // 100,000 resources takes tens of seconds (JSON.parse runs on both).
 // Shapes a peer rejects although quire finds them valid are listed in SKIP with the reason.
@@ -83,6 +90,7 @@ export async function peerCases(quire, cases) {
     ? await loadValidators()
     : {};
   const jsonLabel = `JSON.parse (V8 ${process.versions.v8})`;
+  const npmLabel = `quire-health ${JSON.parse(readFileSync(new URL('../js/package.json', import.meta.url), 'utf8')).version} (the npm package's API)`;
   const out = [];
   const add = (c, op, peer, run, checksum) => {
     const shape = c.name.slice(c.name.indexOf('/') + 1);
@@ -97,10 +105,12 @@ export async function peerCases(quire, cases) {
       const fhirNpm = new Fhir();
       add(c, 'peer.fhir-npm.xml-to-obj', `fhir ${version('fhir')} Fhir.xmlToObj`, (bytes) => fhirNpm.xmlToObj(decoder.decode(bytes)),
         (r) => fnv(String(r.resourceType)));
+      add(c, 'peer.npm.xml-parse', npmLabel, (bytes) => quire.fhir.parse(decoder.decode(bytes)), (r) => fnv(String(r.resourceType)));
     } else if (op === 'fhir.roundtrip') {
       add(c, 'peer.JSON.roundtrip', `JSON.parse + JSON.stringify (V8 ${process.versions.v8})`,
         (bytes) => JSON.stringify(JSON.parse(decoder.decode(bytes))), (text) => fnv(text.slice(0, 4096)));
     } else if (op === 'fhir.validate') {
+      add(c, 'peer.npm.validate', npmLabel, (bytes) => quire.fhir.validate(decoder.decode(bytes)), (outcome) => fnv(String(outcome.errors)));
       for (const [key, v] of Object.entries(validators)) {
         if (SKIP[key][shape]) continue;
         add(c, `peer.${key}.validate`, v.label, (bytes) => v.validate(JSON.parse(decoder.decode(bytes))), (errors) => fnv(String(errors)));
