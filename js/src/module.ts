@@ -50,37 +50,34 @@ async function instantiate(input: InitInput | undefined): Promise<QuireModule> {
     const { readFile } = await import('node:fs/promises');
     bytes = await readFile(input === undefined ? new URL('./quire.wasm', import.meta.url) : input);
   }
+  // Compiling starts now, while the glue is still being fetched and evaluated, not when the glue
+  // asks for the instance: V8 decodes and validates the module off the main thread.
+  let compiled: Promise<WebAssembly.Module>;
   if (input instanceof WebAssembly.Module) {
-    const compiled = input;
-    options.instantiateWasm = (imports, done) => {
-      WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled), failed);
-      return {};
-    };
+    compiled = Promise.resolve(input);
   } else if (bytes !== undefined) {
-    const source = bytes;
-    options.instantiateWasm = (imports, done) => {
-      WebAssembly.instantiate(source, imports).then((r) => done(r.instance, r.module), failed);
-      return {};
-    };
+    compiled = WebAssembly.compile(bytes);
   } else {
     // (What is left: a URL, a string or a Response. The cast because `instanceof WebAssembly.Module`
     // narrows structurally, and WebAssembly.Module's type has no members.)
     const given = input as URL | string | Response | Promise<Response> | undefined;
     const source = given === undefined ? fetch(new URL('./quire.wasm', import.meta.url)) : given instanceof URL || typeof given === 'string' ? fetch(given) : given;
-    options.instantiateWasm = (imports, done) => {
-      Promise.resolve(source)
-        .then(async (response) => {
-          try {
-            return await WebAssembly.instantiateStreaming(response.clone(), imports);
-          } catch {
-            // A server that sends the wrong MIME type: compile from the bytes instead.
-            return await WebAssembly.instantiate(await response.arrayBuffer(), imports);
-          }
-        })
-        .then((r) => done(r.instance, r.module), failed);
-      return {};
-    };
+    compiled = Promise.resolve(source).then(async (response) => {
+      try {
+        return await WebAssembly.compileStreaming(response.clone());
+      } catch {
+        // A server that sends the wrong MIME type: compile from the bytes instead.
+        return await WebAssembly.compile(await response.arrayBuffer());
+      }
+    });
   }
+  compiled.catch(() => {}); // its failure is reported through `failed`, below
+  options.instantiateWasm = (imports, done) => {
+    compiled
+      .then(async (module) => done(await WebAssembly.instantiate(module, imports), module))
+      .catch(failed);
+    return {};
+  };
   const { default: createQuireModule } = await glue;
   return Promise.race([createQuireModule(options), failure]);
 }
