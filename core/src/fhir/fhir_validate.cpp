@@ -80,6 +80,34 @@ std::string_view type_display_name(uint16_t type) {
   return n;
 }
 
+// Each type's required elements (min > 0), in the definition's order: the walk merges an object's
+// members with these instead of visiting every element of the type.
+class required_index {
+ public:
+  required_index() {
+    starts_.reserve(TYPE_COUNT + 1);
+    for (size_t t = 0; t < TYPE_COUNT; ++t) {
+      starts_.push_back(static_cast<uint32_t>(elements_.size()));
+      const type_def &def = TYPES[t];
+      for (uint32_t e = def.first_element; e < def.first_element + def.element_count; ++e)
+        if (ELEMENTS[e].min > 0) elements_.push_back(e);
+    }
+    starts_.push_back(static_cast<uint32_t>(elements_.size()));
+  }
+  /// The first of `type`'s required elements; of(type + 1) is past its last.
+  const uint32_t *of(uint16_t type) const noexcept { return elements_.data() + starts_[type]; }
+
+ private:
+  std::vector<uint32_t> starts_;
+  std::vector<uint32_t> elements_;
+};
+
+const required_index &required_elements() {
+  // Immutable after its first initialisation (thread-safe): not hidden mutable state.
+  static const required_index index;
+  return index;
+}
+
 // Line starts, built on the first issue that needs a line number (valid input never pays for it).
 class line_index {
  public:
@@ -506,27 +534,33 @@ class walker {
     const auto first_slot = slots_.begin() + static_cast<std::ptrdiff_t>(base);
     if (!std::is_sorted(first_slot, slots_.end(), in_order)) std::sort(first_slot, slots_.end(), in_order);
 
-    // Merge the definition's elements with the sorted members: required ones that are missing,
-    // then each present element once.
+    // Merge the definition's required elements with the sorted members, in the definition's
+    // order: each required one that is missing, and each present element once. Only the members
+    // and the required elements are visited, not every element of the type (a Patient has 28,
+    // an object of a Bundle's resource usually two or three members).
     size_t s = base;
     const size_t end = slots_.size();
-    for (uint32_t e = t.first_element; e < t.first_element + t.element_count && !stopped_; ++e) {
-      const element_def &def = ELEMENTS[e];
+    const uint32_t *req = required_elements().of(type);
+    const uint32_t *const req_end = required_elements().of(static_cast<uint16_t>(type + 1));
+    while (s < end && !stopped_) {
+      const uint32_t e = slots_[s].element;
+      for (; req < req_end && *req < e && !stopped_; ++req) report_missing(ELEMENTS[*req], v.offset());
+      if (stopped_) break;
+      if (req < req_end && *req == e) ++req;
       size_t group = s;
       while (s < end && slots_[s].element == e) ++s;
-      if (group == s) {
-        if (def.min > 0) {
-          std::string key(def.name.view());
-          if (def.is_choice) key += "[x]";
-          add(severity::error, REQUIRED, v.offset(),
-              "missing required element '" + key + "' (minimum " + std::to_string(def.min) + ")", "");
-        }
-        continue;
-      }
-      walk_group(def, group, s);
+      walk_group(ELEMENTS[e], group, s);
     }
+    for (; req < req_end && !stopped_; ++req) report_missing(ELEMENTS[*req], v.offset());
     slots_.resize(base);
     if (type == reference_type() && opts_.check_references && !stopped_) check_reference(obj);
+  }
+
+  void report_missing(const element_def &def, uint64_t offset) {
+    std::string key(def.name.view());
+    if (def.is_choice) key += "[x]";
+    add(severity::error, REQUIRED, offset,
+        "missing required element '" + key + "' (minimum " + std::to_string(def.min) + ")", "");
   }
 
   // The members of one element: its value (`x`, or one choice `valueX`) and its `_x` companion.
