@@ -3,6 +3,7 @@
 // are the r4 module's (../r4/r4_tables.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -125,11 +126,13 @@ struct compiled_invariant {
   invariant_shortcut shortcut = invariant_shortcut::none;
   /// Direct checks: (context type, root in the pool), sorted by type; a type not listed has none.
   std::vector<std::pair<uint16_t, uint32_t>> direct;
-  /// The direct check's root for values of `type`, or 0xFFFFFFFF.
+  /// The direct check's root for values of `type`, or 0xFFFFFFFF. A binary search: a
+  /// DomainResource invariant (dom-6) has a check for each of R4's 146 resource types, and a scan
+  /// of them per resource was a tenth of check_invariants' own time on a Bundle.
   uint32_t direct_root(uint16_t type) const noexcept {
-    for (const auto &d : direct)
-      if (d.first == type) return d.second;
-    return 0xFFFFFFFF;
+    auto it = std::lower_bound(direct.begin(), direct.end(), type,
+                               [](const std::pair<uint16_t, uint32_t> &d, uint16_t t) { return d.first < t; });
+    return it != direct.end() && it->first == type ? it->second : 0xFFFFFFFF;
   }
 };
 
