@@ -385,10 +385,14 @@ class walker {
     if (!opts_.check_invariants || stopped_) return;
     const constraint_range r = KEY_CONSTRAINTS[key_index];
     if (r.count == 0) return;
-    // Most values are primitives whose only invariant is ele-1, which a value holds (hasValue()).
+    // Most values are primitives whose only invariant is ele-1, which a value holds (hasValue()),
+    // or objects of a type whose only invariant is ele-1 (Coding, CodeableConcept, Identifier,
+    // HumanName, Meta...), which its shortcut answers: check_invariants' loop would reach the
+    // same answer for them.
     if (r.count == 1 && CONSTRAINT_LISTS[r.first] == invariants_.ele_1 && opts_.invariant_fast_paths && value) {
       json::kind k = value->type();
       if (k == json::kind::string || k == json::kind::number || k == json::kind::boolean) return;
+      if (k == json::kind::object && ele_1_holds(value, companion)) return;
     }
     uint16_t type = KEYS[key_index].type;
     if (!has_form(type, value, companion)) return;
