@@ -47,6 +47,14 @@ inline bool is_string_primitive(primitive p) noexcept {
 /// r4::find_key's answer (the key of a type's object, nullptr when the type has no such element)
 /// from a hash index built once from the same tables: one hash and about one compare per lookup.
 const key_def *find_key_hashed(uint16_t type, std::string_view key) noexcept;
+/// The same lookup with the row's fields the walk needs, held in the index itself.
+struct key_row {
+  uint32_t key = 0xFFFFFFFF;  ///< into KEYS; 0xFFFFFFFF when the type has no such key
+  uint16_t element = 0;
+  uint16_t type = 0;
+  bool found() const noexcept { return key != 0xFFFFFFFF; }
+};
+key_row find_key_row(uint16_t type, std::string_view key) noexcept;
 /// Whether `s` is a valid FHIR id ([A-Za-z0-9\-.]{1,64}).
 bool is_valid_id(std::string_view s) noexcept;
 /// Whether `s` is a valid urn:uuid / urn:oid value.

@@ -116,7 +116,8 @@ class line_index {
     if (!built_) {
       // memchr: every resource with narrative has an (informational) issue now, so this runs often.
       const char *begin = text_.data(), *end = begin + text_.size();
-      for (const char *p = begin; p < end;) {
+      const char *p = begin;
+      while (p < end) {
         const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
         if (!nl) break;
         p = static_cast<const char *>(nl);
@@ -515,9 +516,8 @@ class walker {
       if (m.key == "resourceType" && (t.kind == type_kind::resource || t.kind == type_kind::any_resource)) continue;
       bool underscore = m.key.size() > 1 && m.key[0] == '_';
       std::string_view name = underscore ? m.key.substr(1) : m.key;
-      const key_def *k = find_key_hashed(type, name);
-      if (k && underscore && TYPES[k->type].kind != type_kind::primitive) k = nullptr;
-      if (!k) {
+      const key_row k = find_key_row(type, name);
+      if (!k.found() || (underscore && TYPES[k.type].kind != type_kind::primitive)) {
         size_t mark = path_.mark();
         path_.member(m.key);
         if (first_unknown == SIZE_MAX) first_unknown = out_.issues.size();
@@ -527,7 +527,7 @@ class walker {
         path_.back_to(mark);
         continue;
       }
-      slots_.push_back(slot{static_cast<uint32_t>(k - KEYS), k->element, k->type, underscore, member, m.key, m.val});
+      slots_.push_back(slot{k.key, k.element, k.type, underscore, member, m.key, m.val});
     }
     auto in_order = [](const slot &a, const slot &b) {
       if (a.element != b.element) return a.element < b.element;
