@@ -4,6 +4,7 @@
 // count); nothing is rescanned per reference — `#id` targets are looked up in a sorted list of the
 // container's contained ids, built once per resource.
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <optional>
@@ -11,6 +12,10 @@
 #include <vector>
 
 #include "fhir_internal.h"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 namespace quire::fhir {
 namespace {
@@ -114,9 +119,18 @@ class line_index {
   explicit line_index(std::string_view text) : text_(text) {}
   void locate(uint64_t offset, uint32_t &line, uint32_t &column) {
     if (!built_) {
-      // memchr: every resource with narrative has an (informational) issue now, so this runs often.
+      // Every resource with narrative has an (informational) issue now, so this runs often.
       const char *begin = text_.data(), *end = begin + text_.size();
       const char *p = begin;
+#if defined(__wasm_simd128__)
+      // Emscripten's memchr reads a word at a time: on a 650 KB Bundle the scan was 3% of
+      // fhir.validate through npm. Sixteen bytes at a time, each newline's place from the mask.
+      for (; end - p >= 16; p += 16) {
+        auto mask = static_cast<uint32_t>(wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(p), wasm_i8x16_splat('\n'))));
+        for (; mask != 0; mask &= mask - 1)
+          newlines_.push_back(static_cast<uint32_t>(p - begin) + static_cast<uint32_t>(std::countr_zero(mask)));
+      }
+#endif
       while (p < end) {
         const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
         if (!nl) break;
