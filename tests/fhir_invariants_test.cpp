@@ -137,6 +137,17 @@ TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3, ref-1) give the engine'
       R"({"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"},{"resourceType":"Organization","id":"p","name":"B","partOf":{"reference":"#o"}}],"managingOrganization":{"reference":"#p"}})",
       R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Patient","contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#o"}}},{"resource":{"resourceType":"Patient","managingOrganization":{"reference":"#o"}}}]})",
       R"({"resourceType":"Patient","managingOrganization":{"reference":7}})",
+      // dom-6 (text.div.exists()) where the walk answers it without the direct check: no `text`
+      // nor `_text` at all; and beside it `_text` alone, `text` null, `text` without div or with a
+      // div that is not a string (which exists), `text` repeated, a contained resource without
+      // narrative (dom-6 does not apply).
+      R"({"resourceType":"Patient","active":true})",
+      R"({"resourceType":"Patient","_text":{"id":"t"}})",
+      R"({"resourceType":"Patient","text":null})",
+      R"({"resourceType":"Patient","text":{"status":"generated"}})",
+      R"({"resourceType":"Patient","text":{"status":"generated","div":7}})",
+      R"({"resourceType":"Patient","text":{"status":"generated"},"text":{"status":"generated","div":"<div>a</div>"}})",
+      R"({"resourceType":"Patient","text":{"status":"generated","div":"<div>a</div>"},"contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#o"}})",
   };
   for (const char *c : cases) {
     INFO(c);

@@ -19,11 +19,16 @@ TEST_CASE("fhir keys: the hash index finds what r4::find_key finds", "[fhir]") {
       const key_def *hashed = find_key_hashed(type, key);
       REQUIRE(hashed == find_key(type, key));
       REQUIRE(hashed == &KEYS[k]);
+      const key_row row = find_key_row(type, key);
+      REQUIRE(row.key == k);
+      REQUIRE(row.element == KEYS[k].element);
+      REQUIRE(row.type == KEYS[k].type);
       ++found;
       // Near misses: one byte more, one less, the last byte changed, another case.
       for (std::string miss : {key + "x", key.substr(0, key.size() - 1), key.substr(0, key.size() - 1) + "#",
                                std::string(1, static_cast<char>(key[0] ^ 0x20)) + key.substr(1)}) {
         CHECK(find_key_hashed(type, miss) == find_key(type, miss));
+        CHECK(find_key_row(type, miss).found() == (find_key(type, miss) != nullptr));
         ++missing;
       }
     }

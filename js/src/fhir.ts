@@ -131,10 +131,6 @@ function write(input: Input, pretty: boolean, toXml: boolean, options: FhirOptio
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function u32(heap: Uint8Array, at: number): number {
-  return (heap[at]! | (heap[at + 1]! << 8) | (heap[at + 2]! << 16) | (heap[at + 3]! << 24)) >>> 0;
-}
-
 /**
  * Strings up to this many UTF-16 units are encoded straight into the heap (encodeInto, with room
  * for three bytes a unit, UTF-8's most): the text is copied once, not encoded and then copied.
@@ -158,6 +154,56 @@ function withText<T>(input: Input, fn: (pointer: number, length: number) => T): 
   }
 }
 
+const SEVERITIES: FhirIssue['severity'][] = ['error', 'warning', 'information'];
+const NONE = 0xffffffff;
+const ISSUE_WORDS = 9;
+const HEADER_WORDS = 6;
+
+/**
+ * validate()'s result block (wasm/bind_fhir.cpp, issues_block): six uint32 (form, errors, warnings,
+ * truncated, two sizes), then either the issues as a table of string numbers over one ASCII text
+ * (form 0: the issue objects are made here, each repeated string decoded once) or as a JSON array
+ * (form 1). Both give the same objects, members in issues_to_json's order.
+ */
+function readOutcome(heap: Uint8Array, block: number): FhirOutcome {
+  const head = new Uint32Array(heap.buffer, block, HEADER_WORDS);
+  const errors = head[1]!;
+  const outcome = (issues: FhirIssue[]): FhirOutcome => ({ issues, errors, warnings: head[2]!, truncated: head[3] !== 0, ok: errors === 0 });
+  const start = block + 4 * HEADER_WORDS;
+  if (head[0] === 1) return outcome(JSON.parse(decoder.decode(heap.subarray(start, start + head[4]!))) as FhirIssue[]);
+  const count = head[4]!;
+  if (count === 0) return outcome([]);
+  const stringCount = head[5]!;
+  const words = new Uint32Array(heap.buffer, start, stringCount + count * ISSUE_WORDS);
+  const textStart = start + 4 * words.length;
+  const text = decoder.decode(heap.subarray(textStart, textStart + (words[stringCount - 1] ?? 0)));
+  const strings: string[] = new Array<string>(stringCount);
+  for (let k = 0, at = 0; k < stringCount; ++k) {
+    const end = words[k]!;
+    strings[k] = text.slice(at, end);
+    at = end;
+  }
+  const issues: FhirIssue[] = new Array<FhirIssue>(count);
+  for (let i = 0, w = stringCount; i < count; ++i, w += ISSUE_WORDS) {
+    const severity = SEVERITIES[words[w]!]!;
+    const code = strings[words[w + 1]!]!;
+    const key = words[w + 2]!;
+    const details = strings[words[w + 3]!]!;
+    const expression = strings[words[w + 4]!]!;
+    const line = words[w + 5]!;
+    const column = words[w + 6]!;
+    const offset = words[w + 7]!;
+    const issue: FhirIssue =
+      key === NONE
+        ? { severity, code, details, expression, line, column, offset }
+        : { severity, code, key: strings[key]!, details, expression, line, column, offset };
+    const error = words[w + 8]!;
+    if (error !== NONE) issue.error = strings[error]!;
+    issues[i] = issue;
+  }
+  return outcome(issues);
+}
+
 /** A resource as a plain object (what JSON.parse gives). */
 export type FhirResource = { resourceType: string; [key: string]: unknown };
 
@@ -174,13 +220,7 @@ export const fhir = {
     if (block === 0) throw new QuireError('OUT_OF_MEMORY', 'OUT_OF_MEMORY: the wasm heap cannot hold the issues of fhir.validate');
     const m = wasm();
     try {
-      // The block (wasm/bind_fhir.cpp, fhir_validate): the issues' length, errors, warnings,
-      // truncated, then the issues' JSON; none when there are no issues, and then no JSON.parse.
-      const heap = m.HEAPU8;
-      const length = u32(heap, block);
-      const errors = u32(heap, block + 4);
-      const issues = length === 0 ? [] : (JSON.parse(decoder.decode(heap.subarray(block + 16, block + 16 + length))) as FhirIssue[]);
-      return { issues, errors, warnings: u32(heap, block + 8), truncated: u32(heap, block + 12) !== 0, ok: errors === 0 };
+      return readOutcome(m.HEAPU8, block);
     } finally {
       m._free(block);
     }

@@ -75,6 +75,50 @@ test('fhir: each broken resource of the invariants suite fails exactly its invar
   }
 });
 
+// What issues_to_json writes for the same input, natively the CLI's and the OperationOutcome's
+// source: read through the module's fhirWrite, whose record carries the read's issues as JSON
+// (the same walk and issues as validate() for input that parses).
+function issuesAsJson(bytes) {
+  const m = quire.internalWasmModule();
+  const pointer = m._malloc(bytes.length + 64);
+  try {
+    m.HEAPU8.set(bytes, pointer);
+    m.HEAPU8.fill(0, pointer + bytes.length, pointer + bytes.length + 64);
+    const options = { strict: false, maxDepth: 0, maxBytes: 0, maxIssues: 0, maxContained: 0, checkCodes: true, checkReferences: true, checkInvariants: true, syntax: 2 };
+    const r = m.fhirWrite(pointer, bytes.length, false, false, options);
+    assert.equal(r.error.code, '');
+    return r.issues;
+  } finally {
+    m._free(pointer);
+  }
+}
+
+test('fhir: validate() gives the issues issues_to_json gives, members in its order (both forms of the result block)', () => {
+  const encoder = new TextEncoder();
+  const inputs = [];
+  const examples = path.join(corpusDir(), 'fhir-r4', 'examples');
+  for (const file of readdirSync(examples).filter((f) => f.endsWith('.json')).sort()) inputs.push([file, readFileSync(path.join(examples, file))]);
+  for (const suite of ['broken', 'invariants']) {
+    const dir = path.join(dataDir, 'fhir', suite);
+    for (const [file] of tsv(path.join(dir, 'expected.tsv'))) inputs.push([`${suite}/${file}`, readFileSync(path.join(dir, file))]);
+  }
+  // Not ASCII (the JSON form), and a Bundle whose entries repeat dom-6's warning (the table form).
+  inputs.push(['not ascii', encoder.encode('{"resourceType":"Patient","nåme":[{"family":"Ødegård"}],"gender":"kvinne"}')]);
+  const entries = Array.from({ length: 50 }, (_, i) => ({ fullUrl: `urn:uuid:${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, resource: { resourceType: 'Patient', id: `p${i}` } }));
+  inputs.push(['bundle', encoder.encode(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: entries }, null, 1))]);
+  let issues = 0;
+  for (const [name, bytes] of inputs) {
+    const o = fhir.validate(bytes);
+    assert.equal(JSON.stringify(o.issues), issuesAsJson(bytes), name);
+    assert.equal(JSON.stringify(fhir.validate(new TextDecoder().decode(bytes)).issues), JSON.stringify(o.issues), name);
+    issues += o.issues.length;
+  }
+  assert.ok(issues > 1000, `${issues} issues compared`);
+  // An unreadable input: its one issue carries the error code, last.
+  const bad = fhir.validate('{"resourceType":"Patient",');
+  assert.deepEqual(Object.keys(bad.issues[0]), ['severity', 'code', 'details', 'expression', 'line', 'column', 'offset', 'error']);
+});
+
 test('fhir: parse gives a plain object, format keeps decimals and orders keys', () => {
   const text = '{"valueQuantity":{"unit":"mg","value":0.700},"code":{"text":"x"},"status":"final","resourceType":"Observation"}';
   assert.equal(fhir.format(text), '{"resourceType":"Observation","status":"final","code":{"text":"x"},"valueQuantity":{"value":0.700,"unit":"mg"}}');

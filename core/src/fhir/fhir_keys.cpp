@@ -59,7 +59,7 @@ class key_index {
       types_[t] = table{static_cast<uint32_t>(total), cap - 1};
       total += cap;
     }
-    slots_.assign(total, slot{key_words{}, EMPTY, 0});
+    slots_.assign(total, slot{key_words{}, EMPTY, 0, 0, 0});
     for (size_t t = 0; t < TYPE_COUNT; ++t) {
       const type_def &def = TYPES[t];
       const table tab = types_[t];
@@ -69,22 +69,22 @@ class key_index {
         const key_words w = words_of(key);
         uint32_t i = key_hash(w, key.size()) & tab.mask;
         while (slots_[tab.base + i].key != EMPTY) i = (i + 1) & tab.mask;
-        slots_[tab.base + i] = slot{w, k, static_cast<uint32_t>(key.size())};
+        slots_[tab.base + i] = slot{w, k, static_cast<uint16_t>(key.size()), KEYS[k].element, KEYS[k].type};
       }
     }
   }
 
-  const key_def *find(uint16_t type, std::string_view key) const noexcept {
+  key_row find(uint16_t type, std::string_view key) const noexcept {
     const table tab = types_[type];
-    if (tab.mask == 0) return nullptr;  // a type without keys (a table has at least two slots)
+    if (tab.mask == 0) return {};  // a type without keys (a table has at least two slots)
     const size_t n = key.size();
     const key_words w = words_of(key);
     for (uint32_t i = key_hash(w, n) & tab.mask;; i = (i + 1) & tab.mask) {
       const slot &s = slots_[tab.base + i];
-      if (s.key == EMPTY) return nullptr;
+      if (s.key == EMPTY) return {};
       if (s.length != n || s.words.lo != w.lo || s.words.hi != w.hi) continue;
-      const key_def &k = KEYS[s.key];
-      if (n <= 16 || std::memcmp(TEXT + k.key.offset + 8, key.data() + 8, n - 16) == 0) return &k;
+      if (n <= 16 || std::memcmp(TEXT + KEYS[s.key].key.offset + 8, key.data() + 8, n - 16) == 0)
+        return key_row{s.key, s.element, s.type};
     }
   }
 
@@ -93,10 +93,14 @@ class key_index {
     uint32_t base = 0;
     uint32_t mask = 0;
   };
+  // The key's row is copied in (element, type): the walk reads the slot it probed and not the
+  // KEYS row too, which was a second cache miss per member.
   struct slot {
     key_words words;  // the key's first and last eight bytes (words_of)
     uint32_t key;     // into KEYS, or EMPTY
-    uint32_t length;
+    uint16_t length;
+    uint16_t element;
+    uint16_t type;
   };
   std::vector<table> types_;
   std::vector<slot> slots_;
@@ -110,6 +114,11 @@ const key_index &keys() {
 
 }  // namespace
 
-const key_def *find_key_hashed(uint16_t type, std::string_view key) noexcept { return keys().find(type, key); }
+const key_def *find_key_hashed(uint16_t type, std::string_view key) noexcept {
+  const key_row r = keys().find(type, key);
+  return r.found() ? &KEYS[r.key] : nullptr;
+}
+
+key_row find_key_row(uint16_t type, std::string_view key) noexcept { return keys().find(type, key); }
 
 }  // namespace quire::fhir::detail
