@@ -1,12 +1,14 @@
 // Reading FHIR R4 XML. expat parses the document (forced to UTF-8, namespaces on, no DTD: a
 // DOCTYPE stops it before anything in it is read); its events build a tree of the elements (one
-// node each, strings in one buffer); the tree is written out as the resource's JSON form, which
-// read() then reads and validates as any JSON resource. A table of (JSON offset, XML offset) pairs,
-// one per value written, moves every issue and error back to the XML element it is about.
+// node each, strings in one buffer); the tree is written out as the resource's JSON form — as the
+// tape the JSON reader would make of its text, without the text — which read() then validates as
+// any JSON resource. A table of (tape index or JSON offset, XML offset) pairs, one per value
+// written, moves every issue and error back to the XML element it is about.
 #include <expat.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ constexpr char NS_SEP = ' ';
 constexpr uint32_t NONE = 0xFFFFFFFF;
 // As the JSON reader's: max_depth beyond it is clamped.
 constexpr size_t HARD_MAX_DEPTH = 1024;
+
+// The values' bytes, in the order expat gives them; read through the tape, the buffer becomes the
+// document's strings (json::detail::tape_data::strings), so no value is copied twice.
+using strings_buffer = std::vector<char, json::detail::uninitialized_allocator<char>>;
 
 struct span_ref {
   uint32_t offset = 0;
@@ -97,7 +103,8 @@ class tree_builder {
   }
 
   const std::vector<node> &nodes() const noexcept { return nodes_; }
-  std::string_view text(span_ref s) const noexcept { return std::string_view(strings_).substr(s.offset, s.length); }
+  std::string_view text(span_ref s) const noexcept { return std::string_view(strings_.data() + s.offset, s.length); }
+  strings_buffer &strings() noexcept { return strings_; }
 
  private:
   std::string_view input_;
@@ -105,7 +112,7 @@ class tree_builder {
   XML_Parser parser_ = nullptr;
   std::vector<node> nodes_;
   std::vector<uint32_t> open_;  // the open elements (outside a div)
-  std::string strings_;
+  strings_buffer strings_;
   size_t div_depth_ = 0;  // inside a div: its depth (the div itself is 1)
   uint64_t div_start_ = 0;
   bool failed_ = false;
@@ -157,7 +164,7 @@ class tree_builder {
     const size_t n = std::strlen(s);
     if (!room_for_strings(n)) return {};
     span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n), true};
-    strings_.append(s, n);
+    strings_.insert(strings_.end(), s, s + n);
     return r;
   }
 
@@ -381,54 +388,236 @@ class tree_builder {
       if (!room_for_strings(static_cast<size_t>(stop - div_start_))) return;
       node &d = nodes_[open_.back()];
       d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_), true};
-      strings_.append(input_.substr(div_start_, stop - div_start_));
+      const char *div = input_.data() + div_start_;
+      strings_.insert(strings_.end(), div, div + (stop - div_start_));
     }
     open_.pop_back();
   }
 };
 
-// Writes the tree as JSON and records where each value came from.
-class json_emitter {
+// (JSON position or tape index, XML offset) pairs, one per value written, in the order written.
+using mark_table = std::vector<std::pair<uint32_t, uint64_t>>;
+
+// The JSON form as text (the reference: what read() parses, and the way taken when the tape's
+// bounds below do not hold). Commas are the sink's: one goes before a key or value that follows a
+// value.
+class text_sink {
  public:
-  json_emitter(const tree_builder &t, std::string &out, std::vector<std::pair<uint32_t, uint64_t>> &marks)
-      : t_(t), nodes_(t.nodes()), out_(out), marks_(marks) {}
+  text_sink(const tree_builder &t, std::string &out, mark_table &marks) : t_(t), out_(out), marks_(marks) {}
 
-  void resource(uint32_t r) {
-    mark(r);
-    out_ += "{\"resourceType\":";
-    json::append_quoted(out_, TYPES[nodes_[r].type].name.view());
-    members(r, false);
-    out_ += '}';
+  void mark(uint64_t xml_offset) { marks_.emplace_back(static_cast<uint32_t>(out_.size()), xml_offset); }
+  bool begin_object() {
+    comma();
+    out_ += '{';
+    return true;
   }
-
- private:
-  const tree_builder &t_;
-  const std::vector<node> &nodes_;
-  std::string &out_;
-  std::vector<std::pair<uint32_t, uint64_t>> &marks_;
-  std::vector<const key_def *> done_;  // a stack of the keys written, per object being written
-
-  void mark(uint32_t n) { marks_.emplace_back(static_cast<uint32_t>(out_.size()), nodes_[n].offset); }
-
-  void key(std::string_view k, bool &first, bool underscore = false) {
-    if (!first) out_ += ',';
-    first = false;
+  bool begin_array() {
+    comma();
+    out_ += '[';
+    return true;
+  }
+  void end_object() {
+    out_ += '}';
+    after_value_ = true;
+  }
+  void end_array() {
+    out_ += ']';
+    after_value_ = true;
+  }
+  void key(std::string_view k, bool underscore) {
+    comma();
     out_ += '"';
     if (underscore) out_ += '_';
     out_ += k;  // names from the tables: nothing to escape
     out_ += "\":";
   }
+  void string(std::string_view s) {
+    comma();
+    json::append_quoted(out_, s);
+    after_value_ = true;
+  }
+  void string(span_ref s) { string(t_.text(s)); }
+  void literal(span_ref s, bool /*is_number*/) {
+    comma();
+    out_ += t_.text(s);
+    after_value_ = true;
+  }
+  void null() {
+    comma();
+    out_ += "null";
+    after_value_ = true;
+  }
+
+ private:
+  const tree_builder &t_;
+  std::string &out_;
+  mark_table &marks_;
+  bool after_value_ = false;
+
+  void comma() {
+    if (after_value_) out_ += ',';
+    after_value_ = false;
+  }
+};
+
+// The JSON form as a tape (json::detail::node, as the JSON layer's parser writes it), without the
+// text: what the text would read to. A value's offset is its index in the tape (unique and in
+// document order, as the text's byte offsets are: FHIRPath's repeat() tells items apart by it);
+// the mark table maps indexes to XML offsets as it maps the text's positions. Strings and numbers
+// point into the tree's buffer of values, which becomes the document's strings; keys are added to
+// it. A document deeper than the JSON reader allows is declined (begin_* returns false): the text
+// way then gives the JSON reader's own error.
+class tape_sink {
+ public:
+  tape_sink(json::detail::tape_data &d, strings_buffer &strings, mark_table &marks, size_t max_depth)
+      : d_(d), strings_(strings), marks_(marks), max_depth_(max_depth) {}
+
+  // At most the length the JSON text would have (a string's bytes counted as six, the longest
+  // escape), so that the text's own bounds (max_bytes, 4 GiB) can be checked without writing it.
+  uint64_t text_bound = 0;
+  bool out_of_memory = false;
+
+  void mark(uint64_t xml_offset) { marks_.emplace_back(static_cast<uint32_t>(d_.tape.size()), xml_offset); }
+  bool begin_object() { return open(json::kind::object); }
+  bool begin_array() { return open(json::kind::array); }
+  void end_object() { close(); }
+  void end_array() { close(); }
+  void key(std::string_view k, bool underscore) {
+    ++open_.back().count;
+    text_bound += k.size() + 5;
+    push(json::kind::string, 1, name(k, underscore), static_cast<uint32_t>(k.size() + (underscore ? 1 : 0)));
+  }
+  void string(std::string_view s) {
+    const auto start = static_cast<uint32_t>(strings_.size());
+    if (room(s.size())) strings_.insert(strings_.end(), s.begin(), s.end());
+    text_bound += 6 * uint64_t{s.size()} + 3;
+    value(json::kind::string, 0, start, static_cast<uint32_t>(s.size()));
+  }
+  void string(span_ref s) {
+    text_bound += 6 * uint64_t{s.length} + 3;
+    value(json::kind::string, 0, s.offset, s.length);
+  }
+  // A number or boolean the emitter has checked (a JSON number, `true` or `false`).
+  void literal(span_ref s, bool is_number) {
+    text_bound += s.length + 1;
+    if (is_number) {
+      const std::string_view text(strings_.data() + s.offset, s.length);
+      const bool integer = text.find_first_of(".eE") == std::string_view::npos;
+      value(json::kind::number, integer ? 1 : 0, s.offset, s.length);
+    } else {
+      value(json::kind::boolean, strings_[s.offset] == 't' ? 1 : 0, 0, 0);
+    }
+  }
+  void null() {
+    text_bound += 5;
+    value(json::kind::null_value, 0, 0, 0);
+  }
+
+ private:
+  struct frame {
+    uint32_t index;
+    uint32_t count;
+    bool array;
+  };
+  json::detail::tape_data &d_;
+  strings_buffer &strings_;
+  mark_table &marks_;
+  size_t max_depth_;
+  std::vector<frame> open_;
+  // Where each key name already sits in the strings (a small cache by the name's address: the
+  // names come from the tables, so one address is one name).
+  struct cached_name {
+    const char *name = nullptr;
+    bool underscore = false;
+    uint32_t start = 0;
+  };
+  cached_name names_[64];
+
+  uint32_t name(std::string_view k, bool underscore) {
+    cached_name &c = names_[(reinterpret_cast<uintptr_t>(k.data()) >> 3 ^ (underscore ? 1 : 0)) & 63];
+    if (c.name == k.data() && c.underscore == underscore) return c.start;
+    const auto start = static_cast<uint32_t>(strings_.size());
+    if (!room(k.size() + 1)) return start;
+    if (underscore) strings_.push_back('_');
+    strings_.insert(strings_.end(), k.begin(), k.end());
+    c = cached_name{k.data(), underscore, start};
+    return start;
+  }
+
+  void push(json::kind k, uint8_t flag, uint32_t start, uint32_t length) {
+    if (d_.tape.size() == d_.tape.capacity() &&
+        !quire::detail::grow_or_oom(d_.tape, d_.tape.size() + 1, "the XML's JSON form")) {
+      out_of_memory = true;
+      return;
+    }
+    const auto index = static_cast<uint32_t>(d_.tape.size());
+    d_.tape.push_back(json::detail::node{index, start, length, index + 1, static_cast<uint8_t>(k), flag});
+  }
+  // Room for `n` more bytes of strings; false (and out_of_memory) when there is none.
+  bool room(size_t n) {
+    if (strings_.size() + n <= strings_.capacity()) return true;
+    if (quire::detail::grow_or_oom(strings_, strings_.size() + n, "the XML's JSON form")) return true;
+    out_of_memory = true;
+    return false;
+  }
+  void value(json::kind k, uint8_t flag, uint32_t start, uint32_t length) {
+    if (!open_.empty() && open_.back().array) ++open_.back().count;
+    ++d_.value_count;
+    push(k, flag, start, length);
+  }
+  bool open(json::kind k) {
+    if (open_.size() + 1 > max_depth_) return false;
+    text_bound += 3;
+    const auto index = static_cast<uint32_t>(d_.tape.size());
+    value(k, 0, 0, 0);
+    open_.push_back(frame{index, 0, k == json::kind::array});
+    d_.max_depth = std::max(d_.max_depth, open_.size());
+    return true;
+  }
+  void close() {
+    const frame f = open_.back();
+    open_.pop_back();
+    d_.tape[f.index].length = f.count;
+    d_.tape[f.index].next = static_cast<uint32_t>(d_.tape.size());
+  }
+};
+
+// Writes the tree as the JSON form into a sink, and marks where each value came from. Returns
+// false when the sink declines (the tape's depth bound).
+template <typename Sink>
+class json_emitter {
+ public:
+  json_emitter(const tree_builder &t, Sink &sink) : t_(t), nodes_(t.nodes()), sink_(sink) {}
+
+  bool resource(uint32_t r) {
+    mark(r);
+    if (!sink_.begin_object()) return false;
+    sink_.key("resourceType", false);
+    sink_.string(TYPES[nodes_[r].type].name.view());
+    if (!members(r)) return false;
+    sink_.end_object();
+    return true;
+  }
+
+ private:
+  const tree_builder &t_;
+  const std::vector<node> &nodes_;
+  Sink &sink_;
+  std::vector<const key_def *> done_;  // a stack of the keys written, per object being written
+
+  void mark(uint32_t n) { sink_.mark(nodes_[n].offset); }
 
   // The members of an element's object (after resourceType, or after `{` and id/url).
-  void members(uint32_t parent, bool first) {
+  bool members(uint32_t parent) {
     const size_t base = done_.size();
     for (uint32_t c = nodes_[parent].first_child; c != NONE; c = nodes_[c].next) {
       const key_def *k = nodes_[c].key;
       if (std::find(done_.begin() + static_cast<std::ptrdiff_t>(base), done_.end(), k) != done_.end()) continue;
       done_.push_back(k);
-      group(c, first);
+      if (!group(c)) return false;
     }
     done_.resize(base);
+    return true;
   }
 
   void primitive_value(uint32_t n) {
@@ -438,14 +627,14 @@ class json_emitter {
     const primitive p = TYPES[x.type].prim;
     if (p == primitive::boolean) {
       if (v == "true" || v == "false") {
-        out_ += v;
+        sink_.literal(x.value, false);
         return;
       }
     } else if (!is_string_primitive(p) && is_json_number(v)) {
-      out_ += v;
+      sink_.literal(x.value, true);
       return;
     }
-    json::append_quoted(out_, v);  // a string, or a number or boolean that is not one: validation says so
+    sink_.string(x.value);  // a string, or a number or boolean that is not one: validation says so
   }
 
   static bool is_json_number(std::string_view v) {
@@ -475,42 +664,40 @@ class json_emitter {
 
   bool has_companion(uint32_t n) const { return nodes_[n].id.set || nodes_[n].first_child != NONE; }
 
-  void companion(uint32_t n) {
+  bool companion(uint32_t n) {
     mark(n);
-    out_ += '{';
-    bool first = true;
+    if (!sink_.begin_object()) return false;
     if (nodes_[n].id.set) {
-      key("id", first);
-      json::append_quoted(out_, t_.text(nodes_[n].id));
+      sink_.key("id", false);
+      sink_.string(nodes_[n].id);
     }
-    members(n, first);
-    out_ += '}';
+    if (!members(n)) return false;
+    sink_.end_object();
+    return true;
   }
 
-  void object(uint32_t n) {
+  bool object(uint32_t n) {
     const node &x = nodes_[n];
     if (x.kind == node_kind::wrapper) {
-      if (x.first_child == NONE) {
-        mark(n);
-        out_ += "{}";
-      } else {
-        resource(x.first_child);
-      }
-      return;
+      if (x.first_child != NONE) return resource(x.first_child);
+      mark(n);
+      if (!sink_.begin_object()) return false;
+      sink_.end_object();
+      return true;
     }
     mark(n);
-    out_ += '{';
-    bool first = true;
+    if (!sink_.begin_object()) return false;
     if (x.id.set) {
-      key("id", first);
-      json::append_quoted(out_, t_.text(x.id));
+      sink_.key("id", false);
+      sink_.string(x.id);
     }
     if (x.url.set) {
-      key("url", first);
-      json::append_quoted(out_, t_.text(x.url));
+      sink_.key("url", false);
+      sink_.string(x.url);
     }
-    members(n, first);
-    out_ += '}';
+    if (!members(n)) return false;
+    sink_.end_object();
+    return true;
   }
 
   // The next sibling after `n` under the same key; NONE after the last.
@@ -524,7 +711,7 @@ class json_emitter {
 
   // Every child of `first_node`'s parent under its key, as one member (and its `_` companion).
   // The siblings are walked in place (no list of them is made): a group is short, or alone.
-  void group(uint32_t first_node, bool &first) {
+  bool group(uint32_t first_node) {
     const key_def *k = nodes_[first_node].key;
     const bool array = ELEMENTS[k->element].is_array || next_item(first_node) != NONE;
     const std::string_view name = k->key.view();
@@ -535,45 +722,43 @@ class json_emitter {
         any_companion |= has_companion(c);
       }
       if (any_value || !any_companion) {
-        key(name, first);
+        sink_.key(name, false);
         mark(first_node);
-        if (array) out_ += '[';
+        if (array && !sink_.begin_array()) return false;
         for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-          if (c != first_node) out_ += ',';
           if (nodes_[c].value.set) {
             primitive_value(c);
           } else {
             mark(c);
-            out_ += "null";
+            sink_.null();
           }
         }
-        if (array) out_ += ']';
+        if (array) sink_.end_array();
       }
       if (any_companion) {
-        key(name, first, true);
+        sink_.key(name, true);
         mark(first_node);
-        if (array) out_ += '[';
+        if (array && !sink_.begin_array()) return false;
         for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-          if (c != first_node) out_ += ',';
           if (has_companion(c)) {
-            companion(c);
+            if (!companion(c)) return false;
           } else {
             mark(c);
-            out_ += "null";
+            sink_.null();
           }
         }
-        if (array) out_ += ']';
+        if (array) sink_.end_array();
       }
-      return;
+      return true;
     }
-    key(name, first);
+    sink_.key(name, false);
     mark(first_node);
-    if (array) out_ += '[';
+    if (array && !sink_.begin_array()) return false;
     for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-      if (c != first_node) out_ += ',';
-      object(c);
+      if (!object(c)) return false;
     }
-    if (array) out_ += ']';
+    if (array) sink_.end_array();
+    return true;
   }
 };
 
@@ -617,7 +802,9 @@ bool looks_like_xml(std::string_view input) noexcept {
   return false;
 }
 
-result<resource> read_xml(std::string_view input, const options &opts) {
+namespace detail {
+
+result<resource> read_xml_with(std::string_view input, const options &opts, xml_form form) {
   auto located = [&](error_code code, std::string message) {
     quire::error e(code, std::move(message), 0);
     locate(e, input);
@@ -631,33 +818,61 @@ result<resource> read_xml(std::string_view input, const options &opts) {
   if (input.find_first_not_of(" \t\n\r") == std::string_view::npos) {
     return located(error_code::EMPTY_INPUT, "no XML: the input is empty or white space only");
   }
-  std::string json_text;
-  std::vector<std::pair<uint32_t, uint64_t>> marks;
+  options json_opts = opts;
+  json_opts.input_syntax = syntax::json;
+  // The JSON form nests two levels per XML element at most (an array and its object).
+  json_opts.max_depth = opts.max_depth * 2 + 2;
+  mark_table marks;
+  result<resource> r = quire::error(error_code::OUT_OF_MEMORY, "the XML was not read", 0);
   {
     // The tree lives only while the JSON form is written.
     tree_builder tree(input, opts);
     if (auto parsed = tree.parse(); !parsed) return std::move(parsed).error();
     if (tree.nodes().empty()) return located(error_code::INVALID_XML, "no root element");
-    // The JSON form is shorter than the XML but for a few companions; each element writes at
-    // most four marks (its member and its companion member, its value and its companion).
-    if (auto room =
-            quire::detail::reserve_or_oom(json_text, input.size() + input.size() / 2 + 4096, "the XML's JSON form");
-        !room) {
-      return std::move(room).error();
-    }
+    // Each element writes at most four marks (its member and its companion member, its value and
+    // its companion).
     if (auto room =
             quire::detail::reserve_or_oom(marks, 4 * uint64_t{tree.nodes().size()} + 2, "the XML's offset table");
         !room) {
       return std::move(room).error();
     }
-    json_emitter(tree, json_text, marks).resource(0);
+    bool built = false;
+    if (form == xml_form::automatic) {
+      // The tape: what the JSON text would read to, when the JSON reader's bounds certainly hold
+      // (its depth, max_bytes and 4 GiB for the text); else the text below gives its own error.
+      auto data = std::make_unique<json::detail::tape_data>();
+      if (auto room =
+              quire::detail::reserve_or_oom(data->tape, 3 * uint64_t{tree.nodes().size()} + 8, "the XML's JSON form");
+          !room) {
+        return std::move(room).error();
+      }
+      tape_sink sink(*data, tree.strings(), marks, std::min<size_t>(json_opts.max_depth, HARD_MAX_DEPTH));
+      if (json_emitter<tape_sink>(tree, sink).resource(0)) {
+        if (sink.out_of_memory)
+          return quire::error(error_code::OUT_OF_MEMORY, "cannot allocate the XML's JSON form", 0);
+        if (sink.text_bound <= opts.max_bytes && sink.text_bound < (uint64_t{1} << 32) - 1) {
+          data->strings = std::move(tree.strings());
+          // Numbers are read from the input: theirs is the buffer of values.
+          data->input = std::string_view(data->strings.data(), data->strings.size());
+          r = read_built_document(json::document(std::move(data)), json_opts);
+          built = true;
+        }
+      }
+      if (!built) marks.clear();
+    }
+    if (!built) {
+      std::string json_text;
+      // The JSON form is shorter than the XML but for a few companions.
+      if (auto room =
+              quire::detail::reserve_or_oom(json_text, input.size() + input.size() / 2 + 4096, "the XML's JSON form");
+          !room) {
+        return std::move(room).error();
+      }
+      text_sink sink(tree, json_text, marks);
+      json_emitter<text_sink>(tree, sink).resource(0);
+      r = read(json_text, json_opts);
+    }
   }
-
-  options json_opts = opts;
-  json_opts.input_syntax = syntax::json;
-  // The JSON form nests two levels per XML element at most (an array and its object).
-  json_opts.max_depth = opts.max_depth * 2 + 2;
-  auto r = read(json_text, json_opts);
   line_table lines(input);
   if (!r) {
     quire::error e = std::move(r).error();
@@ -672,6 +887,12 @@ result<resource> read_xml(std::string_view input, const options &opts) {
     lines.place(i.offset, i.line, i.column);
   }
   return r;
+}
+
+}  // namespace detail
+
+result<resource> read_xml(std::string_view input, const options &opts) {
+  return detail::read_xml_with(input, opts, detail::xml_form::automatic);
 }
 
 }  // namespace quire::fhir
