@@ -49,9 +49,11 @@ struct node {
   uint32_t first_child = NONE;
   uint32_t last_child = NONE;
   uint32_t next = NONE;
+  uint32_t next_same = NONE;     // the next sibling of the same key (the next item of its member)
   const key_def *key = nullptr;  // under the parent's type (NONE for a resource)
   uint16_t type = NO_TYPE;       // the element's own type
   node_kind kind = node_kind::element;
+  bool repeat = false;  // a sibling of the same key comes before it
   uint64_t offset = 0;  // of its `<` in the XML
   span_ref value, id, url;
 };
@@ -82,6 +84,17 @@ class tree_builder {
     XML_SetStartDoctypeDeclHandler(p, &tree_builder::on_doctype);
     XML_SetEntityDeclHandler(p, &tree_builder::on_entity);
     XML_SetParamEntityParsing(p, XML_PARAM_ENTITY_PARSING_NEVER);
+    // Sized once: an element starts at a `<` (so their count bounds the nodes), and the values
+    // are at most the input's bytes (attribute values do not grow, and no entity is declared).
+    const auto tags = static_cast<size_t>(std::count(input_.begin(), input_.end(), '<'));
+    if (auto room = quire::detail::reserve_or_oom(nodes_, tags, "the XML elements"); !room) {
+      XML_ParserFree(p);
+      return std::move(room).error();
+    }
+    if (auto room = quire::detail::reserve_or_oom(strings_, input_.size() + 1024, "the XML values"); !room) {
+      XML_ParserFree(p);
+      return std::move(room).error();
+    }
     // Whole input at once, in pieces below INT_MAX (XML_Parse takes an int length).
     std::string_view rest = input_;
     XML_Status status = XML_STATUS_OK;
@@ -112,6 +125,10 @@ class tree_builder {
   XML_Parser parser_ = nullptr;
   std::vector<node> nodes_;
   std::vector<uint32_t> open_;  // the open elements (outside a div)
+  // Per open element, from recent_starts_[its depth]: each key of its children and the last child
+  // under it, so that a repeated element joins its member's items in one step.
+  std::vector<std::pair<const key_def *, uint32_t>> recent_;
+  std::vector<uint32_t> recent_starts_;
   strings_buffer strings_;
   size_t div_depth_ = 0;  // inside a div: its depth (the div itself is 1)
   uint64_t div_start_ = 0;
@@ -171,6 +188,14 @@ class tree_builder {
   static std::string_view excerpt(std::string_view s) { return s.substr(0, 64); }
 
   static void split(const XML_Char *name, std::string_view &ns, std::string_view &local) {
+    // Nearly every name is FHIR's: its namespace is compared without looking for the separator
+    // (strncmp stops at a shorter name's end).
+    constexpr std::string_view FHIR_PREFIX = "http://hl7.org/fhir ";
+    if (std::strncmp(name, FHIR_PREFIX.data(), FHIR_PREFIX.size()) == 0) {
+      ns = FHIR_NS;
+      local = std::string_view(name + FHIR_PREFIX.size());
+      return;
+    }
     std::string_view all(name);
     const size_t sep = all.find(NS_SEP);
     if (sep == std::string_view::npos) {
@@ -234,8 +259,21 @@ class tree_builder {
         nodes_[p.last_child].next = index;
       }
       p.last_child = index;
+      if (n.key) {
+        // Among the keys of the parent's children so far (a type's keys: a short list).
+        auto it = recent_.begin() + recent_starts_.back();
+        while (it != recent_.end() && it->first != n.key) ++it;
+        if (it == recent_.end()) {
+          recent_.emplace_back(n.key, index);
+        } else {
+          nodes_[it->second].next_same = index;
+          nodes_[index].repeat = true;
+          it->second = index;
+        }
+      }
     }
     open_.push_back(index);
+    recent_starts_.push_back(static_cast<uint32_t>(recent_.size()));
     return index;
   }
 
@@ -305,7 +343,7 @@ class tree_builder {
         const bool attribute_name = (local == "id" && pk != type_kind::resource) ||
                                     (local == "url" && TYPES[pt].name.view() == "Extension") ||
                                     (pk == type_kind::primitive && local == "value");
-        if (!attribute_name) k = find_key(pt, local);
+        if (!attribute_name) k = find_key_hashed(pt, local);
         if (k && TYPES[k->type].prim == primitive::xhtml) {
           if (ns != XHTML_NS) {
             fail(error_code::INVALID_RESOURCE,
@@ -392,6 +430,8 @@ class tree_builder {
       strings_.insert(strings_.end(), div, div + (stop - div_start_));
     }
     open_.pop_back();
+    recent_.resize(recent_starts_.back());
+    recent_starts_.pop_back();
   }
 };
 
@@ -603,20 +643,14 @@ class json_emitter {
   const tree_builder &t_;
   const std::vector<node> &nodes_;
   Sink &sink_;
-  std::vector<const key_def *> done_;  // a stack of the keys written, per object being written
 
   void mark(uint32_t n) { sink_.mark(nodes_[n].offset); }
 
   // The members of an element's object (after resourceType, or after `{` and id/url).
   bool members(uint32_t parent) {
-    const size_t base = done_.size();
     for (uint32_t c = nodes_[parent].first_child; c != NONE; c = nodes_[c].next) {
-      const key_def *k = nodes_[c].key;
-      if (std::find(done_.begin() + static_cast<std::ptrdiff_t>(base), done_.end(), k) != done_.end()) continue;
-      done_.push_back(k);
-      if (!group(c)) return false;
+      if (!nodes_[c].repeat && !group(c)) return false;
     }
-    done_.resize(base);
     return true;
   }
 
@@ -701,16 +735,9 @@ class json_emitter {
   }
 
   // The next sibling after `n` under the same key; NONE after the last.
-  uint32_t next_item(uint32_t n) const {
-    const key_def *k = nodes_[n].key;
-    for (uint32_t c = nodes_[n].next; c != NONE; c = nodes_[c].next) {
-      if (nodes_[c].key == k) return c;
-    }
-    return NONE;
-  }
+  uint32_t next_item(uint32_t n) const { return nodes_[n].next_same; }
 
   // Every child of `first_node`'s parent under its key, as one member (and its `_` companion).
-  // The siblings are walked in place (no list of them is made): a group is short, or alone.
   bool group(uint32_t first_node) {
     const key_def *k = nodes_[first_node].key;
     const bool array = ELEMENTS[k->element].is_array || next_item(first_node) != NONE;
