@@ -789,24 +789,35 @@ class json_emitter {
   }
 };
 
-// Byte offsets to lines and columns, by a table of line starts made once.
-class line_table {
+// Lines and columns of byte offsets, placed in increasing order in one pass over the text (its
+// newlines counted, not listed: a table of line starts cost as much as the rest of the issues'
+// work on a large Bundle).
+class line_cursor {
  public:
-  explicit line_table(std::string_view text) {
-    starts_.push_back(0);
-    for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
-      starts_.push_back(at + 1);
+  explicit line_cursor(std::string_view text) : text_(text) {}
+  // `offset` at or after the previous one.
+  void place(uint64_t offset, uint32_t &line, uint32_t &column) {
+    const size_t stop = offset < text_.size() ? static_cast<size_t>(offset) : text_.size();
+    if (stop > at_) {
+      const char *from = text_.data() + at_, *to = text_.data() + stop;
+      const auto newlines = static_cast<uint32_t>(std::count(from, to, '\n'));
+      if (newlines > 0) {
+        line_ += newlines;
+        const char *p = to;
+        while (p[-1] != '\n') --p;
+        line_start_ = static_cast<size_t>(p - text_.data());
+      }
+      at_ = stop;
     }
-  }
-  void place(uint64_t offset, uint32_t &line, uint32_t &column) const {
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-    const size_t l = static_cast<size_t>(it - starts_.begin());
-    line = static_cast<uint32_t>(l);
-    column = static_cast<uint32_t>(offset - starts_[l - 1] + 1);
+    line = line_;
+    column = static_cast<uint32_t>(offset - line_start_ + 1);
   }
 
  private:
-  std::vector<uint64_t> starts_;
+  std::string_view text_;
+  size_t at_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
 };
 
 uint64_t xml_offset(const std::vector<std::pair<uint32_t, uint64_t>> &marks, uint64_t json_offset) {
@@ -900,18 +911,29 @@ result<resource> read_xml_with(std::string_view input, const options &opts, xml_
       r = read(json_text, json_opts);
     }
   }
-  line_table lines(input);
   if (!r) {
     quire::error e = std::move(r).error();
     if (e.offset != quire::error::NO_OFFSET) {
       e.offset = xml_offset(marks, e.offset);
-      lines.place(e.offset, e.line, e.column);
+      line_cursor(input).place(e.offset, e.line, e.column);
     }
     return e;
   }
-  for (issue &i : resource_access::outcome(r.value()).issues) {
-    i.offset = xml_offset(marks, i.offset);
-    lines.place(i.offset, i.line, i.column);
+  std::vector<issue> &issues = resource_access::outcome(r.value()).issues;
+  if (!issues.empty()) {
+    // Placed in the order of their XML offsets (the walk reports a resource's own issues after
+    // those inside it).
+    std::vector<std::pair<uint64_t, uint32_t>> order;
+    if (auto room = quire::detail::reserve_or_oom(order, issues.size(), "the issues' places"); !room) {
+      return std::move(room).error();
+    }
+    for (size_t i = 0; i < issues.size(); ++i) {
+      issues[i].offset = xml_offset(marks, issues[i].offset);
+      order.emplace_back(issues[i].offset, static_cast<uint32_t>(i));
+    }
+    std::sort(order.begin(), order.end());
+    line_cursor lines(input);
+    for (const auto &[offset, i] : order) lines.place(offset, issues[i].line, issues[i].column);
   }
   return r;
 }
