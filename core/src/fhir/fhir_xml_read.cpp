@@ -38,26 +38,28 @@ constexpr size_t HARD_MAX_DEPTH = 1024;
 using strings_buffer = std::vector<char, json::detail::uninitialized_allocator<char>>;
 
 struct span_ref {
-  uint32_t offset = 0;
+  uint32_t offset = NONE;  // NONE: not set
   uint32_t length = 0;
-  bool set = false;
+  bool set() const noexcept { return offset != NONE; }
 };
 
 enum class node_kind : uint8_t { resource, element, wrapper, div };
 
+// 64 bytes: the tree is walked twice (built, then written), and its nodes are most of its memory.
 struct node {
   uint32_t parent = NONE;
   uint32_t first_child = NONE;
   uint32_t last_child = NONE;
   uint32_t next = NONE;
-  uint32_t next_same = NONE;     // the next sibling of the same key (the next item of its member)
-  const key_def *key = nullptr;  // under the parent's type (NONE for a resource)
-  uint16_t type = NO_TYPE;       // the element's own type
+  uint32_t next_same = NONE;  // the next sibling of the same key (the next item of its member)
+  uint16_t type = NO_TYPE;    // the element's own type
   node_kind kind = node_kind::element;
-  bool repeat = false;  // a sibling of the same key comes before it
-  uint64_t offset = 0;  // of its `<` in the XML
+  bool repeat = false;           // a sibling of the same key comes before it
+  const key_def *key = nullptr;  // under the parent's type (NONE for a resource)
+  uint64_t offset = 0;           // of its `<` in the XML
   span_ref value, id, url;
 };
+static_assert(sizeof(node) == 64);
 
 // How many of the `n` bytes at `p` are `c`, eight at a time. std::count's loop, vectorised by g++
 // with 64-bit counters, made its two passes (the elements' `<`, the issues' newlines) cost about a
@@ -245,7 +247,7 @@ class tree_builder {
   span_ref keep(const XML_Char *s) {
     const size_t n = std::strlen(s);
     if (!room_for_strings(n)) return {};
-    span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n), true};
+    span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n)};
     strings_.insert(strings_.end(), s, s + n);
     return r;
   }
@@ -490,7 +492,7 @@ class tree_builder {
       const uint64_t stop = here() + static_cast<uint64_t>(XML_GetCurrentByteCount(parser_));
       if (!room_for_strings(static_cast<size_t>(stop - div_start_))) return;
       node &d = nodes_[open_.back()];
-      d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_), true};
+      d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_)};
       const char *div = input_.data() + div_start_;
       strings_.insert(strings_.end(), div, div + (stop - div_start_));
     }
@@ -761,12 +763,12 @@ class json_emitter {
     return i == n;
   }
 
-  bool has_companion(uint32_t n) const { return nodes_[n].id.set || nodes_[n].first_child != NONE; }
+  bool has_companion(uint32_t n) const { return nodes_[n].id.set() || nodes_[n].first_child != NONE; }
 
   bool companion(uint32_t n) {
     mark(n);
     if (!sink_.begin_object()) return false;
-    if (nodes_[n].id.set) {
+    if (nodes_[n].id.set()) {
       sink_.key("id", false);
       sink_.string(nodes_[n].id);
     }
@@ -786,11 +788,11 @@ class json_emitter {
     }
     mark(n);
     if (!sink_.begin_object()) return false;
-    if (x.id.set) {
+    if (x.id.set()) {
       sink_.key("id", false);
       sink_.string(x.id);
     }
-    if (x.url.set) {
+    if (x.url.set()) {
       sink_.key("url", false);
       sink_.string(x.url);
     }
@@ -810,7 +812,7 @@ class json_emitter {
     if (TYPES[k->type].kind == type_kind::primitive) {
       bool any_value = false, any_companion = false;
       for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-        any_value |= nodes_[c].value.set;
+        any_value |= nodes_[c].value.set();
         any_companion |= has_companion(c);
       }
       if (any_value || !any_companion) {
@@ -818,7 +820,7 @@ class json_emitter {
         mark(first_node);
         if (array && !sink_.begin_array()) return false;
         for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-          if (nodes_[c].value.set) {
+          if (nodes_[c].value.set()) {
             primitive_value(c);
           } else {
             mark(c);
