@@ -7,7 +7,10 @@
 //   difference must be one known_differences.tsv lists (a source difference, not coded around),
 //   and each listed one must still occur;
 // - every corpus JSON example goes JSON -> XML -> JSON to the same canonical JSON, compact and
-//   pretty; every copied XML example goes XML -> JSON -> XML -> JSON unchanged.
+//   pretty; every copied XML example goes XML -> JSON -> XML -> JSON unchanged;
+// - read_xml's tape (built from the elements) reads every one of them, and XML past the JSON
+//   reader's bounds, as the JSON text of the same elements reads: the same resource, issues and
+//   errors.
 #include <expat.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/src/fhir/fhir_internal.h"
 #include "quire/fhir.h"
 #include "test_support.h"
 
@@ -195,7 +199,80 @@ std::vector<std::filesystem::path> xml_examples() {
   return files;
 }
 
+// What read_xml gives, all of it that a caller can see: the error, or the canonical JSON (compact
+// and pretty), the document's counts and every issue with its place.
+std::string observed(std::string_view xml, const fhir::options &opts, fhir::detail::xml_form form) {
+  auto r = fhir::detail::read_xml_with(xml, opts, form);
+  if (!r) {
+    const auto &e = r.error();
+    return "error " + std::string(error_name(e.code)) + " " + e.describe() + " @" + std::to_string(e.offset);
+  }
+  return fhir::write(*r) + "\n" + fhir::write(*r, {.pretty = true}) + "\n" +
+         std::to_string(r->document().value_count()) + " " + std::to_string(r->document().max_depth()) + "\n" +
+         fhir::issues_to_json(r->issues());
+}
+
+// The tape and the text give the same; returns whether they did (a CHECK says where not).
+bool same_both_ways(std::string_view xml, const fhir::options &opts = {}) {
+  const std::string tape = observed(xml, opts, fhir::detail::xml_form::automatic);
+  const std::string text = observed(xml, opts, fhir::detail::xml_form::text);
+  CHECK(tape == text);
+  return tape == text;
+}
+
 }  // namespace
+
+TEST_CASE("fhir xml conformance: the tape read_xml builds reads as the JSON text does", "[fhir][xml][conformance]") {
+  size_t documents = 0;
+  for (const auto &f : xml_examples()) {
+    INFO(f.filename().string());
+    const std::string xml = quire_test::read_text(f);
+    documents += same_both_ways(xml);
+    fhir::options strict;
+    strict.strict = true;
+    strict.invariant_fast_paths = false;
+    documents += same_both_ways(xml, strict);
+  }
+  const auto examples = quire_test::corpus_dir() / "fhir-r4" / "examples";
+  for (const auto &e : std::filesystem::directory_iterator(examples)) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().filename().string());
+    auto r = fhir::read(quire_test::read_text(e.path()));
+    REQUIRE(r);
+    for (bool pretty : {false, true}) {
+      auto xml = fhir::write_xml(*r, {.pretty = pretty});
+      REQUIRE(xml);
+      documents += same_both_ways(*xml);
+    }
+  }
+  // Issues of every kind, and the JSON reader's bounds: its depth (max_depth beyond the XML's
+  // clamp), max_bytes just above the XML's size (the text may be longer), max_issues.
+  const std::string patient =
+      "<Patient xmlns=\"http://hl7.org/fhir\">\n  <id value=\"bad id!\"/>\n  <active value=\"yes\"/>\n"
+      "  <name><given value=\"A\"/><family value=\"B\"/><given><extension url=\"u\"><valueInteger "
+      "value=\"01\"/></extension></given></name>\n  <birthDate value=\"1974-13-45\"/>\n"
+      "  <multipleBirthInteger value=\"2.5\"/>\n  <contained><Organization><id value=\"o1\"/></Organization>"
+      "</contained>\n  <managingOrganization><reference value=\"#o2\"/></managingOrganization>\n</Patient>\n";
+  documents += same_both_ways(patient);
+  fhir::options o;
+  o.max_issues = 2;
+  documents += same_both_ways(patient, o);
+  o = {};
+  o.max_bytes = patient.size();
+  documents += same_both_ways(patient, o);
+  o.strict = true;
+  documents += same_both_ways(patient, o);
+  std::string deep = "<Questionnaire xmlns=\"http://hl7.org/fhir\"><status value=\"draft\"/>";
+  for (int i = 0; i < 600; ++i) deep += "<item><linkId value=\"l\"/><type value=\"group\"/>";
+  for (int i = 0; i < 600; ++i) deep += "</item>";
+  deep += "</Questionnaire>";
+  for (size_t depth : {size_t{256}, size_t{700}, size_t{1000}, size_t{5000}}) {
+    o = {};
+    o.max_depth = depth;
+    documents += same_both_ways(deep, o);
+  }
+  CHECK(documents == 2 * 20 + 2 * 534 + 4 + 4);
+}
 
 TEST_CASE("fhir xml conformance: official XML examples read to the official JSON", "[fhir][xml][conformance]") {
   const auto files = xml_examples();

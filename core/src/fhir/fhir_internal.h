@@ -175,5 +175,15 @@ bool dom_3_holds(const json::value &resource);
 /// The engine builds each entry's string and its select() collection; this sorts views.
 bool bdl_7_holds(const json::value &bundle);
 
+/// read()'s validation of a document already built (fhir_validate.cpp): what read() does after
+/// json::parse. The XML reader hands it the tape it builds from the elements.
+result<resource> read_built_document(json::document doc, const options &opts);
+
+/// How read_xml hands the elements to the validator: as a tape built from them (automatic, when
+/// the JSON reader's bounds certainly hold), or as the JSON text, parsed (the reference, and the
+/// way taken otherwise). Tests and the fuzz target hold the two to the same results.
+enum class xml_form : uint8_t { automatic, text };
+result<resource> read_xml_with(std::string_view input, const options &opts, xml_form form);
+
 }  // namespace detail
 }  // namespace quire::fhir

@@ -980,6 +980,10 @@ std::string_view resource::resource_type() const noexcept { return detail::TYPES
 
 std::string_view definitions_version() noexcept { return detail::DEFINITIONS_VERSION.view(); }
 
+result<resource> detail::read_built_document(json::document doc, const options &opts) {
+  return read_document(std::move(doc), opts);
+}
+
 result<resource> read(std::string_view input, const options &opts) {
   if (wants_xml(input, opts)) return read_xml(input, opts);
   auto doc = json::parse(input, json_limits(opts));

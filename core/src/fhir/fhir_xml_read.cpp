@@ -1,13 +1,16 @@
 // Reading FHIR R4 XML. expat parses the document (forced to UTF-8, namespaces on, no DTD: a
 // DOCTYPE stops it before anything in it is read); its events build a tree of the elements (one
-// node each, strings in one buffer); the tree is written out as the resource's JSON form, which
-// read() then reads and validates as any JSON resource. A table of (JSON offset, XML offset) pairs,
-// one per value written, moves every issue and error back to the XML element it is about.
+// node each, strings in one buffer); the tree is written out as the resource's JSON form — as the
+// tape the JSON reader would make of its text, without the text — which read() then validates as
+// any JSON resource. A table of (tape index or JSON offset, XML offset) pairs, one per value
+// written, moves every issue and error back to the XML element it is about.
 #include <expat.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../common/alloc.h"
@@ -30,25 +33,59 @@ constexpr uint32_t NONE = 0xFFFFFFFF;
 // As the JSON reader's: max_depth beyond it is clamped.
 constexpr size_t HARD_MAX_DEPTH = 1024;
 
+// The values' bytes, in the order expat gives them; read through the tape, the buffer becomes the
+// document's strings (json::detail::tape_data::strings), so no value is copied twice.
+using strings_buffer = std::vector<char, json::detail::uninitialized_allocator<char>>;
+
 struct span_ref {
-  uint32_t offset = 0;
+  uint32_t offset = NONE;  // NONE: not set
   uint32_t length = 0;
-  bool set = false;
+  bool set() const noexcept { return offset != NONE; }
 };
 
 enum class node_kind : uint8_t { resource, element, wrapper, div };
 
+// 64 bytes: the tree is walked twice (built, then written), and its nodes are most of its memory.
 struct node {
   uint32_t parent = NONE;
   uint32_t first_child = NONE;
   uint32_t last_child = NONE;
   uint32_t next = NONE;
-  const key_def *key = nullptr;  // under the parent's type (NONE for a resource)
-  uint16_t type = NO_TYPE;       // the element's own type
+  uint32_t next_same = NONE;  // the next sibling of the same key (the next item of its member)
+  uint16_t type = NO_TYPE;    // the element's own type
   node_kind kind = node_kind::element;
-  uint64_t offset = 0;  // of its `<` in the XML
+  bool repeat = false;           // a sibling of the same key comes before it
+  const key_def *key = nullptr;  // under the parent's type (NONE for a resource)
+  uint64_t offset = 0;           // of its `<` in the XML
   span_ref value, id, url;
 };
+static_assert(sizeof(node) == 64);
+
+// How many of the `n` bytes at `p` are `c`, eight at a time. std::count's loop, vectorised by g++
+// with 64-bit counters, made its two passes (the elements' `<`, the issues' newlines) cost about a
+// twelfth of reading a large Bundle. (No popcount: without -mpopcnt it is a call into libgcc.)
+size_t count_byte(const char *p, size_t n, char c) noexcept {
+  constexpr uint64_t ONES = 0x0101010101010101ull, LOW7 = 0x7F7F7F7F7F7F7F7Full, EVEN = 0x00FF00FF00FF00FFull;
+  const uint64_t pattern = ONES * static_cast<unsigned char>(c);
+  size_t count = 0, i = 0;
+  while (n - i >= 8) {
+    // Eight one-byte counters, summed before any can pass 255.
+    uint64_t lanes = 0;
+    const size_t stop = i + std::min<size_t>((n - i) / 8, 255) * 8;
+    for (; i < stop; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      const uint64_t x = w ^ pattern;  // a byte equal to c is 0 here
+      // The high bit of each byte of x that is not 0, exactly (no carry between bytes).
+      const uint64_t nonzero = ((x & LOW7) + LOW7) | x;
+      lanes += (~nonzero & ~LOW7) >> 7;
+    }
+    const uint64_t pairs = (lanes & EVEN) + (lanes >> 8 & EVEN);  // four 16-bit sums
+    count += static_cast<size_t>((pairs * 0x0001000100010001ull) >> 48);
+  }
+  for (; i < n; ++i) count += p[i] == c;
+  return count;
+}
 
 // The hash salt of every parser: from the system's entropy where there is some (expat would
 // otherwise read the clock), never 0 (which asks expat to make its own).
@@ -60,22 +97,71 @@ unsigned long hash_salt() noexcept {
   return salt ? salt : 0x9E3779B97F4A7C15ull & static_cast<unsigned long>(-1);
 }
 
+// Each thread's parser, reset for each document rather than made anew: making one (its hash
+// tables, pools and buffers) and the salt's getentropy call were about 7% of reading one
+// Observation. A parser that read a large document is freed instead (expat keeps its buffer, as
+// large as the input). Reset clears the handlers, the user data and the salt: parse() sets them.
+class parser_slot {
+ public:
+  static constexpr size_t KEEP_BELOW = size_t{1} << 20;
+  ~parser_slot() {
+    if (parser_) XML_ParserFree(parser_);
+  }
+  // A parser ready for a document, or nullptr when none can be made.
+  XML_Parser take() noexcept {
+    if (parser_ && XML_ParserReset(parser_, "UTF-8") == XML_TRUE) return std::exchange(parser_, nullptr);
+    if (parser_) XML_ParserFree(std::exchange(parser_, nullptr));
+    if (salt_ == 0) salt_ = hash_salt();
+    return XML_ParserCreateNS("UTF-8", NS_SEP);
+  }
+  // Takes back a parser done with a document of `bytes` bytes.
+  void give_back(XML_Parser p, size_t bytes) noexcept {
+    if (bytes < KEEP_BELOW && !parser_) {
+      parser_ = p;
+    } else {
+      XML_ParserFree(p);
+    }
+  }
+  unsigned long salt() const noexcept { return salt_; }
+
+ private:
+  XML_Parser parser_ = nullptr;
+  unsigned long salt_ = 0;
+};
+
+parser_slot &thread_parser() {
+  thread_local parser_slot slot;
+  return slot;
+}
+
 class tree_builder {
  public:
   tree_builder(std::string_view input, const options &opts)
       : input_(input), max_depth_(std::min<size_t>(opts.max_depth, HARD_MAX_DEPTH)) {}
 
   result<void> parse() {
-    XML_Parser p = XML_ParserCreateNS("UTF-8", NS_SEP);
+    parser_slot &slot = thread_parser();
+    XML_Parser p = slot.take();
     if (!p) return quire::error(error_code::OUT_OF_MEMORY, "cannot create the XML parser");
     parser_ = p;
-    XML_SetHashSalt(p, hash_salt());
+    XML_SetHashSalt(p, slot.salt());
     XML_SetUserData(p, this);
     XML_SetElementHandler(p, &tree_builder::on_start, &tree_builder::on_end);
     XML_SetCharacterDataHandler(p, &tree_builder::on_text);
     XML_SetStartDoctypeDeclHandler(p, &tree_builder::on_doctype);
     XML_SetEntityDeclHandler(p, &tree_builder::on_entity);
     XML_SetParamEntityParsing(p, XML_PARAM_ENTITY_PARSING_NEVER);
+    // Sized once: an element starts at a `<` (so their count bounds the nodes), and the values
+    // are at most the input's bytes (attribute values do not grow, and no entity is declared).
+    const size_t tags = count_byte(input_.data(), input_.size(), '<');
+    if (auto room = quire::detail::reserve_or_oom(nodes_, tags, "the XML elements"); !room) {
+      slot.give_back(p, input_.size());
+      return std::move(room).error();
+    }
+    if (auto room = quire::detail::reserve_or_oom(strings_, input_.size() + 1024, "the XML values"); !room) {
+      slot.give_back(p, input_.size());
+      return std::move(room).error();
+    }
     // Whole input at once, in pieces below INT_MAX (XML_Parse takes an int length).
     std::string_view rest = input_;
     XML_Status status = XML_STATUS_OK;
@@ -90,14 +176,15 @@ class tree_builder {
            std::string("not well-formed XML: ") + XML_ErrorString(code),
            static_cast<uint64_t>(XML_GetCurrentByteIndex(p)));
     }
-    XML_ParserFree(p);
+    slot.give_back(p, input_.size());
     parser_ = nullptr;
     if (failed_) return std::move(error_);
     return {};
   }
 
   const std::vector<node> &nodes() const noexcept { return nodes_; }
-  std::string_view text(span_ref s) const noexcept { return std::string_view(strings_).substr(s.offset, s.length); }
+  std::string_view text(span_ref s) const noexcept { return std::string_view(strings_.data() + s.offset, s.length); }
+  strings_buffer &strings() noexcept { return strings_; }
 
  private:
   std::string_view input_;
@@ -105,7 +192,11 @@ class tree_builder {
   XML_Parser parser_ = nullptr;
   std::vector<node> nodes_;
   std::vector<uint32_t> open_;  // the open elements (outside a div)
-  std::string strings_;
+  // Per open element, from recent_starts_[its depth]: each key of its children and the last child
+  // under it, so that a repeated element joins its member's items in one step.
+  std::vector<std::pair<const key_def *, uint32_t>> recent_;
+  std::vector<uint32_t> recent_starts_;
+  strings_buffer strings_;
   size_t div_depth_ = 0;  // inside a div: its depth (the div itself is 1)
   uint64_t div_start_ = 0;
   bool failed_ = false;
@@ -156,14 +247,22 @@ class tree_builder {
   span_ref keep(const XML_Char *s) {
     const size_t n = std::strlen(s);
     if (!room_for_strings(n)) return {};
-    span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n), true};
-    strings_.append(s, n);
+    span_ref r{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(n)};
+    strings_.insert(strings_.end(), s, s + n);
     return r;
   }
 
   static std::string_view excerpt(std::string_view s) { return s.substr(0, 64); }
 
   static void split(const XML_Char *name, std::string_view &ns, std::string_view &local) {
+    // Nearly every name is FHIR's: its namespace is compared without looking for the separator
+    // (strncmp stops at a shorter name's end).
+    constexpr std::string_view FHIR_PREFIX = "http://hl7.org/fhir ";
+    if (std::strncmp(name, FHIR_PREFIX.data(), FHIR_PREFIX.size()) == 0) {
+      ns = FHIR_NS;
+      local = std::string_view(name + FHIR_PREFIX.size());
+      return;
+    }
     std::string_view all(name);
     const size_t sep = all.find(NS_SEP);
     if (sep == std::string_view::npos) {
@@ -227,8 +326,21 @@ class tree_builder {
         nodes_[p.last_child].next = index;
       }
       p.last_child = index;
+      if (n.key) {
+        // Among the keys of the parent's children so far (a type's keys: a short list).
+        auto it = recent_.begin() + recent_starts_.back();
+        while (it != recent_.end() && it->first != n.key) ++it;
+        if (it == recent_.end()) {
+          recent_.emplace_back(n.key, index);
+        } else {
+          nodes_[it->second].next_same = index;
+          nodes_[index].repeat = true;
+          it->second = index;
+        }
+      }
     }
     open_.push_back(index);
+    recent_starts_.push_back(static_cast<uint32_t>(recent_.size()));
     return index;
   }
 
@@ -298,7 +410,7 @@ class tree_builder {
         const bool attribute_name = (local == "id" && pk != type_kind::resource) ||
                                     (local == "url" && TYPES[pt].name.view() == "Extension") ||
                                     (pk == type_kind::primitive && local == "value");
-        if (!attribute_name) k = find_key(pt, local);
+        if (!attribute_name) k = find_key_hashed(pt, local);
         if (k && TYPES[k->type].prim == primitive::xhtml) {
           if (ns != XHTML_NS) {
             fail(error_code::INVALID_RESOURCE,
@@ -380,55 +492,233 @@ class tree_builder {
       const uint64_t stop = here() + static_cast<uint64_t>(XML_GetCurrentByteCount(parser_));
       if (!room_for_strings(static_cast<size_t>(stop - div_start_))) return;
       node &d = nodes_[open_.back()];
-      d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_), true};
-      strings_.append(input_.substr(div_start_, stop - div_start_));
+      d.value = span_ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(stop - div_start_)};
+      const char *div = input_.data() + div_start_;
+      strings_.insert(strings_.end(), div, div + (stop - div_start_));
     }
     open_.pop_back();
+    recent_.resize(recent_starts_.back());
+    recent_starts_.pop_back();
   }
 };
 
-// Writes the tree as JSON and records where each value came from.
-class json_emitter {
+// (JSON position or tape index, XML offset) pairs, one per value written, in the order written.
+using mark_table = std::vector<std::pair<uint32_t, uint64_t>>;
+
+// The JSON form as text (the reference: what read() parses, and the way taken when the tape's
+// bounds below do not hold). Commas are the sink's: one goes before a key or value that follows a
+// value.
+class text_sink {
  public:
-  json_emitter(const tree_builder &t, std::string &out, std::vector<std::pair<uint32_t, uint64_t>> &marks)
-      : t_(t), nodes_(t.nodes()), out_(out), marks_(marks) {}
+  text_sink(const tree_builder &t, std::string &out, mark_table &marks) : t_(t), out_(out), marks_(marks) {}
 
-  void resource(uint32_t r) {
-    mark(r);
-    out_ += "{\"resourceType\":";
-    json::append_quoted(out_, TYPES[nodes_[r].type].name.view());
-    members(r, false);
-    out_ += '}';
+  void mark(uint64_t xml_offset) { marks_.emplace_back(static_cast<uint32_t>(out_.size()), xml_offset); }
+  bool begin_object() {
+    comma();
+    out_ += '{';
+    return true;
   }
-
- private:
-  const tree_builder &t_;
-  const std::vector<node> &nodes_;
-  std::string &out_;
-  std::vector<std::pair<uint32_t, uint64_t>> &marks_;
-  std::vector<const key_def *> done_;  // a stack of the keys written, per object being written
-
-  void mark(uint32_t n) { marks_.emplace_back(static_cast<uint32_t>(out_.size()), nodes_[n].offset); }
-
-  void key(std::string_view k, bool &first, bool underscore = false) {
-    if (!first) out_ += ',';
-    first = false;
+  bool begin_array() {
+    comma();
+    out_ += '[';
+    return true;
+  }
+  void end_object() {
+    out_ += '}';
+    after_value_ = true;
+  }
+  void end_array() {
+    out_ += ']';
+    after_value_ = true;
+  }
+  void key(std::string_view k, bool underscore) {
+    comma();
     out_ += '"';
     if (underscore) out_ += '_';
     out_ += k;  // names from the tables: nothing to escape
     out_ += "\":";
   }
+  void string(std::string_view s) {
+    comma();
+    json::append_quoted(out_, s);
+    after_value_ = true;
+  }
+  void string(span_ref s) { string(t_.text(s)); }
+  void literal(span_ref s, bool /*is_number*/) {
+    comma();
+    out_ += t_.text(s);
+    after_value_ = true;
+  }
+  void null() {
+    comma();
+    out_ += "null";
+    after_value_ = true;
+  }
+
+ private:
+  const tree_builder &t_;
+  std::string &out_;
+  mark_table &marks_;
+  bool after_value_ = false;
+
+  void comma() {
+    if (after_value_) out_ += ',';
+    after_value_ = false;
+  }
+};
+
+// The JSON form as a tape (json::detail::node, as the JSON layer's parser writes it), without the
+// text: what the text would read to. A value's offset is its index in the tape (unique and in
+// document order, as the text's byte offsets are: FHIRPath's repeat() tells items apart by it);
+// the mark table maps indexes to XML offsets as it maps the text's positions. Strings and numbers
+// point into the tree's buffer of values, which becomes the document's strings; keys are added to
+// it. A document deeper than the JSON reader allows is declined (begin_* returns false): the text
+// way then gives the JSON reader's own error.
+class tape_sink {
+ public:
+  tape_sink(json::detail::tape_data &d, strings_buffer &strings, mark_table &marks, size_t max_depth)
+      : d_(d), strings_(strings), marks_(marks), max_depth_(max_depth) {}
+
+  // At most the length the JSON text would have (a string's bytes counted as six, the longest
+  // escape), so that the text's own bounds (max_bytes, 4 GiB) can be checked without writing it.
+  uint64_t text_bound = 0;
+  bool out_of_memory = false;
+
+  void mark(uint64_t xml_offset) { marks_.emplace_back(static_cast<uint32_t>(d_.tape.size()), xml_offset); }
+  bool begin_object() { return open(json::kind::object); }
+  bool begin_array() { return open(json::kind::array); }
+  void end_object() { close(); }
+  void end_array() { close(); }
+  void key(std::string_view k, bool underscore) {
+    ++open_.back().count;
+    text_bound += k.size() + 5;
+    push(json::kind::string, 1, name(k, underscore), static_cast<uint32_t>(k.size() + (underscore ? 1 : 0)));
+  }
+  void string(std::string_view s) {
+    const auto start = static_cast<uint32_t>(strings_.size());
+    if (room(s.size())) strings_.insert(strings_.end(), s.begin(), s.end());
+    text_bound += 6 * uint64_t{s.size()} + 3;
+    value(json::kind::string, 0, start, static_cast<uint32_t>(s.size()));
+  }
+  void string(span_ref s) {
+    text_bound += 6 * uint64_t{s.length} + 3;
+    value(json::kind::string, 0, s.offset, s.length);
+  }
+  // A number or boolean the emitter has checked (a JSON number, `true` or `false`).
+  void literal(span_ref s, bool is_number) {
+    text_bound += s.length + 1;
+    if (is_number) {
+      const std::string_view text(strings_.data() + s.offset, s.length);
+      const bool integer = text.find_first_of(".eE") == std::string_view::npos;
+      value(json::kind::number, integer ? 1 : 0, s.offset, s.length);
+    } else {
+      value(json::kind::boolean, strings_[s.offset] == 't' ? 1 : 0, 0, 0);
+    }
+  }
+  void null() {
+    text_bound += 5;
+    value(json::kind::null_value, 0, 0, 0);
+  }
+
+ private:
+  struct frame {
+    uint32_t index;
+    uint32_t count;
+    bool array;
+  };
+  json::detail::tape_data &d_;
+  strings_buffer &strings_;
+  mark_table &marks_;
+  size_t max_depth_;
+  std::vector<frame> open_;
+  // Where each key name already sits in the strings (a small cache by the name's address: the
+  // names come from the tables, so one address is one name).
+  struct cached_name {
+    const char *name = nullptr;
+    bool underscore = false;
+    uint32_t start = 0;
+  };
+  cached_name names_[64];
+
+  uint32_t name(std::string_view k, bool underscore) {
+    cached_name &c = names_[(reinterpret_cast<uintptr_t>(k.data()) >> 3 ^ (underscore ? 1 : 0)) & 63];
+    if (c.name == k.data() && c.underscore == underscore) return c.start;
+    const auto start = static_cast<uint32_t>(strings_.size());
+    if (!room(k.size() + 1)) return start;
+    if (underscore) strings_.push_back('_');
+    strings_.insert(strings_.end(), k.begin(), k.end());
+    c = cached_name{k.data(), underscore, start};
+    return start;
+  }
+
+  void push(json::kind k, uint8_t flag, uint32_t start, uint32_t length) {
+    if (d_.tape.size() == d_.tape.capacity() &&
+        !quire::detail::grow_or_oom(d_.tape, d_.tape.size() + 1, "the XML's JSON form")) {
+      out_of_memory = true;
+      return;
+    }
+    const auto index = static_cast<uint32_t>(d_.tape.size());
+    d_.tape.push_back(json::detail::node{index, start, length, index + 1, static_cast<uint8_t>(k), flag});
+  }
+  // Room for `n` more bytes of strings; false (and out_of_memory) when there is none.
+  bool room(size_t n) {
+    if (strings_.size() + n <= strings_.capacity()) return true;
+    if (quire::detail::grow_or_oom(strings_, strings_.size() + n, "the XML's JSON form")) return true;
+    out_of_memory = true;
+    return false;
+  }
+  void value(json::kind k, uint8_t flag, uint32_t start, uint32_t length) {
+    if (!open_.empty() && open_.back().array) ++open_.back().count;
+    ++d_.value_count;
+    push(k, flag, start, length);
+  }
+  bool open(json::kind k) {
+    if (open_.size() + 1 > max_depth_) return false;
+    text_bound += 3;
+    const auto index = static_cast<uint32_t>(d_.tape.size());
+    value(k, 0, 0, 0);
+    open_.push_back(frame{index, 0, k == json::kind::array});
+    d_.max_depth = std::max(d_.max_depth, open_.size());
+    return true;
+  }
+  void close() {
+    const frame f = open_.back();
+    open_.pop_back();
+    d_.tape[f.index].length = f.count;
+    d_.tape[f.index].next = static_cast<uint32_t>(d_.tape.size());
+  }
+};
+
+// Writes the tree as the JSON form into a sink, and marks where each value came from. Returns
+// false when the sink declines (the tape's depth bound).
+template <typename Sink>
+class json_emitter {
+ public:
+  json_emitter(const tree_builder &t, Sink &sink) : t_(t), nodes_(t.nodes()), sink_(sink) {}
+
+  bool resource(uint32_t r) {
+    mark(r);
+    if (!sink_.begin_object()) return false;
+    sink_.key("resourceType", false);
+    sink_.string(TYPES[nodes_[r].type].name.view());
+    if (!members(r)) return false;
+    sink_.end_object();
+    return true;
+  }
+
+ private:
+  const tree_builder &t_;
+  const std::vector<node> &nodes_;
+  Sink &sink_;
+
+  void mark(uint32_t n) { sink_.mark(nodes_[n].offset); }
 
   // The members of an element's object (after resourceType, or after `{` and id/url).
-  void members(uint32_t parent, bool first) {
-    const size_t base = done_.size();
+  bool members(uint32_t parent) {
     for (uint32_t c = nodes_[parent].first_child; c != NONE; c = nodes_[c].next) {
-      const key_def *k = nodes_[c].key;
-      if (std::find(done_.begin() + static_cast<std::ptrdiff_t>(base), done_.end(), k) != done_.end()) continue;
-      done_.push_back(k);
-      group(c, first);
+      if (!nodes_[c].repeat && !group(c)) return false;
     }
-    done_.resize(base);
+    return true;
   }
 
   void primitive_value(uint32_t n) {
@@ -438,14 +728,14 @@ class json_emitter {
     const primitive p = TYPES[x.type].prim;
     if (p == primitive::boolean) {
       if (v == "true" || v == "false") {
-        out_ += v;
+        sink_.literal(x.value, false);
         return;
       }
     } else if (!is_string_primitive(p) && is_json_number(v)) {
-      out_ += v;
+      sink_.literal(x.value, true);
       return;
     }
-    json::append_quoted(out_, v);  // a string, or a number or boolean that is not one: validation says so
+    sink_.string(x.value);  // a string, or a number or boolean that is not one: validation says so
   }
 
   static bool is_json_number(std::string_view v) {
@@ -473,128 +763,128 @@ class json_emitter {
     return i == n;
   }
 
-  bool has_companion(uint32_t n) const { return nodes_[n].id.set || nodes_[n].first_child != NONE; }
+  bool has_companion(uint32_t n) const { return nodes_[n].id.set() || nodes_[n].first_child != NONE; }
 
-  void companion(uint32_t n) {
+  bool companion(uint32_t n) {
     mark(n);
-    out_ += '{';
-    bool first = true;
-    if (nodes_[n].id.set) {
-      key("id", first);
-      json::append_quoted(out_, t_.text(nodes_[n].id));
+    if (!sink_.begin_object()) return false;
+    if (nodes_[n].id.set()) {
+      sink_.key("id", false);
+      sink_.string(nodes_[n].id);
     }
-    members(n, first);
-    out_ += '}';
+    if (!members(n)) return false;
+    sink_.end_object();
+    return true;
   }
 
-  void object(uint32_t n) {
+  bool object(uint32_t n) {
     const node &x = nodes_[n];
     if (x.kind == node_kind::wrapper) {
-      if (x.first_child == NONE) {
-        mark(n);
-        out_ += "{}";
-      } else {
-        resource(x.first_child);
-      }
-      return;
+      if (x.first_child != NONE) return resource(x.first_child);
+      mark(n);
+      if (!sink_.begin_object()) return false;
+      sink_.end_object();
+      return true;
     }
     mark(n);
-    out_ += '{';
-    bool first = true;
-    if (x.id.set) {
-      key("id", first);
-      json::append_quoted(out_, t_.text(x.id));
+    if (!sink_.begin_object()) return false;
+    if (x.id.set()) {
+      sink_.key("id", false);
+      sink_.string(x.id);
     }
-    if (x.url.set) {
-      key("url", first);
-      json::append_quoted(out_, t_.text(x.url));
+    if (x.url.set()) {
+      sink_.key("url", false);
+      sink_.string(x.url);
     }
-    members(n, first);
-    out_ += '}';
+    if (!members(n)) return false;
+    sink_.end_object();
+    return true;
   }
 
   // The next sibling after `n` under the same key; NONE after the last.
-  uint32_t next_item(uint32_t n) const {
-    const key_def *k = nodes_[n].key;
-    for (uint32_t c = nodes_[n].next; c != NONE; c = nodes_[c].next) {
-      if (nodes_[c].key == k) return c;
-    }
-    return NONE;
-  }
+  uint32_t next_item(uint32_t n) const { return nodes_[n].next_same; }
 
   // Every child of `first_node`'s parent under its key, as one member (and its `_` companion).
-  // The siblings are walked in place (no list of them is made): a group is short, or alone.
-  void group(uint32_t first_node, bool &first) {
+  bool group(uint32_t first_node) {
     const key_def *k = nodes_[first_node].key;
     const bool array = ELEMENTS[k->element].is_array || next_item(first_node) != NONE;
     const std::string_view name = k->key.view();
     if (TYPES[k->type].kind == type_kind::primitive) {
       bool any_value = false, any_companion = false;
       for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-        any_value |= nodes_[c].value.set;
+        any_value |= nodes_[c].value.set();
         any_companion |= has_companion(c);
       }
       if (any_value || !any_companion) {
-        key(name, first);
+        sink_.key(name, false);
         mark(first_node);
-        if (array) out_ += '[';
+        if (array && !sink_.begin_array()) return false;
         for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-          if (c != first_node) out_ += ',';
-          if (nodes_[c].value.set) {
+          if (nodes_[c].value.set()) {
             primitive_value(c);
           } else {
             mark(c);
-            out_ += "null";
+            sink_.null();
           }
         }
-        if (array) out_ += ']';
+        if (array) sink_.end_array();
       }
       if (any_companion) {
-        key(name, first, true);
+        sink_.key(name, true);
         mark(first_node);
-        if (array) out_ += '[';
+        if (array && !sink_.begin_array()) return false;
         for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-          if (c != first_node) out_ += ',';
           if (has_companion(c)) {
-            companion(c);
+            if (!companion(c)) return false;
           } else {
             mark(c);
-            out_ += "null";
+            sink_.null();
           }
         }
-        if (array) out_ += ']';
+        if (array) sink_.end_array();
       }
-      return;
+      return true;
     }
-    key(name, first);
+    sink_.key(name, false);
     mark(first_node);
-    if (array) out_ += '[';
+    if (array && !sink_.begin_array()) return false;
     for (uint32_t c = first_node; c != NONE; c = next_item(c)) {
-      if (c != first_node) out_ += ',';
-      object(c);
+      if (!object(c)) return false;
     }
-    if (array) out_ += ']';
+    if (array) sink_.end_array();
+    return true;
   }
 };
 
-// Byte offsets to lines and columns, by a table of line starts made once.
-class line_table {
+// Lines and columns of byte offsets, placed in increasing order in one pass over the text (its
+// newlines counted, not listed: a table of line starts cost as much as the rest of the issues'
+// work on a large Bundle).
+class line_cursor {
  public:
-  explicit line_table(std::string_view text) {
-    starts_.push_back(0);
-    for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
-      starts_.push_back(at + 1);
+  explicit line_cursor(std::string_view text) : text_(text) {}
+  // `offset` at or after the previous one.
+  void place(uint64_t offset, uint32_t &line, uint32_t &column) {
+    const size_t stop = offset < text_.size() ? static_cast<size_t>(offset) : text_.size();
+    if (stop > at_) {
+      const char *from = text_.data() + at_, *to = text_.data() + stop;
+      const auto newlines = static_cast<uint32_t>(count_byte(from, static_cast<size_t>(to - from), '\n'));
+      if (newlines > 0) {
+        line_ += newlines;
+        const char *p = to;
+        while (p[-1] != '\n') --p;
+        line_start_ = static_cast<size_t>(p - text_.data());
+      }
+      at_ = stop;
     }
-  }
-  void place(uint64_t offset, uint32_t &line, uint32_t &column) const {
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-    const size_t l = static_cast<size_t>(it - starts_.begin());
-    line = static_cast<uint32_t>(l);
-    column = static_cast<uint32_t>(offset - starts_[l - 1] + 1);
+    line = line_;
+    column = static_cast<uint32_t>(offset - line_start_ + 1);
   }
 
  private:
-  std::vector<uint64_t> starts_;
+  std::string_view text_;
+  size_t at_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
 };
 
 uint64_t xml_offset(const std::vector<std::pair<uint32_t, uint64_t>> &marks, uint64_t json_offset) {
@@ -617,7 +907,9 @@ bool looks_like_xml(std::string_view input) noexcept {
   return false;
 }
 
-result<resource> read_xml(std::string_view input, const options &opts) {
+namespace detail {
+
+result<resource> read_xml_with(std::string_view input, const options &opts, xml_form form) {
   auto located = [&](error_code code, std::string message) {
     quire::error e(code, std::move(message), 0);
     locate(e, input);
@@ -631,47 +923,92 @@ result<resource> read_xml(std::string_view input, const options &opts) {
   if (input.find_first_not_of(" \t\n\r") == std::string_view::npos) {
     return located(error_code::EMPTY_INPUT, "no XML: the input is empty or white space only");
   }
-  std::string json_text;
-  std::vector<std::pair<uint32_t, uint64_t>> marks;
+  options json_opts = opts;
+  json_opts.input_syntax = syntax::json;
+  // The JSON form nests two levels per XML element at most (an array and its object).
+  json_opts.max_depth = opts.max_depth * 2 + 2;
+  mark_table marks;
+  result<resource> r = quire::error(error_code::OUT_OF_MEMORY, "the XML was not read", 0);
   {
     // The tree lives only while the JSON form is written.
     tree_builder tree(input, opts);
     if (auto parsed = tree.parse(); !parsed) return std::move(parsed).error();
     if (tree.nodes().empty()) return located(error_code::INVALID_XML, "no root element");
-    // The JSON form is shorter than the XML but for a few companions; each element writes at
-    // most four marks (its member and its companion member, its value and its companion).
-    if (auto room =
-            quire::detail::reserve_or_oom(json_text, input.size() + input.size() / 2 + 4096, "the XML's JSON form");
-        !room) {
-      return std::move(room).error();
-    }
+    // Each element writes at most four marks (its member and its companion member, its value and
+    // its companion).
     if (auto room =
             quire::detail::reserve_or_oom(marks, 4 * uint64_t{tree.nodes().size()} + 2, "the XML's offset table");
         !room) {
       return std::move(room).error();
     }
-    json_emitter(tree, json_text, marks).resource(0);
+    bool built = false;
+    if (form == xml_form::automatic) {
+      // The tape: what the JSON text would read to, when the JSON reader's bounds certainly hold
+      // (its depth, max_bytes and 4 GiB for the text); else the text below gives its own error.
+      auto data = std::make_unique<json::detail::tape_data>();
+      if (auto room =
+              quire::detail::reserve_or_oom(data->tape, 3 * uint64_t{tree.nodes().size()} + 8, "the XML's JSON form");
+          !room) {
+        return std::move(room).error();
+      }
+      tape_sink sink(*data, tree.strings(), marks, std::min<size_t>(json_opts.max_depth, HARD_MAX_DEPTH));
+      if (json_emitter<tape_sink>(tree, sink).resource(0)) {
+        if (sink.out_of_memory)
+          return quire::error(error_code::OUT_OF_MEMORY, "cannot allocate the XML's JSON form", 0);
+        if (sink.text_bound <= opts.max_bytes && sink.text_bound < (uint64_t{1} << 32) - 1) {
+          data->strings = std::move(tree.strings());
+          // Numbers are read from the input: theirs is the buffer of values.
+          data->input = std::string_view(data->strings.data(), data->strings.size());
+          r = read_built_document(json::document(std::move(data)), json_opts);
+          built = true;
+        }
+      }
+      if (!built) marks.clear();
+    }
+    if (!built) {
+      std::string json_text;
+      // The JSON form is shorter than the XML but for a few companions.
+      if (auto room =
+              quire::detail::reserve_or_oom(json_text, input.size() + input.size() / 2 + 4096, "the XML's JSON form");
+          !room) {
+        return std::move(room).error();
+      }
+      text_sink sink(tree, json_text, marks);
+      json_emitter<text_sink>(tree, sink).resource(0);
+      r = read(json_text, json_opts);
+    }
   }
-
-  options json_opts = opts;
-  json_opts.input_syntax = syntax::json;
-  // The JSON form nests two levels per XML element at most (an array and its object).
-  json_opts.max_depth = opts.max_depth * 2 + 2;
-  auto r = read(json_text, json_opts);
-  line_table lines(input);
   if (!r) {
     quire::error e = std::move(r).error();
     if (e.offset != quire::error::NO_OFFSET) {
       e.offset = xml_offset(marks, e.offset);
-      lines.place(e.offset, e.line, e.column);
+      line_cursor(input).place(e.offset, e.line, e.column);
     }
     return e;
   }
-  for (issue &i : resource_access::outcome(r.value()).issues) {
-    i.offset = xml_offset(marks, i.offset);
-    lines.place(i.offset, i.line, i.column);
+  std::vector<issue> &issues = resource_access::outcome(r.value()).issues;
+  if (!issues.empty()) {
+    // Placed in the order of their XML offsets (the walk reports a resource's own issues after
+    // those inside it).
+    std::vector<std::pair<uint64_t, uint32_t>> order;
+    if (auto room = quire::detail::reserve_or_oom(order, issues.size(), "the issues' places"); !room) {
+      return std::move(room).error();
+    }
+    for (size_t i = 0; i < issues.size(); ++i) {
+      issues[i].offset = xml_offset(marks, issues[i].offset);
+      order.emplace_back(issues[i].offset, static_cast<uint32_t>(i));
+    }
+    std::sort(order.begin(), order.end());
+    line_cursor lines(input);
+    for (const auto &[offset, i] : order) lines.place(offset, issues[i].line, issues[i].column);
   }
   return r;
+}
+
+}  // namespace detail
+
+result<resource> read_xml(std::string_view input, const options &opts) {
+  return detail::read_xml_with(input, opts, detail::xml_form::automatic);
 }
 
 }  // namespace quire::fhir
