@@ -24,8 +24,10 @@ file(GLOB QUIRE_ZSTD_SOURCES
 add_library(quire_zstd STATIC ${QUIRE_ZSTD_SOURCES})
 target_include_directories(quire_zstd SYSTEM PUBLIC "${QUIRE_ZSTD_DIR}/lib")
 # No assembly: the x86-64 Huffman decoder cannot go to wasm, and one code path on both targets
-# keeps the readings comparable.
-target_compile_definitions(quire_zstd PRIVATE ZSTD_DISABLE_ASM=1 ZSTD_MULTITHREAD=0 XXH_NAMESPACE=ZSTD_)
+# keeps the readings comparable. Single-threaded: ZSTD_MULTITHREAD is left undefined (zstd tests it
+# with #ifdef, so defining it as 0 compiled its multithreaded compressor in; quire never asks for
+# workers).
+target_compile_definitions(quire_zstd PRIVATE ZSTD_DISABLE_ASM=1 XXH_NAMESPACE=ZSTD_)
 quire_apply_dep_flags(quire_zstd)
 # In wasm, zstd's compressors that only levels above the default reach (greedy to btultra2: zstd_lazy.c,
 # zstd_opt.c) and the parts quire never turns on (long-distance matching, superblocks) are compiled
