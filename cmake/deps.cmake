@@ -24,9 +24,24 @@ file(GLOB QUIRE_ZSTD_SOURCES
 add_library(quire_zstd STATIC ${QUIRE_ZSTD_SOURCES})
 target_include_directories(quire_zstd SYSTEM PUBLIC "${QUIRE_ZSTD_DIR}/lib")
 # No assembly: the x86-64 Huffman decoder cannot go to wasm, and one code path on both targets
-# keeps the readings comparable.
-target_compile_definitions(quire_zstd PRIVATE ZSTD_DISABLE_ASM=1 ZSTD_MULTITHREAD=0 XXH_NAMESPACE=ZSTD_)
+# keeps the readings comparable. Single-threaded: ZSTD_MULTITHREAD is left undefined (zstd tests it
+# with #ifdef, so defining it as 0 compiled its multithreaded compressor in; quire never asks for
+# workers).
+target_compile_definitions(quire_zstd PRIVATE ZSTD_DISABLE_ASM=1 XXH_NAMESPACE=ZSTD_)
 quire_apply_dep_flags(quire_zstd)
+# In wasm, zstd's compressors that only levels above the default reach (greedy to btultra2: zstd_lazy.c,
+# zstd_opt.c) and the parts quire never turns on (long-distance matching, superblocks) are compiled
+# for size: the default level 3 (dfast at a page's size), the sort runs' level 1 and every
+# decompressor keep -O3. zstd_lazy.c also drops its forced inlining (ZSTD_NO_INLINE): its dozens of
+# copies of one match finder, one per hash log, match length and dictionary mode, become one
+# (166 -> 11 KiB of code in quire.wasm). The output does not change (levels 1-19 write the same bytes); what a level from
+# 4 up costs in time is measured in docs/performance.md ("Session 19"). Natively all stay -O3.
+if(EMSCRIPTEN)
+  set_source_files_properties("${QUIRE_ZSTD_DIR}/lib/compress/zstd_lazy.c" PROPERTIES COMPILE_OPTIONS "-Os;-DZSTD_NO_INLINE")
+  foreach(name IN ITEMS zstd_opt.c zstd_ldm.c zstd_compress_superblock.c)
+    set_source_files_properties("${QUIRE_ZSTD_DIR}/lib/compress/${name}" PROPERTIES COMPILE_OPTIONS "-Os")
+  endforeach()
+endif()
 
 # expat: the parser alone (xmlparse, xmltok, xmlrole), UTF-8, namespaces on, and no XML_DTD: no
 # parameter entities and no entity accounting to rely on, because the fhir reader refuses a DOCTYPE

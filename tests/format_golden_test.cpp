@@ -140,3 +140,30 @@ TEST_CASE("format golden: version 4's storage report from column summaries is ve
   CHECK(now->counters().directory_pages == columns);
   CHECK(old->counters().directory_pages - before.directory_pages == columns * (1 + old->info().chunks));
 }
+
+TEST_CASE("format golden: every compression level writes the same bytes on every target", "[format][golden][levels]") {
+  // At the default page size levels 1-19 reach every zstd compressor (fast, dfast, greedy, lazy,
+  // lazy2, btlazy2, btopt, btultra, btultra2): the wasm build compiles those above the default
+  // level for size (cmake/deps.cmake), which must not change a byte. Each line is checked in
+  // (tests/data/format/golden-levels.txt, written by the native build with QUIRE_UPDATE_GOLDEN=1).
+  // Not larger pages: there zstd 1.5.4 itself differs by target (its row-hash match finder starts
+  // at window log 15 with SSE2, at 18 without, so levels 5-10 write other bytes in wasm with
+  // 256 KiB pages; docs/performance.md, "Session 19").
+  auto path = quire_test::data_dir() / "format" / "golden-levels.txt";
+  const std::string ndjson = customers_ndjson(generate_customers(2000, 42));
+  std::string report;
+  for (int level = 1; level <= 19; ++level) {
+    write_options o;
+    o.chunk_rows = 2000;
+    o.compression_level = level;
+    vector_sink sink;
+    REQUIRE(write_ndjson(ndjson, o, sink));
+    report += "level " + std::to_string(level) + " bytes " + std::to_string(sink.bytes.size()) + " crc32c " +
+              std::to_string(crc32c(sink.bytes.data(), sink.bytes.size())) + "\n";
+  }
+  if (const char *update = std::getenv("QUIRE_UPDATE_GOLDEN"); update && *update == '1')
+    std::ofstream(path, std::ios::binary) << report;
+  std::string expected = quire_test::read_text(path);
+  REQUIRE_FALSE(expected.empty());
+  CHECK(report == expected);
+}
