@@ -8,6 +8,10 @@
 
 #include "format_internal.h"
 
+// zstd.h's experimental part (ZSTD_c_useRowMatchFinder, ZSTD_getCParams): zstd is linked statically.
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
 namespace quire::format::detail {
 
 std::string encoding_name(uint8_t encoding) {
@@ -48,12 +52,30 @@ page_ref read_ref(byte_reader &r) {
   return p;
 }
 
+namespace {
+
+/// Compresses `raw` at `level` as zstd 1.5.4 does with SSE2 (every x86-64 build), on every target.
+/// Left to choose, zstd uses its row-hash match finder (greedy, lazy, lazy2: levels 5-12) from a
+/// window of 2^15 bytes where it has SSE2 or NEON and from 2^18 elsewhere, wasm among them, so a
+/// page of 32 KiB or more written at those levels came out as other bytes in wasm. The choice is
+/// made here by the SSE2 rule, explicitly, so natively written files keep their bytes and wasm
+/// writes the same (tests/format_golden_test.cpp, "[levels]").
+size_t compress_page(ZSTD_CCtx *cctx, std::string &out, std::string_view raw, int level) {
+  const ZSTD_compressionParameters params = ZSTD_getCParams(level, raw.size(), 0);
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_useRowMatchFinder, params.windowLog > 14 ? ZSTD_ps_enable : ZSTD_ps_disable);
+  return ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
+}
+
+}  // namespace
+
 std::string seal_page(std::string_view raw, int level, ZSTD_CCtx *cctx, page_ref &ref) {
   ref.raw_length = static_cast<uint32_t>(raw.size());
   std::string stored;
   if (raw.size() >= 64 && cctx) {
     stored.resize(ZSTD_compressBound(raw.size()));
-    size_t n = ZSTD_compressCCtx(cctx, stored.data(), stored.size(), raw.data(), raw.size(), level);
+    size_t n = compress_page(cctx, stored, raw, level);
     if (!ZSTD_isError(n) && n <= raw.size() - raw.size() / 16) {
       stored.resize(n);
       ref.compression = COMPRESSION_ZSTD;
