@@ -140,3 +140,75 @@ TEST_CASE("fhir validate: cost grows linearly with Bundle size (references are n
   CHECK(o.issues[0].key == "txt-1");
   CHECK(o.issues[1].key == "txt-2");
 }
+
+TEST_CASE("fhir validate: base64Binary's format, in runs and character by character", "[fhir][validate]") {
+  // The rules, read one character at a time: the validator counts runs of 32 alphabet characters
+  // at once, so strings are built around that length, with whitespace, '=' and bad bytes anywhere.
+  auto reference = [](std::string_view s) -> std::string {
+    size_t count = 0, padding = 0;
+    for (char c : s) {
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') continue;
+      bool alphabet =
+          (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+      if (c == '=') ++padding;
+      else if (!alphabet) return "a character that is not base64";
+      else if (padding) return "base64 data after '=' padding";
+      ++count;
+    }
+    if (padding > 2) return "more than two '=' padding characters";
+    if (count % 4 != 0) return "base64 data whose length is not a multiple of 4";
+    return "";
+  };
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::string others = "=\n \r\t!-_.\x7f";
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t valid = 0, checked = 0;
+  // Cases at the runs' edges: padding that ends a run, followed by a whole run of data; a bad byte
+  // as the last of a run and as the first of the tail; whitespace between runs.
+  const std::string a31(31, 'A'), a32(32, 'A');
+  const std::vector<std::string> edges = {a31 + "=" + a32,  a32 + a31 + "=",    a31 + "!" + a32,   a32 + "!" + "AAA",
+                                          a32 + "\n" + a32, a32 + a32 + "AAA=", "=" + a32 + "AAA", a32 + "==" + "  "};
+  for (int round = 0; round < 3000; ++round) {
+    size_t length = round % 2 ? 1 + next() % 140 : 4 * (1 + next() % 35);  // half of them whole quads
+    std::string s;
+    for (size_t i = 0; i < length; ++i) {
+      // Mostly alphabet, so that whole runs of 32 occur; one byte in 40 something else.
+      s += next() % 40 == 0 ? others[next() % others.size()] : alphabet[next() % alphabet.size()];
+    }
+    if (round < static_cast<int>(edges.size())) {
+      s = edges[round];
+    } else {
+      if (round % 3 == 0) s.replace(s.size() - std::min<size_t>(s.size(), 1 + next() % 2), 2, "==");
+      if (round % 5 == 0) s[next() % s.size()] = '=';               // padding in the middle, before a run
+      if (round % 7 == 0) s.insert(next() % s.size(), "\xc3\xa9");  // a character beyond ASCII
+    }
+    std::string text = R"({"resourceType":"Binary","contentType":"x/y","data":")";
+    for (char c : s)
+      text += c == '\n'   ? std::string("\\n")
+              : c == '\r' ? std::string("\\r")
+              : c == '\t' ? std::string("\\t")
+                          : std::string(1, c);
+    text += "\"}";
+    std::string want = reference(s);
+    auto o = fhir::validate(text, structural());
+    ++checked;
+    if (want.empty()) {
+      ++valid;
+      CHECK(o.issues.empty());
+    } else {
+      INFO(s);
+      REQUIRE(o.issues.size() == 1);
+      CHECK(o.issues[0].expression == "Binary.data");
+      CHECK(o.issues[0].details.ends_with(want));
+    }
+  }
+  // Both outcomes occur often enough to mean something.
+  CHECK(valid > 300);
+  CHECK(checked - valid > 300);
+}

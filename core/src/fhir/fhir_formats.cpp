@@ -120,19 +120,53 @@ const char *check_date_time(std::string_view s, bool instant) {
   return i == s.size() ? nullptr : "unexpected characters after the time zone";
 }
 
+// Which bytes are base64's alphabet (A-Z a-z 0-9 + /): 0 for those, 1 for every other byte.
+struct base64_table {
+  uint8_t other[256];
+  constexpr base64_table() : other() {
+    for (int c = 0; c < 256; ++c) {
+      bool alphabet =
+          (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+      other[c] = alphabet ? 0 : 1;
+    }
+  }
+};
+constexpr base64_table BASE64;
+
+// base64Binary: the alphabet, whitespace anywhere, at most two '=' at the end, a multiple of four
+// characters. Payloads run to megabytes and their characters are random, which made the
+// per-character branches mispredict (5.7 ns a byte natively): runs of 32 bytes that are all
+// alphabet (all of a payload but its lines' ends and its tail) are counted with one table lookup a
+// byte and no branch; any other run is read character by character.
 const char *check_base64(std::string_view s) {
   size_t count = 0, padding = 0;
-  for (char c : s) {
-    if (is_space(c)) continue;
-    bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '+' || c == '/';
-    if (c == '=') {
-      ++padding;
-    } else if (!alnum) {
-      return "a character that is not base64";
-    } else if (padding) {
-      return "base64 data after '=' padding";
+  const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    if (padding == 0 && n - i >= 32) {
+      unsigned others = 0;
+      for (size_t k = 0; k < 32; ++k) others |= BASE64.other[p[i + k]];
+      if (others == 0) {
+        i += 32;
+        count += 32;
+        continue;
+      }
     }
-    ++count;
+    // The run (or the tail) character by character, to its end.
+    const size_t end = padding == 0 && n - i >= 32 ? i + 32 : n;
+    for (; i < end; ++i) {
+      const char c = static_cast<char>(p[i]);
+      if (is_space(c)) continue;
+      if (c == '=') {
+        ++padding;
+      } else if (BASE64.other[p[i]]) {
+        return "a character that is not base64";
+      } else if (padding) {
+        return "base64 data after '=' padding";
+      }
+      ++count;
+    }
   }
   if (padding > 2) return "more than two '=' padding characters";
   if (count % 4 != 0) return "base64 data whose length is not a multiple of 4";
