@@ -131,6 +131,9 @@ struct compiled_invariant {
   const constraint_def *def = nullptr;
   std::optional<fhirpath::expression> expr;  ///< set when it is evaluated
   std::string unchecked;                     ///< why not, when expr is unset
+  /// The details of its issues, made once: `key: human` when it fails, `invariant key not
+  /// checked: <unchecked>` when it is not evaluated (one copy per issue, not a string built).
+  std::string failed_details, unchecked_details;
   invariant_shortcut shortcut = invariant_shortcut::none;
   /// Direct checks: (context type, root in the pool), sorted by type; a type not listed has none.
   std::vector<std::pair<uint16_t, uint32_t>> direct;

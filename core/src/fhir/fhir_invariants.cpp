@@ -130,8 +130,13 @@ invariant_set compile_all() {
       c.shortcut = invariant_shortcut::about_contained;
     c.expr = std::move(e).value();
   }
-  for (size_t i = 0; i < out.size(); ++i)
-    if (out[i].shortcut == invariant_shortcut::ele_1) set.ele_1 = static_cast<uint16_t>(i);
+  for (size_t i = 0; i < out.size(); ++i) {
+    compiled_invariant &c = out[i];
+    if (c.shortcut == invariant_shortcut::ele_1) set.ele_1 = static_cast<uint16_t>(i);
+    c.failed_details.append(c.def->key.view()).append(": ").append(c.def->human.view());
+    if (!c.expr)
+      c.unchecked_details.append("invariant ").append(c.def->key.view()).append(" not checked: ") += c.unchecked;
+  }
   lower_all(set);
   return set;
 }

@@ -434,15 +434,19 @@ class walker {
     return std::binary_search(ids.begin(), ids.end(), s.substr(1));
   }
 
-  void report_unchecked(uint16_t index, const std::string &why, uint64_t offset) {
+  // `why` empty: the invariant is never evaluated, and its issue's details were made when it was
+  // compiled.
+  void report_unchecked(uint16_t index, std::string_view why, uint64_t offset) {
     if (unchecked_reported_.empty()) unchecked_reported_.resize(CONSTRAINT_COUNT);
     if (unchecked_reported_[index]) return;
     unchecked_reported_[index] = true;
     const constraint_def &def = CONSTRAINTS[index];
-    std::string details = "invariant ";
-    details += def.key.view();
-    details += " not checked: ";
-    details += why;
+    std::string details;
+    if (why.empty()) {
+      details = invariants_.all[index].unchecked_details;
+    } else {
+      details.append("invariant ").append(def.key.view()).append(" not checked: ").append(why);
+    }
     add(severity::information, INFORMATIONAL, offset, std::move(details), {}, def.key.view());
   }
 
@@ -458,7 +462,7 @@ class walker {
       uint16_t index = CONSTRAINT_LISTS[i];
       const compiled_invariant &inv = all[index];
       if (!inv.expr) {
-        report_unchecked(index, inv.unchecked, offset);
+        report_unchecked(index, {}, offset);
         continue;
       }
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::ele_1 && ele_1_holds(value, companion))
@@ -522,10 +526,8 @@ class walker {
 
   void report_failed(uint16_t index, uint64_t offset) {
     const constraint_def &def = CONSTRAINTS[index];
-    std::string details;
-    details.reserve(def.key.length + 2 + def.human.length);
-    details.append(def.key.view()).append(": ").append(def.human.view());
-    add(def.warning ? severity::warning : severity::error, INVARIANT, offset, std::move(details), {}, def.key.view());
+    add(def.warning ? severity::warning : severity::error, INVARIANT, offset, invariants_.all[index].failed_details, {},
+        def.key.view());
   }
 
   void walk_object(json::value v, uint16_t type) {
