@@ -113,6 +113,36 @@ class string_table {
   std::vector<uint32_t> slots_;
 };
 
+bool same_bytes(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  if (a.data() == b.data()) return true;
+  const char *x = a.data(), *y = b.data();
+  size_t n = a.size();
+  for (; n >= 8; x += 8, y += 8, n -= 8) {
+    uint64_t u, v;
+    std::memcpy(&u, x, 8);
+    std::memcpy(&v, y, 8);
+    if (u != v) return false;
+  }
+  for (; n > 0; ++x, ++y, --n)
+    if (*x != *y) return false;
+  return true;
+}
+
+// The number of one field's string (code, key, details, error), asked first of the field's
+// previous string: consecutive issues mostly repeat it (a Bundle's 1,000 dom-6 warnings), and
+// words compared in place cost less than the table's hash of the details and Emscripten's bytewise
+// memcmp. Code and key are views of static text: the same pointer.
+struct field {
+  std::string_view last;
+  uint32_t number = NONE;
+  uint32_t of(string_table &table, std::string_view s) {
+    if (number != NONE && same_bytes(s, last)) return number;
+    last = s;
+    return number = table.shared(s);
+  }
+};
+
 uintptr_t issues_block(const quire::fhir::outcome &o) {
   using quire::fhir::severity;
   uint32_t head[HEADER_WORDS] = {
@@ -123,17 +153,18 @@ uintptr_t issues_block(const quire::fhir::outcome &o) {
   bool fits = true;
   if (!o.issues.empty()) {
     words.reserve(o.issues.size() * ISSUE_WORDS);
+    field code, key, details, error;
     for (const quire::fhir::issue &i : o.issues) {
       if (i.offset > UINT32_MAX) fits = false;
       words.push_back(i.severity == severity::error ? 0 : i.severity == severity::warning ? 1 : 2);
-      words.push_back(table.shared(i.code));
-      words.push_back(i.key.empty() ? NONE : table.shared(i.key));
-      words.push_back(table.shared(i.details));
+      words.push_back(code.of(table, i.code));
+      words.push_back(i.key.empty() ? NONE : key.of(table, i.key));
+      words.push_back(details.of(table, i.details));
       words.push_back(table.add(i.expression));
       words.push_back(i.line);
       words.push_back(i.column);
       words.push_back(static_cast<uint32_t>(i.offset));
-      words.push_back(i.error == quire::error_code::OK ? NONE : table.shared(quire::error_name(i.error)));
+      words.push_back(i.error == quire::error_code::OK ? NONE : error.of(table, quire::error_name(i.error)));
       if (!fits || !table.ascii) break;
     }
   }
