@@ -62,9 +62,21 @@ bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
 /// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, bdl-7, for
+/// bdl-2, bdl-3 and bdl-4 (from one pass over a Bundle's entries, bundle_entries below), for
 /// those that hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which
 /// also does not apply to contained resources).
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6, bdl_7 };
+enum class invariant_shortcut : uint8_t {
+  none,
+  ele_1,
+  dom_3,
+  ref_1,
+  about_contained,
+  dom_6,
+  bdl_7,
+  bdl_2,
+  bdl_3,
+  bdl_4
+};
 
 /// One node of a direct check (fhir_invariant_checks.cpp): an invariant's expression lowered,
 /// for one context type, to code over the tape. Nodes live in one pool; operands are indices.
@@ -177,6 +189,23 @@ bool dom_3_holds(const json::value &resource);
 /// true when it holds; false when the engine must decide (a repeat, or data of an unusual form).
 /// The engine builds each entry's string and its select() collection; this sorts views.
 bool bdl_7_holds(const json::value &bundle);
+
+/// What bdl-2, bdl-3 and bdl-4 ask of a Bundle's entries (`entry.search.empty() or (type =
+/// 'searchset')`, `entry.all(request.exists() = (%resource.type = 'batch' or ...))`, the same for
+/// `response`), found in one pass over them instead of a direct check's pass each.
+struct bundle_entries {
+  /// Every entry an object whose `search`, `request` and `response` are each absent or one object
+  /// (no null, no `_x` companion, no repeat), and the Bundle's `entry` one array or absent.
+  bool plain = false;
+  /// The Bundle's `type`: one string member, and no `_type`.
+  bool type_plain = false;
+  std::string_view type;
+  uint32_t entries = 0, search = 0, request = 0, response = 0;  ///< entries, and those with each member
+};
+bundle_entries bundle_entry_facts(const json::value &bundle);
+/// Whether bdl-2, bdl-3 or bdl-4 (`which`) certainly holds by those facts; false when the direct
+/// check or the engine must decide (never that it fails).
+bool bundle_entries_hold(invariant_shortcut which, const bundle_entries &facts) noexcept;
 
 /// read()'s validation of a document already built (fhir_validate.cpp): what read() does after
 /// json::parse. The XML reader hands it the tape it builds from the elements.

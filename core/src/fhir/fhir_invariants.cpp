@@ -3,6 +3,7 @@
 // element of every resource.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fhir_internal.h"
 
@@ -25,6 +26,14 @@ constexpr std::string_view REF_1 =
 
 constexpr std::string_view BDL_7 =
     "(type = 'history') or entry.where(fullUrl.exists()).select(fullUrl&resource.meta.versionId).isDistinct()";
+
+constexpr std::string_view BDL_2 = "entry.search.empty() or (type = 'searchset')";
+constexpr std::string_view BDL_3 =
+    "entry.all(request.exists() = (%resource.type = 'batch' or %resource.type = 'transaction' or %resource.type = "
+    "'history'))";
+constexpr std::string_view BDL_4 =
+    "entry.all(response.exists() = (%resource.type = 'batch-response' or %resource.type = 'transaction-response' or "
+    "%resource.type = 'history'))";
 
 // The `reference` strings of every object below the root (`%resource.descendants().reference`
 // includes those inside contained resources, not the root's own member).
@@ -122,6 +131,9 @@ invariant_set compile_all() {
     if (c.def->key.view() == "ref-1" && text == REF_1) c.shortcut = invariant_shortcut::ref_1;
     if (c.def->key.view() == "dom-6" && text == "text.`div`.exists()") c.shortcut = invariant_shortcut::dom_6;
     if (c.def->key.view() == "bdl-7" && text == BDL_7) c.shortcut = invariant_shortcut::bdl_7;
+    if (c.def->key.view() == "bdl-2" && text == BDL_2) c.shortcut = invariant_shortcut::bdl_2;
+    if (c.def->key.view() == "bdl-3" && text == BDL_3) c.shortcut = invariant_shortcut::bdl_3;
+    if (c.def->key.view() == "bdl-4" && text == BDL_4) c.shortcut = invariant_shortcut::bdl_4;
     // `contained.<path>.empty()` terms only: all true when there is no contained resource.
     if ((c.def->key.view() == "dom-2" && text == "contained.contained.empty()") ||
         (c.def->key.view() == "dom-4" &&
@@ -206,6 +218,75 @@ bool dom_3_holds(const json::value &resource) {
     if (!std::binary_search(refs.begin(), refs.end(), std::string_view(local))) return false;
   }
   return true;
+}
+
+bundle_entries bundle_entry_facts(const json::value &bundle) {
+  bundle_entries f;
+  auto obj = bundle.get_object();
+  if (!obj) return f;
+  std::optional<json::value> entry;
+  uint32_t types = 0, entry_keys = 0;
+  bool odd = false;  // `_type`, `_entry`
+  for (json::member m : *obj) {
+    if (m.key == "type") {
+      ++types;
+      if (m.val.type() == json::kind::string) f.type = m.val.get_string().value();
+      else odd = true;
+    } else if (m.key == "_type" || m.key == "_entry") {
+      odd = true;
+    } else if (m.key == "entry") {
+      ++entry_keys;
+      entry = m.val;
+    }
+  }
+  f.type_plain = types == 1 && !odd;
+  if (odd || entry_keys > 1) return f;
+  if (entry) {
+    auto arr = entry->get_array();
+    if (!arr) return f;
+    for (json::value e : *arr) {
+      auto eo = e.get_object();
+      if (!eo) return f;
+      uint32_t search = 0, request = 0, response = 0;
+      for (json::member m : *eo) {
+        std::string_view k = m.key;
+        if (k.size() < 6 || k.size() > 9) continue;  // search, request, response, and `_` before them
+        uint32_t *count = k == "search" ? &search : k == "request" ? &request : k == "response" ? &response : nullptr;
+        if (!count) {
+          if (k == "_search" || k == "_request" || k == "_response") return f;
+          continue;
+        }
+        // An object with members: one item for the engine as for the direct check.
+        if (m.val.type() != json::kind::object || m.val.get_object().value().size() == 0) return f;
+        ++*count;
+      }
+      if (search > 1 || request > 1 || response > 1) return f;
+      ++f.entries;
+      f.search += search;
+      f.request += request;
+      f.response += response;
+    }
+  }
+  f.plain = true;
+  return f;
+}
+
+bool bundle_entries_hold(invariant_shortcut which, const bundle_entries &f) noexcept {
+  if (!f.plain) return false;
+  switch (which) {
+    case invariant_shortcut::bdl_2: return f.search == 0 || (f.type_plain && f.type == "searchset");
+    case invariant_shortcut::bdl_3: {
+      if (!f.type_plain) return false;  // no type: each `=` is empty, and all() is false
+      bool needed = f.type == "batch" || f.type == "transaction" || f.type == "history";
+      return f.request == (needed ? f.entries : 0);
+    }
+    case invariant_shortcut::bdl_4: {
+      if (!f.type_plain) return false;
+      bool needed = f.type == "batch-response" || f.type == "transaction-response" || f.type == "history";
+      return f.response == (needed ? f.entries : 0);
+    }
+    default: return false;
+  }
 }
 
 bool bdl_7_holds(const json::value &bundle) {

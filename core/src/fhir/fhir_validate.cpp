@@ -471,6 +471,7 @@ class walker {
     // The context item is made when the first invariant needs the engine (most elements have only
     // ele-1, which the shortcut answers).
     std::optional<fhirpath::item> self;
+    std::optional<bundle_entries> entries;  // a Bundle's, for bdl-2, bdl-3, bdl-4
     for (uint32_t i = r.first; i < r.first + r.count && !stopped_; ++i) {
       uint16_t index = CONSTRAINT_LISTS[i];
       const compiled_invariant &inv = all[index];
@@ -487,6 +488,13 @@ class walker {
       if (opts_.invariant_fast_paths && inv.shortcut == invariant_shortcut::bdl_7 && own_resource && value &&
           bdl_7_holds(*value))
         continue;
+      // bdl-2, bdl-3, bdl-4: one pass over the entries for the three (a direct check's pass each).
+      if (opts_.invariant_fast_paths && own_resource && value &&
+          (inv.shortcut == invariant_shortcut::bdl_2 || inv.shortcut == invariant_shortcut::bdl_3 ||
+           inv.shortcut == invariant_shortcut::bdl_4)) {
+        if (!entries) entries = bundle_entry_facts(*value);
+        if (bundle_entries_hold(inv.shortcut, *entries)) continue;
+      }
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
         const resource_frame &here = resources_.back();
         if (inv.shortcut == invariant_shortcut::about_contained && !here.has_contained) continue;
