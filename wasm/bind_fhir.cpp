@@ -87,32 +87,6 @@ bool is_ascii(std::string_view s) noexcept {
   return any < 0x80;
 }
 
-// The strings of an issue table, numbered in order of first use; shared() gives a string that is
-// there already its number (an open hash: one vector, no node per string). Expressions are nearly
-// all distinct: add() appends them without a lookup.
-class string_table {
- public:
-  explicit string_table(size_t expected) : slots_(std::bit_ceil(2 * expected + 16), NONE) {}
-  bool ascii = true;
-  std::vector<std::string_view> strings;
-
-  uint32_t add(std::string_view s) {
-    if (!is_ascii(s)) ascii = false;
-    strings.push_back(s);
-    return static_cast<uint32_t>(strings.size() - 1);
-  }
-  uint32_t shared(std::string_view s) {
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = std::hash<std::string_view>{}(s)&mask;; i = (i + 1) & mask) {
-      if (slots_[i] == NONE) return slots_[i] = add(s);
-      if (strings[slots_[i]] == s) return slots_[i];
-    }
-  }
-
- private:
-  std::vector<uint32_t> slots_;
-};
-
 bool same_bytes(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
   if (a.data() == b.data()) return true;
@@ -128,6 +102,45 @@ bool same_bytes(std::string_view a, std::string_view b) noexcept {
     if (*x != *y) return false;
   return true;
 }
+
+// The strings of an issue table, numbered in order of first use; shared() gives a string that is
+// there already its number (an open hash: one vector, no node per string). Expressions are nearly
+// all distinct: add() appends them without a lookup. The hash reads a string's length and its first
+// and last eight bytes (std::hash read all of a details text, four bytes a step in wasm), and a
+// slot's string is compared eight bytes at a time (Emscripten's memcmp goes a byte at a time).
+class string_table {
+ public:
+  explicit string_table(size_t expected) : slots_(std::bit_ceil(2 * expected + 16), NONE) {
+    if (expected > 0) strings.reserve(expected);
+  }
+  bool ascii = true;
+  std::vector<std::string_view> strings;
+
+  uint32_t add(std::string_view s) {
+    if (!is_ascii(s)) ascii = false;
+    strings.push_back(s);
+    return static_cast<uint32_t>(strings.size() - 1);
+  }
+  uint32_t shared(std::string_view s) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash(s) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == NONE) return slots_[i] = add(s);
+      if (same_bytes(strings[slots_[i]], s)) return slots_[i];
+    }
+  }
+
+ private:
+  std::vector<uint32_t> slots_;
+
+  static size_t hash(std::string_view s) noexcept {
+    uint64_t head = 0, tail = 0;
+    const size_t n = s.size();
+    if (n > 0) std::memcpy(&head, s.data(), std::min<size_t>(n, 8));
+    if (n > 8) std::memcpy(&tail, s.data() + n - 8, 8);
+    uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail + n) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
+  }
+};
 
 // The number of one field's string (code, key, details, error), asked first of the field's
 // previous string: consecutive issues mostly repeat it (a Bundle's 1,000 dom-6 warnings), and
