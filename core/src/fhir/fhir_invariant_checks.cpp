@@ -724,6 +724,40 @@ class evaluation {
   // certain to give what the engine would.
   items walk(uint32_t i, const json::value &self, uint32_t limit) const {
     items out;
+    const direct_node &n = pool_[i];
+    if (n.k == direct_node::kind::member && n.a == NIL) {
+      // A member of $this (`resource.exists()`, `code.empty()`, `start` and `end`: most paths):
+      // its items counted here, as each() would, without building the path's steps.
+      json::value val;
+      uint16_t t = n.item_type;
+      switch (member(n, self, val, t)) {
+        case found::none: return out;
+        case found::uncertain: out.known = false; return out;
+        case found::one: break;
+      }
+      if (val.type() == json::kind::array) {
+        for (json::value e : val.get_array().value()) {
+          if (e.is_null()) {
+            out.known = false;
+            return out;
+          }
+          if (out.count == 0) {
+            out.first = e;
+            out.first_type = t;
+          }
+          if (++out.count >= limit) return out;
+        }
+        return out;
+      }
+      if (val.is_null()) {
+        out.known = false;
+        return out;
+      }
+      out.first = val;
+      out.first_type = t;
+      out.count = 1;
+      return out;
+    }
     auto counter = [&out, limit](const json::value &v, uint16_t t) {
       if (out.count == 0) {
         out.first = v;
