@@ -183,6 +183,17 @@ TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3, ref-1) give the engine'
       R"({"resourceType":"Bundle","type":"transaction","entry":{"request":{"method":"POST","url":"Basic"}}})",
       R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":{"method":"POST","url":"Basic"}}],"entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
       R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Bundle","type":"transaction","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]}}]})",
+      // bdl-5 and bdl-8 from one pass over an entry: a resource, or only a request or a response,
+      // or none; a resource null, empty, repeated, an array, with a companion; a fullUrl with and
+      // without `/_history/`, not a string, repeated, with a companion.
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1/_history/2","resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1"},{"fullUrl":7},{"fullUrl":null,"resource":null}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","fullUrl":"http://x.org/_history/1","resource":{}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"_fullUrl":{"id":"u"},"resource":[{"resourceType":"Basic","code":{"text":"a"}}]}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"resource":{"resourceType":"Basic","code":{"text":"b"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"_resource":{"id":"r"}}]})",
+      R"({"resourceType":"Bundle","type":"batch","entry":[{"request":{"method":"DELETE","url":"Basic/1"}},{"fullUrl":"urn:uuid:1"}]})",
   };
   for (const char *c : cases) {
     INFO(c);

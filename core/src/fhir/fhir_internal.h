@@ -63,6 +63,7 @@ bool is_valid_oid(std::string_view s) noexcept;
 
 /// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, bdl-7, for
 /// bdl-2, bdl-3 and bdl-4 (from one pass over a Bundle's entries, bundle_entries below), for
+/// bdl-5 and bdl-8 (from one pass over an entry, bundle_entry_holds below), for
 /// those that hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which
 /// also does not apply to contained resources).
 enum class invariant_shortcut : uint8_t {
@@ -75,7 +76,9 @@ enum class invariant_shortcut : uint8_t {
   bdl_7,
   bdl_2,
   bdl_3,
-  bdl_4
+  bdl_4,
+  bdl_5,
+  bdl_8
 };
 
 /// One node of a direct check (fhir_invariant_checks.cpp): an invariant's expression lowered,
@@ -206,6 +209,17 @@ bundle_entries bundle_entry_facts(const json::value &bundle);
 /// Whether bdl-2, bdl-3 or bdl-4 (`which`) certainly holds by those facts; false when the direct
 /// check or the engine must decide (never that it fails).
 bool bundle_entries_hold(invariant_shortcut which, const bundle_entries &facts) noexcept;
+
+/// bdl-5 (`resource.exists() or request.exists() or response.exists()`) and bdl-8
+/// (`fullUrl.contains('/_history/').not()`) on a Bundle entry, from one pass over its members:
+/// whether each certainly holds (false: the direct check or the engine decides). bdl-5 holds here
+/// by one `resource` that is an object with members; bdl-8 by at most one `fullUrl`, a string
+/// without `/_history/`, and no `_fullUrl`.
+struct bundle_entry_check {
+  bool resource = false;  ///< bdl-5 holds
+  bool full_url = false;  ///< bdl-8 holds
+};
+bundle_entry_check bundle_entry_holds(const json::value &entry) noexcept;
 
 /// read()'s validation of a document already built (fhir_validate.cpp): what read() does after
 /// json::parse. The XML reader hands it the tape it builds from the elements.

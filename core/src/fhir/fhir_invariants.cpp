@@ -28,6 +28,8 @@ constexpr std::string_view REF_1 =
 constexpr std::string_view BDL_7 =
     "(type = 'history') or entry.where(fullUrl.exists()).select(fullUrl&resource.meta.versionId).isDistinct()";
 
+constexpr std::string_view BDL_5 = "resource.exists() or request.exists() or response.exists()";
+constexpr std::string_view BDL_8 = "fullUrl.contains('/_history/').not()";
 constexpr std::string_view BDL_2 = "entry.search.empty() or (type = 'searchset')";
 constexpr std::string_view BDL_3 =
     "entry.all(request.exists() = (%resource.type = 'batch' or %resource.type = 'transaction' or %resource.type = "
@@ -153,6 +155,8 @@ invariant_set compile_all() {
     if (c.def->key.view() == "bdl-2" && text == BDL_2) c.shortcut = invariant_shortcut::bdl_2;
     if (c.def->key.view() == "bdl-3" && text == BDL_3) c.shortcut = invariant_shortcut::bdl_3;
     if (c.def->key.view() == "bdl-4" && text == BDL_4) c.shortcut = invariant_shortcut::bdl_4;
+    if (c.def->key.view() == "bdl-5" && text == BDL_5) c.shortcut = invariant_shortcut::bdl_5;
+    if (c.def->key.view() == "bdl-8" && text == BDL_8) c.shortcut = invariant_shortcut::bdl_8;
     // `contained.<path>.empty()` terms only: all true when there is no contained resource.
     if ((c.def->key.view() == "dom-2" && text == "contained.contained.empty()") ||
         (c.def->key.view() == "dom-4" &&
@@ -291,6 +295,32 @@ bundle_entries bundle_entry_facts(const json::value &bundle) {
   }
   f.plain = true;
   return f;
+}
+
+bundle_entry_check bundle_entry_holds(const json::value &entry) noexcept {
+  bundle_entry_check out;
+  if (entry.type() != json::kind::object) return out;
+  uint32_t resources = 0, urls = 0;
+  bool resource_odd = false, url_odd = false;
+  for (json::member m : entry.get_object().value()) {
+    std::string_view k = m.key;
+    if (key_is(k, "resource")) {
+      ++resources;
+      if (m.val.type() != json::kind::object || m.val.get_object().value().size() == 0) resource_odd = true;
+    } else if (key_is(k, "fullUrl")) {
+      ++urls;
+      // contains() of a uri's text, as the direct check reads it.
+      if (m.val.type() != json::kind::string || m.val.get_string().value().find("/_history/") != std::string_view::npos)
+        url_odd = true;
+    } else if (key_is(k, "_resource")) {
+      resource_odd = true;
+    } else if (key_is(k, "_fullUrl")) {
+      url_odd = true;
+    }
+  }
+  out.resource = resources == 1 && !resource_odd;
+  out.full_url = urls <= 1 && !url_odd;
+  return out;
 }
 
 bool bundle_entries_hold(invariant_shortcut which, const bundle_entries &f) noexcept {

@@ -471,7 +471,8 @@ class walker {
     // The context item is made when the first invariant needs the engine (most elements have only
     // ele-1, which the shortcut answers).
     std::optional<fhirpath::item> self;
-    std::optional<bundle_entries> entries;  // a Bundle's, for bdl-2, bdl-3, bdl-4
+    std::optional<bundle_entries> entries;    // a Bundle's, for bdl-2, bdl-3, bdl-4
+    std::optional<bundle_entry_check> entry;  // a Bundle entry's, for bdl-5, bdl-8
     for (uint32_t i = r.first; i < r.first + r.count && !stopped_; ++i) {
       uint16_t index = CONSTRAINT_LISTS[i];
       const compiled_invariant &inv = all[index];
@@ -494,6 +495,12 @@ class walker {
            inv.shortcut == invariant_shortcut::bdl_4)) {
         if (!entries) entries = bundle_entry_facts(*value);
         if (bundle_entries_hold(inv.shortcut, *entries)) continue;
+      }
+      // bdl-5, bdl-8 on a Bundle entry: one pass over its members for the two.
+      if (opts_.invariant_fast_paths &&
+          (inv.shortcut == invariant_shortcut::bdl_5 || inv.shortcut == invariant_shortcut::bdl_8) && value) {
+        if (!entry) entry = bundle_entry_holds(*value);
+        if (inv.shortcut == invariant_shortcut::bdl_5 ? entry->resource : entry->full_url) continue;
       }
       if (opts_.invariant_fast_paths && own_resource && value && value->type() == json::kind::object) {
         const resource_frame &here = resources_.back();
