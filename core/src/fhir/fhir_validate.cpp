@@ -223,7 +223,7 @@ class location {
 class walker {
  public:
   walker(const options &opts, std::string_view input, outcome &out)
-      : opts_(opts), lines_(input), out_(out), invariants_(compiled_invariant_set()) {}
+      : opts_(opts), lines_(input), out_(out), invariants_(compiled_invariant_set()), keys_(key_index::get()) {}
 
   size_t unknown_count = 0;
   size_t first_unknown = SIZE_MAX;  // index of the first unknown-element issue
@@ -255,6 +255,7 @@ class walker {
   line_index lines_;
   outcome &out_;
   const invariant_set &invariants_;
+  const key_index &keys_;
   location path_;
   std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
@@ -544,7 +545,7 @@ class walker {
       if (m.key == "resourceType" && (t.kind == type_kind::resource || t.kind == type_kind::any_resource)) continue;
       bool underscore = m.key.size() > 1 && m.key[0] == '_';
       std::string_view name = underscore ? m.key.substr(1) : m.key;
-      const key_row k = find_key_row(type, name);
+      const key_row k = keys_.find(type, name);
       if (!k.found() || (underscore && TYPES[k.type].kind != type_kind::primitive)) {
         size_t mark = path_.mark();
         path_.member(m.key);
