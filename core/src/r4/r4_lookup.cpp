@@ -8,7 +8,10 @@ namespace quire::r4 {
 namespace {
 
 // a < b as std::string_view orders them, deciding on the first byte inline when it differs (most
-// steps of a search over a type's keys): the walk looks a key up for every member it meets.
+// steps of a search over a type's keys, resource types or a value set's codes): the walk looks up
+// a resource type for every resource and relative reference, and a code for every bound code;
+// each step was a call of libc's memcmp (5% of a Bundle's validation under perf, with the JSON
+// object's find).
 inline bool key_less(std::string_view a, std::string_view b) noexcept {
   if (!a.empty() && !b.empty() && a[0] != b[0])
     return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
@@ -29,8 +32,8 @@ const key_def *find_key(uint16_t type, std::string_view key) noexcept {
 uint16_t find_resource_type(std::string_view name) noexcept {
   const uint16_t *first = RESOURCE_TYPES;
   const uint16_t *last = first + RESOURCE_TYPE_COUNT;
-  const uint16_t *it =
-      std::lower_bound(first, last, name, [](uint16_t t, std::string_view s) { return TYPES[t].name.view() < s; });
+  const uint16_t *it = std::lower_bound(
+      first, last, name, [](uint16_t t, std::string_view s) { return key_less(TYPES[t].name.view(), s); });
   return it != last && TYPES[*it].name.view() == name ? *it : NO_TYPE;
 }
 
@@ -40,7 +43,7 @@ bool code_in_set(int32_t set, std::string_view code) noexcept {
   const text_ref *first = CODES + c.first;
   const text_ref *last = first + c.count;
   const text_ref *it =
-      std::lower_bound(first, last, code, [](const text_ref &t, std::string_view s) { return t.view() < s; });
+      std::lower_bound(first, last, code, [](const text_ref &t, std::string_view s) { return key_less(t.view(), s); });
   return it != last && it->view() == code;
 }
 
