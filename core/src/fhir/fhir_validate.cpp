@@ -228,7 +228,13 @@ class location {
 class walker {
  public:
   walker(const options &opts, std::string_view input, outcome &out)
-      : opts_(opts), lines_(input), out_(out), invariants_(compiled_invariant_set()), keys_(key_index::get()) {}
+      : opts_(opts),
+        lines_(input),
+        out_(out),
+        invariants_(compiled_invariant_set()),
+        keys_(key_index::get()),
+        required_(required_elements()),
+        reference_type_(reference_type()) {}
 
   size_t unknown_count = 0;
   size_t first_unknown = SIZE_MAX;  // index of the first unknown-element issue
@@ -264,8 +270,19 @@ class walker {
   outcome &out_;
   const invariant_set &invariants_;
   const key_index &keys_;
+  // The function statics the walk reads per object, read once per call.
+  const required_index &required_;
+  const uint16_t reference_type_;
   location path_;
-  std::vector<slot> slots_;   // a stack: each object uses [base, end) while it is walked
+  // A stack: each object uses [base, end) while it is walked. As the location's segments: the
+  // vector's size is its capacity and `slots_used_` the top, so a push is a store and an increment.
+  std::vector<slot> slots_;
+  size_t slots_used_ = 0;
+  void push_slot(const slot &s) {
+    if (slots_used_ == slots_.size()) grow_slots();
+    slots_[slots_used_++] = s;
+  }
+  [[gnu::noinline]] void grow_slots() { slots_.resize(slots_.empty() ? 64 : slots_.size() * 2); }
   std::vector<scope> scope_;  // resources being walked that may hold contained resources
   bool in_contained_ = false;
   bool stopped_ = false;
@@ -545,7 +562,7 @@ class walker {
       return;
     }
     const type_def &t = TYPES[type];
-    const size_t base = slots_.size();
+    const size_t base = slots_used_;
     uint32_t member = 0;
     const bool is_resource = t.kind == type_kind::resource || t.kind == type_kind::any_resource;
     for (auto it = obj.begin(), last = obj.end(); it != last; ++it) {
@@ -572,7 +589,7 @@ class walker {
         path_.back_to(mark);
         continue;
       }
-      slots_.push_back(
+      push_slot(
           slot{k.key, k.element, k.type, member, static_cast<uint32_t>(key_length), key_data, (*it).val, underscore});
     }
     auto in_order = [](const slot &a, const slot &b) {
@@ -582,16 +599,17 @@ class walker {
     };
     // Writers put members in the definition's order: most objects are sorted already.
     const auto first_slot = slots_.begin() + static_cast<std::ptrdiff_t>(base);
-    if (!std::is_sorted(first_slot, slots_.end(), in_order)) std::sort(first_slot, slots_.end(), in_order);
+    const auto last_slot = slots_.begin() + static_cast<std::ptrdiff_t>(slots_used_);
+    if (!std::is_sorted(first_slot, last_slot, in_order)) std::sort(first_slot, last_slot, in_order);
 
     // Merge the definition's required elements with the sorted members, in the definition's
     // order: each required one that is missing, and each present element once. Only the members
     // and the required elements are visited, not every element of the type (a Patient has 28,
     // an object of a Bundle's resource usually two or three members).
     size_t s = base;
-    const size_t end = slots_.size();
-    const uint32_t *req = required_elements().of(type);
-    const uint32_t *const req_end = required_elements().of(static_cast<uint16_t>(type + 1));
+    const size_t end = slots_used_;
+    const uint32_t *req = required_.of(type);
+    const uint32_t *const req_end = required_.of(static_cast<uint16_t>(type + 1));
     while (s < end && !stopped_) {
       const uint32_t e = slots_[s].element;
       for (; req < req_end && *req < e && !stopped_; ++req) report_missing(ELEMENTS[*req], v.offset());
@@ -602,8 +620,8 @@ class walker {
       walk_group(ELEMENTS[e], group, s);
     }
     for (; req < req_end && !stopped_; ++req) report_missing(ELEMENTS[*req], v.offset());
-    slots_.resize(base);
-    if (type == reference_type() && opts_.check_references && !stopped_) check_reference(obj);
+    slots_used_ = base;
+    if (type == reference_type_ && opts_.check_references && !stopped_) check_reference(obj);
   }
 
   void report_missing(const element_def &def, uint64_t offset) {
@@ -803,11 +821,12 @@ class walker {
   }
 
   void walk_primitive(const element_def &def, primitive p, json::value v) {
-    std::string_view type_name = TYPES[primitive_type(p)].name.view();
+    // Only issues name the type: it is looked up then, not for every primitive walked.
+    auto type_name = [p] { return TYPES[primitive_type(p)].name.view(); };
     if (is_string_primitive(p)) {
       if (v.type() != json::kind::string) {
         add(severity::error, STRUCTURE, v.offset(),
-            "a " + std::string(type_name) + " is a JSON string, found " + std::string(json::kind_name(v.type())));
+            "a " + std::string(type_name()) + " is a JSON string, found " + std::string(json::kind_name(v.type())));
         return;
       }
       std::string_view s = v.get_string().value();
@@ -817,7 +836,7 @@ class walker {
       }
       if (const char *why = check_string_format(p, s)) {
         add(severity::error, VALUE, v.offset(),
-            "invalid " + std::string(type_name) + " " + quoted_excerpt(s) + ": " + why);
+            "invalid " + std::string(type_name()) + " " + quoted_excerpt(s) + ": " + why);
         return;
       }
       if (def.code_set >= 0 && opts_.check_codes && !code_in_set(def.code_set, s)) {
@@ -836,14 +855,14 @@ class walker {
     }
     if (v.type() != json::kind::number) {
       add(severity::error, STRUCTURE, v.offset(),
-          "a " + std::string(type_name) + " is a JSON number, found " + std::string(json::kind_name(v.type())));
+          "a " + std::string(type_name()) + " is a JSON number, found " + std::string(json::kind_name(v.type())));
       return;
     }
     std::string_view text = v.get_number_text().value();
     bool is_integer = text.find_first_of(".eE") == std::string_view::npos;
     if (const char *why = check_number_format(p, text, is_integer)) {
       add(severity::error, VALUE, v.offset(),
-          "invalid " + std::string(type_name) + " " + std::string(text.substr(0, 40)) + ": " + why);
+          "invalid " + std::string(type_name()) + " " + std::string(text.substr(0, 40)) + ": " + why);
     }
   }
 
