@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,78 @@ struct key_row {
   bool found() const noexcept { return key != 0xFFFFFFFF; }
 };
 key_row find_key_row(uint16_t type, std::string_view key) noexcept;
+
+/// The hash index behind find_key_row (fhir_keys.cpp builds it once from the r4 tables). Its
+/// lookup is inline so that the walk, which makes one per member, probes it without a call.
+class key_index {
+ public:
+  /// The index, built on the first call (thread-safe; immutable afterwards).
+  static const key_index &get();
+
+  key_row find(uint16_t type, std::string_view key) const noexcept {
+    const table tab = types_[type];
+    if (tab.mask == 0) return {};  // a type without keys (a table has at least two slots)
+    const size_t n = key.size();
+    const key_words w = words_of(key);
+    for (uint32_t i = hash(w, n) & tab.mask;; i = (i + 1) & tab.mask) {
+      const slot &s = slots_[tab.base + i];
+      if (s.key == EMPTY) return {};
+      if (s.length != n || s.words.lo != w.lo || s.words.hi != w.hi) continue;
+      if (n <= 16 || long_key_matches(s.key, key)) return key_row{s.key, s.element, s.type};
+    }
+  }
+
+ private:
+  key_index();
+  static constexpr uint32_t EMPTY = 0xFFFFFFFF;
+  // A key's first and last eight bytes (four and four, or three single bytes, for shorter keys):
+  // for a key of at most 16 bytes they are the whole key, so with its length they decide
+  // equality; a longer key compares its middle too.
+  struct key_words {
+    uint64_t lo = 0, hi = 0;
+  };
+  static key_words words_of(std::string_view s) noexcept {
+    const size_t n = s.size();
+    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+    key_words w;
+    if (n >= 8) {
+      std::memcpy(&w.lo, p, 8);
+      std::memcpy(&w.hi, p + n - 8, 8);
+    } else if (n >= 4) {
+      uint32_t a = 0, b = 0;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      w.lo = a;
+      w.hi = b;
+    } else if (n > 0) {
+      w.lo = uint64_t{p[0]} | uint64_t{p[n / 2]} << 8 | uint64_t{p[n - 1]} << 16;
+    }
+    return w;
+  }
+  // One multiply: the product's high half mixes every bit of the words (the tables are at most
+  // half full, so a probe rarely goes past its first slot).
+  static uint32_t hash(key_words w, size_t n) noexcept {
+    const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ n) * 0x9E3779B97F4A7C15ull;
+    return static_cast<uint32_t>(h >> 32);
+  }
+  static bool long_key_matches(uint32_t key, std::string_view text) noexcept;  // bytes 8..n-8
+
+  struct table {
+    uint32_t base = 0;
+    uint32_t mask = 0;
+  };
+  // The key's row is copied in (element, type): the walk reads the slot it probed and not the
+  // KEYS row too, which was a second cache miss per member.
+  struct slot {
+    key_words words;  // the key's first and last eight bytes (words_of)
+    uint32_t key;     // into KEYS, or EMPTY
+    uint16_t length;
+    uint16_t element;
+    uint16_t type;
+  };
+  std::vector<table> types_;
+  std::vector<slot> slots_;
+};
 /// Whether `s` is a valid FHIR id ([A-Za-z0-9\-.]{1,64}).
 bool is_valid_id(std::string_view s) noexcept;
 /// Whether `s` is a valid urn:uuid / urn:oid value.

@@ -106,8 +106,11 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
 uint64_t object::offset() const noexcept { return node_at(doc(), index()).offset; }
 
 std::optional<value> object::find(std::string_view key) const noexcept {
+  // Lengths and first bytes decide most members without a call of memcmp.
+  const size_t n = key.size();
   for (auto m : *this) {
-    if (m.key == key) return m.val;
+    if (m.key.size() == n && (n == 0 || (m.key[0] == key[0] && std::memcmp(m.key.data(), key.data(), n) == 0)))
+      return m.val;
   }
   return std::nullopt;
 }

@@ -1,5 +1,8 @@
-// Lookups in the generated tables: all binary searches over lists the generator sorted.
+// Lookups in the generated tables: a type's keys by binary search over the lists the generator
+// sorted; resource types and codes by a hash index built once from the same tables.
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "r4_tables.h"
 
@@ -26,22 +29,113 @@ const key_def *find_key(uint16_t type, std::string_view key) noexcept {
   return it != last && it->key.view() == key ? it : nullptr;
 }
 
+namespace {
+
+// Resource types and the value sets' codes by hash: the walk looks up a resource type for every
+// resource and relative reference, and a code for every bound code (3,000 and more in a
+// 1,000-entry Bundle); a binary search cost a string compare (a call of libc's memcmp when the
+// first bytes agree) per step. One table, built once from the same tables, of (group, text):
+// group 0 the resource types, group 1 + s the codes of CODE_SETS[s]. A slot holds the text's
+// first and last eight bytes and its length, which decide equality for texts of up to 16 bytes
+// (the fhir module's key index does the same for keys).
+class text_index {
+ public:
+  static constexpr uint32_t NONE = 0xFFFFFFFF;
+
+  text_index() {
+    size_t n = RESOURCE_TYPE_COUNT;
+    for (size_t c = 0; c < CODE_SET_COUNT; ++c) n += CODE_SETS[c].count;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;  // at most half full: short probes
+    mask_ = static_cast<uint32_t>(cap - 1);
+    slots_.assign(cap, slot{});
+    // In the tables' order, so that of two equal texts in one group the first is found.
+    for (size_t r = 0; r < RESOURCE_TYPE_COUNT; ++r) add(0, TYPES[RESOURCE_TYPES[r]].name, RESOURCE_TYPES[r]);
+    for (size_t c = 0; c < CODE_SET_COUNT; ++c) {
+      for (uint32_t k = 0; k < CODE_SETS[c].count; ++k)
+        add(static_cast<uint32_t>(1 + c), CODES[CODE_SETS[c].first + k], k);
+    }
+  }
+
+  /// The value added with (group, text), or NONE.
+  uint32_t find(uint32_t group, std::string_view text) const noexcept {
+    const size_t n = text.size();
+    const words w = words_of(text);
+    for (uint32_t i = hash(w, n, group) & mask_;; i = (i + 1) & mask_) {
+      const slot &s = slots_[i];
+      if (s.value == NONE) return NONE;
+      if (s.group != group || s.length != n || s.w.lo != w.lo || s.w.hi != w.hi) continue;
+      if (n <= 16 || std::memcmp(TEXT + s.offset + 8, text.data() + 8, n - 16) == 0) return s.value;
+    }
+  }
+
+ private:
+  struct words {
+    uint64_t lo = 0, hi = 0;
+  };
+  struct slot {
+    words w;
+    uint32_t offset = 0;  // into TEXT
+    uint32_t length = 0;
+    uint32_t group = 0;
+    uint32_t value = NONE;  // NONE: empty
+  };
+  // The first and last eight bytes (four and four, or three single bytes, for shorter texts): for
+  // a text of at most 16 bytes they are the whole text, so with its length they decide equality.
+  static words words_of(std::string_view s) noexcept {
+    const size_t n = s.size();
+    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+    words w;
+    if (n >= 8) {
+      std::memcpy(&w.lo, p, 8);
+      std::memcpy(&w.hi, p + n - 8, 8);
+    } else if (n >= 4) {
+      uint32_t a = 0, b = 0;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      w.lo = a;
+      w.hi = b;
+    } else if (n > 0) {
+      w.lo = uint64_t{p[0]} | uint64_t{p[n / 2]} << 8 | uint64_t{p[n - 1]} << 16;
+    }
+    return w;
+  }
+  static uint32_t hash(words w, size_t n, uint32_t group) noexcept {
+    const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ n ^ (uint64_t{group} << 40)) * 0x9E3779B97F4A7C15ull;
+    return static_cast<uint32_t>(h >> 32);
+  }
+  void add(uint32_t group, text_ref t, uint32_t value) {
+    const std::string_view text = t.view();
+    const words w = words_of(text);
+    uint32_t i = hash(w, text.size(), group) & mask_;
+    while (slots_[i].value != NONE) {
+      const slot &s = slots_[i];
+      if (s.group == group && s.length == t.length && text == std::string_view(TEXT + s.offset, s.length)) return;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = slot{w, t.offset, t.length, group, value};
+  }
+
+  uint32_t mask_ = 0;
+  std::vector<slot> slots_;
+};
+
+const text_index &texts() {
+  // Immutable after its first initialisation (thread-safe): not hidden mutable state.
+  static const text_index index;
+  return index;
+}
+
+}  // namespace
+
 uint16_t find_resource_type(std::string_view name) noexcept {
-  const uint16_t *first = RESOURCE_TYPES;
-  const uint16_t *last = first + RESOURCE_TYPE_COUNT;
-  const uint16_t *it =
-      std::lower_bound(first, last, name, [](uint16_t t, std::string_view s) { return TYPES[t].name.view() < s; });
-  return it != last && TYPES[*it].name.view() == name ? *it : NO_TYPE;
+  const uint32_t t = texts().find(0, name);
+  return t == text_index::NONE ? NO_TYPE : static_cast<uint16_t>(t);
 }
 
 bool code_in_set(int32_t set, std::string_view code) noexcept {
   if (set < 0 || static_cast<size_t>(set) >= CODE_SET_COUNT) return true;
-  const code_set_def &c = CODE_SETS[set];
-  const text_ref *first = CODES + c.first;
-  const text_ref *last = first + c.count;
-  const text_ref *it =
-      std::lower_bound(first, last, code, [](const text_ref &t, std::string_view s) { return t.view() < s; });
-  return it != last && it->view() == code;
+  return texts().find(static_cast<uint32_t>(1 + set), code) != text_index::NONE;
 }
 
 }  // namespace quire::r4
