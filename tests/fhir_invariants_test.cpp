@@ -148,6 +148,52 @@ TEST_CASE("fhir invariants: the shortcuts (ele-1, dom-3, ref-1) give the engine'
       R"({"resourceType":"Patient","text":{"status":"generated","div":7}})",
       R"({"resourceType":"Patient","text":{"status":"generated"},"text":{"status":"generated","div":"<div>a</div>"}})",
       R"({"resourceType":"Patient","text":{"status":"generated","div":"<div>a</div>"},"contained":[{"resourceType":"Organization","id":"o","name":"A"}],"managingOrganization":{"reference":"#o"}})",
+      // bdl-2, bdl-3, bdl-4 from one pass over the entries: each type with and without the
+      // members it needs or forbids, no entries, no type, a repeated or odd type, and entries
+      // whose members the pass leaves to the direct check (null, empty, a companion, a repeat, not
+      // an object), a Bundle inside a Bundle.
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:1","resource":{"resourceType":"Basic","code":{"text":"a"}},"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":{"method":"POST","url":"Basic"}},{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"batch","entry":[{"request":{"method":"GET","url":"Patient"},"response":{"status":"200"}}]})",
+      R"({"resourceType":"Bundle","type":"history","entry":[{"request":{"method":"GET","url":"Patient"},"response":{"status":"200"}},{"request":{"method":"GET","url":"Patient"}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"search":{"mode":"match"}}]})",
+      R"({"resourceType":"Bundle","type":"searchset","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"search":{"mode":"match"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction-response","entry":[{"response":{"status":"201"}},{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"batch-response","entry":[{"response":{"status":"201"}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"response":{"status":"201"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction"})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[]})",
+      R"({"resourceType":"Bundle","entry":[{"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","type":"collection","entry":[{"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","_type":{"id":"t"},"entry":[{"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","type":null,"entry":[{"request":{"method":"POST","url":"Basic"}}]})",
+      R"({"resourceType":"Bundle","type":7,"entry":[{"search":{"mode":"match"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":null}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":{}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"request":{}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"search":{}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":7}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"_request":{"id":"r"}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"_search":{"id":"s"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":{"method":"POST","url":"Basic"},"request":{"method":"PUT","url":"Basic/1"}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[null,{"search":{"mode":"match"}}]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":["x"]})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":{"request":{"method":"POST","url":"Basic"}}})",
+      R"({"resourceType":"Bundle","type":"transaction","entry":[{"request":{"method":"POST","url":"Basic"}}],"entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Bundle","type":"transaction","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}}}]}}]})",
+      // bdl-5 and bdl-8 from one pass over an entry: a resource, or only a request or a response,
+      // or none; a resource null, empty, repeated, an array, with a companion; a fullUrl with and
+      // without `/_history/`, not a string, repeated, with a companion.
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1/_history/2","resource":{"resourceType":"Basic","code":{"text":"a"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1"},{"fullUrl":7},{"fullUrl":null,"resource":null}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"fullUrl":"http://x.org/Basic/1","fullUrl":"http://x.org/_history/1","resource":{}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"_fullUrl":{"id":"u"},"resource":[{"resourceType":"Basic","code":{"text":"a"}}]}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"resource":{"resourceType":"Basic","code":{"text":"b"}}}]})",
+      R"({"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Basic","code":{"text":"a"}},"_resource":{"id":"r"}}]})",
+      R"({"resourceType":"Bundle","type":"batch","entry":[{"request":{"method":"DELETE","url":"Basic/1"}},{"fullUrl":"urn:uuid:1"}]})",
   };
   for (const char *c : cases) {
     INFO(c);

@@ -87,12 +87,32 @@ bool is_ascii(std::string_view s) noexcept {
   return any < 0x80;
 }
 
+bool same_bytes(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  if (a.data() == b.data()) return true;
+  const char *x = a.data(), *y = b.data();
+  size_t n = a.size();
+  for (; n >= 8; x += 8, y += 8, n -= 8) {
+    uint64_t u, v;
+    std::memcpy(&u, x, 8);
+    std::memcpy(&v, y, 8);
+    if (u != v) return false;
+  }
+  for (; n > 0; ++x, ++y, --n)
+    if (*x != *y) return false;
+  return true;
+}
+
 // The strings of an issue table, numbered in order of first use; shared() gives a string that is
 // there already its number (an open hash: one vector, no node per string). Expressions are nearly
-// all distinct: add() appends them without a lookup.
+// all distinct: add() appends them without a lookup. The hash reads a string's length and its first
+// and last eight bytes (std::hash read all of a details text, four bytes a step in wasm), and a
+// slot's string is compared eight bytes at a time (Emscripten's memcmp goes a byte at a time).
 class string_table {
  public:
-  explicit string_table(size_t expected) : slots_(std::bit_ceil(2 * expected + 16), NONE) {}
+  explicit string_table(size_t expected) : slots_(std::bit_ceil(2 * expected + 16), NONE) {
+    if (expected > 0) strings.reserve(expected);
+  }
   bool ascii = true;
   std::vector<std::string_view> strings;
 
@@ -103,14 +123,37 @@ class string_table {
   }
   uint32_t shared(std::string_view s) {
     const size_t mask = slots_.size() - 1;
-    for (size_t i = std::hash<std::string_view>{}(s)&mask;; i = (i + 1) & mask) {
+    for (size_t i = hash(s) & mask;; i = (i + 1) & mask) {
       if (slots_[i] == NONE) return slots_[i] = add(s);
-      if (strings[slots_[i]] == s) return slots_[i];
+      if (same_bytes(strings[slots_[i]], s)) return slots_[i];
     }
   }
 
  private:
   std::vector<uint32_t> slots_;
+
+  static size_t hash(std::string_view s) noexcept {
+    uint64_t head = 0, tail = 0;
+    const size_t n = s.size();
+    if (n > 0) std::memcpy(&head, s.data(), std::min<size_t>(n, 8));
+    if (n > 8) std::memcpy(&tail, s.data() + n - 8, 8);
+    uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail + n) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
+  }
+};
+
+// The number of one field's string (code, key, details, error), asked first of the field's
+// previous string: consecutive issues mostly repeat it (a Bundle's 1,000 dom-6 warnings), and
+// words compared in place cost less than the table's hash of the details and Emscripten's bytewise
+// memcmp. Code and key are views of static text: the same pointer.
+struct field {
+  std::string_view last;
+  uint32_t number = NONE;
+  uint32_t of(string_table &table, std::string_view s) {
+    if (number != NONE && same_bytes(s, last)) return number;
+    last = s;
+    return number = table.shared(s);
+  }
 };
 
 uintptr_t issues_block(const quire::fhir::outcome &o) {
@@ -123,17 +166,18 @@ uintptr_t issues_block(const quire::fhir::outcome &o) {
   bool fits = true;
   if (!o.issues.empty()) {
     words.reserve(o.issues.size() * ISSUE_WORDS);
+    field code, key, details, error;
     for (const quire::fhir::issue &i : o.issues) {
       if (i.offset > UINT32_MAX) fits = false;
       words.push_back(i.severity == severity::error ? 0 : i.severity == severity::warning ? 1 : 2);
-      words.push_back(table.shared(i.code));
-      words.push_back(i.key.empty() ? NONE : table.shared(i.key));
-      words.push_back(table.shared(i.details));
+      words.push_back(code.of(table, i.code));
+      words.push_back(i.key.empty() ? NONE : key.of(table, i.key));
+      words.push_back(details.of(table, i.details));
       words.push_back(table.add(i.expression));
       words.push_back(i.line);
       words.push_back(i.column);
       words.push_back(static_cast<uint32_t>(i.offset));
-      words.push_back(i.error == quire::error_code::OK ? NONE : table.shared(quire::error_name(i.error)));
+      words.push_back(i.error == quire::error_code::OK ? NONE : error.of(table, quire::error_name(i.error)));
       if (!fits || !table.ascii) break;
     }
   }

@@ -159,6 +159,22 @@ const NONE = 0xffffffff;
 const ISSUE_WORDS = 9;
 const HEADER_WORDS = 6;
 
+// A view of the whole heap as uint32, made again when the memory grows (its buffer changes): the
+// result block's words are read through it, not through two typed arrays made per call.
+let heapWords: Uint32Array | undefined;
+
+function wordsOf(heap: Uint8Array): Uint32Array {
+  if (heapWords === undefined || heapWords.buffer !== heap.buffer) heapWords = new Uint32Array(heap.buffer);
+  return heapWords;
+}
+
+// The outcome object, members in this order (a function of the module, not a closure made per call:
+// the bundle names each closure it makes with a defineProperty call, __name, a tenth of a small
+// resource's validate()).
+function outcomeOf(issues: FhirIssue[], errors: number, warnings: number, truncated: boolean): FhirOutcome {
+  return { issues, errors, warnings, truncated, ok: errors === 0 };
+}
+
 /**
  * validate()'s result block (wasm/bind_fhir.cpp, issues_block): six uint32 (form, errors, warnings,
  * truncated, two sizes), then either the issues as a table of string numbers over one ASCII text
@@ -166,25 +182,27 @@ const HEADER_WORDS = 6;
  * (form 1). Both give the same objects, members in issues_to_json's order.
  */
 function readOutcome(heap: Uint8Array, block: number): FhirOutcome {
-  const head = new Uint32Array(heap.buffer, block, HEADER_WORDS);
-  const errors = head[1]!;
-  const outcome = (issues: FhirIssue[]): FhirOutcome => ({ issues, errors, warnings: head[2]!, truncated: head[3] !== 0, ok: errors === 0 });
+  const words = wordsOf(heap);
+  const head = block >>> 2; // malloc's blocks are aligned
+  const errors = words[head + 1]!;
+  const warnings = words[head + 2]!;
+  const truncated = words[head + 3] !== 0;
   const start = block + 4 * HEADER_WORDS;
-  if (head[0] === 1) return outcome(JSON.parse(decoder.decode(heap.subarray(start, start + head[4]!))) as FhirIssue[]);
-  const count = head[4]!;
-  if (count === 0) return outcome([]);
-  const stringCount = head[5]!;
-  const words = new Uint32Array(heap.buffer, start, stringCount + count * ISSUE_WORDS);
-  const textStart = start + 4 * words.length;
-  const text = decoder.decode(heap.subarray(textStart, textStart + (words[stringCount - 1] ?? 0)));
+  if (words[head]! === 1) return outcomeOf(JSON.parse(decoder.decode(heap.subarray(start, start + words[head + 4]!))) as FhirIssue[], errors, warnings, truncated);
+  const count = words[head + 4]!;
+  if (count === 0) return outcomeOf([], errors, warnings, truncated);
+  const stringCount = words[head + 5]!;
+  const first = head + HEADER_WORDS; // the strings' ends, then the issues' words
+  const textStart = start + 4 * (stringCount + count * ISSUE_WORDS);
+  const text = decoder.decode(heap.subarray(textStart, textStart + (stringCount > 0 ? words[first + stringCount - 1]! : 0)));
   const strings: string[] = new Array<string>(stringCount);
   for (let k = 0, at = 0; k < stringCount; ++k) {
-    const end = words[k]!;
+    const end = words[first + k]!;
     strings[k] = text.slice(at, end);
     at = end;
   }
   const issues: FhirIssue[] = new Array<FhirIssue>(count);
-  for (let i = 0, w = stringCount; i < count; ++i, w += ISSUE_WORDS) {
+  for (let i = 0, w = first + stringCount; i < count; ++i, w += ISSUE_WORDS) {
     const severity = SEVERITIES[words[w]!]!;
     const code = strings[words[w + 1]!]!;
     const key = words[w + 2]!;
@@ -201,7 +219,7 @@ function readOutcome(heap: Uint8Array, block: number): FhirOutcome {
     if (error !== NONE) issue.error = strings[error]!;
     issues[i] = issue;
   }
-  return outcome(issues);
+  return outcomeOf(issues, errors, warnings, truncated);
 }
 
 /** A resource as a plain object (what JSON.parse gives). */

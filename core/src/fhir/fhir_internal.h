@@ -135,9 +135,24 @@ bool is_valid_uuid(std::string_view s) noexcept;
 bool is_valid_oid(std::string_view s) noexcept;
 
 /// Invariants the walk treats specially: native shortcuts for ele-1, dom-3, ref-1, bdl-7, for
+/// bdl-2, bdl-3 and bdl-4 (from one pass over a Bundle's entries, bundle_entries below), for
+/// bdl-5 and bdl-8 (from one pass over an entry, bundle_entry_holds below), for
 /// those that hold on a resource without `contained` (dom-2, dom-4, dom-5), and for dom-6 (which
 /// also does not apply to contained resources).
-enum class invariant_shortcut : uint8_t { none, ele_1, dom_3, ref_1, about_contained, dom_6, bdl_7 };
+enum class invariant_shortcut : uint8_t {
+  none,
+  ele_1,
+  dom_3,
+  ref_1,
+  about_contained,
+  dom_6,
+  bdl_7,
+  bdl_2,
+  bdl_3,
+  bdl_4,
+  bdl_5,
+  bdl_8
+};
 
 /// One node of a direct check (fhir_invariant_checks.cpp): an invariant's expression lowered,
 /// for one context type, to code over the tape. Nodes live in one pool; operands are indices.
@@ -204,6 +219,9 @@ struct compiled_invariant {
   const constraint_def *def = nullptr;
   std::optional<fhirpath::expression> expr;  ///< set when it is evaluated
   std::string unchecked;                     ///< why not, when expr is unset
+  /// The details of its issues, made once: `key: human` when it fails, `invariant key not
+  /// checked: <unchecked>` when it is not evaluated (one copy per issue, not a string built).
+  std::string failed_details, unchecked_details;
   invariant_shortcut shortcut = invariant_shortcut::none;
   /// Direct checks: (context type, root in the pool), sorted by type; a type not listed has none.
   std::vector<std::pair<uint16_t, uint32_t>> direct;
@@ -247,6 +265,34 @@ bool dom_3_holds(const json::value &resource);
 /// true when it holds; false when the engine must decide (a repeat, or data of an unusual form).
 /// The engine builds each entry's string and its select() collection; this sorts views.
 bool bdl_7_holds(const json::value &bundle);
+
+/// What bdl-2, bdl-3 and bdl-4 ask of a Bundle's entries (`entry.search.empty() or (type =
+/// 'searchset')`, `entry.all(request.exists() = (%resource.type = 'batch' or ...))`, the same for
+/// `response`), found in one pass over them instead of a direct check's pass each.
+struct bundle_entries {
+  /// Every entry an object whose `search`, `request` and `response` are each absent or one object
+  /// (no null, no `_x` companion, no repeat), and the Bundle's `entry` one array or absent.
+  bool plain = false;
+  /// The Bundle's `type`: one string member, and no `_type`.
+  bool type_plain = false;
+  std::string_view type;
+  uint32_t entries = 0, search = 0, request = 0, response = 0;  ///< entries, and those with each member
+};
+bundle_entries bundle_entry_facts(const json::value &bundle);
+/// Whether bdl-2, bdl-3 or bdl-4 (`which`) certainly holds by those facts; false when the direct
+/// check or the engine must decide (never that it fails).
+bool bundle_entries_hold(invariant_shortcut which, const bundle_entries &facts) noexcept;
+
+/// bdl-5 (`resource.exists() or request.exists() or response.exists()`) and bdl-8
+/// (`fullUrl.contains('/_history/').not()`) on a Bundle entry, from one pass over its members:
+/// whether each certainly holds (false: the direct check or the engine decides). bdl-5 holds here
+/// by one `resource` that is an object with members; bdl-8 by at most one `fullUrl`, a string
+/// without `/_history/`, and no `_fullUrl`.
+struct bundle_entry_check {
+  bool resource = false;  ///< bdl-5 holds
+  bool full_url = false;  ///< bdl-8 holds
+};
+bundle_entry_check bundle_entry_holds(const json::value &entry) noexcept;
 
 /// read()'s validation of a document already built (fhir_validate.cpp): what read() does after
 /// json::parse. The XML reader hands it the tape it builds from the elements.

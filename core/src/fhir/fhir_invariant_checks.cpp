@@ -390,23 +390,17 @@ class evaluation {
         return answer::of((it.count > 0) == (n.k == K::exists));
       }
       case K::all: {
-        struct state {
-          const evaluation *ev;
-          const direct_node *n;
-          bool all, known;
-        } st{this, &n, true, true};
-        sink each{[](const void *p, const json::value &v, uint16_t) {
-                    auto *st = static_cast<state *>(const_cast<void *>(p));
-                    int x = truth(st->ev->test(st->n->b, v));
-                    if (x == UNKNOWN) st->known = false;
-                    else if (x != 1) st->all = false;
-                    return st->known && st->all;
-                  },
-                  &st};
+        bool all = true, sure = true;
+        auto each_item = [&](const json::value &v, uint16_t) {
+          int x = truth(test(n.b, v));
+          if (x == UNKNOWN) sure = false;
+          else if (x != 1) all = false;
+          return sure && all;
+        };
         bool known = true;
-        visit(n.a, self, each, known);
-        if (!known || !st.known) return answer::unknown();
-        return answer::of(st.all);
+        visit(n.a, self, each_item, known);
+        if (!known || !sure) return answer::unknown();
+        return answer::of(all);
       }
       case K::has_value: {
         items it = walk(n.a, self, 2);
@@ -644,123 +638,184 @@ class evaluation {
     return answer::of(n.k == direct_node::kind::eq ? eq : !eq);
   }
 
-  // Where a path's items go: a function and its state (no template per level of the path, no
-  // allocation). Returns false to stop.
-  struct sink {
-    bool (*fn)(const void *state, const json::value &v, uint16_t t);
-    const void *state;
-    bool operator()(const json::value &v, uint16_t t) const { return fn(state, v, t); }
+  // A path's steps (member and where nodes) from its start outwards, and where it starts: $this,
+  // or %resource. Built per walk from the nodes' input links (a path is a few steps long).
+  static constexpr uint32_t MAX_STEPS = 16;
+  struct chain {
+    uint32_t steps[MAX_STEPS];
+    uint32_t count = 0;
+    bool from_resource = false;
+    uint16_t resource_type = NO_TYPE;
   };
+  bool chain_of(uint32_t i, chain &c) const {
+    uint32_t reversed[MAX_STEPS];
+    uint32_t n = 0;
+    for (;;) {
+      const direct_node &d = pool_[i];
+      if (d.k == direct_node::kind::resource_var) {
+        c.from_resource = true;
+        c.resource_type = d.item_type;
+        break;
+      }
+      if (n == MAX_STEPS) return false;
+      reversed[n++] = i;
+      if (d.a == NIL) break;  // a member of $this (a where node always has an input)
+      i = d.a;
+    }
+    c.count = n;
+    for (uint32_t j = 0; j < n; ++j) c.steps[j] = reversed[n - 1 - j];
+    return true;
+  }
+
+  // Sends each item of the path to `to` (a function object: bool(value, type), false to stop),
+  // step `depth` onwards applied to `v`. One template per kind of sink, the steps a loop and a
+  // recursion over a handful of levels: no call through a function pointer per item (in wasm an
+  // indirect call the engine cannot inline), which the walk paid per level and per item.
+  // `known` becomes false on data the direct check is not certain about. Returns false to stop.
+  template <class Sink>
+  bool each(const chain &c, uint32_t depth, const json::value &v, uint16_t t, Sink &to, bool &known) const {
+    if (depth == c.count) return to(v, t);
+    const direct_node &n = pool_[c.steps[depth]];
+    if (n.k == direct_node::kind::where) {
+      int x = truth(test(n.b, v));
+      if (x == UNKNOWN) {
+        known = false;
+        return false;
+      }
+      return x == 1 ? each(c, depth + 1, v, t, to, known) : true;
+    }
+    json::value val;
+    uint16_t vt = n.item_type;
+    switch (member(n, v, val, vt)) {
+      case found::none: return true;
+      case found::uncertain: known = false; return false;
+      case found::one: break;
+    }
+    if (val.type() == json::kind::array) {
+      for (json::value e : val.get_array().value()) {
+        if (e.is_null()) {
+          known = false;
+          return false;
+        }
+        if (!each(c, depth + 1, e, vt, to, known)) return false;
+      }
+      return true;
+    }
+    if (val.is_null()) {
+      known = false;
+      return false;
+    }
+    return each(c, depth + 1, val, vt, to, known);
+  }
+
+  // Sends each item of path node i with $this = self to `to`; see each().
+  template <class Sink>
+  bool visit(uint32_t i, const json::value &self, Sink &to, bool &known) const {
+    chain c;
+    if (!chain_of(i, c)) {
+      known = false;
+      return false;
+    }
+    if (c.from_resource) return each(c, 0, resource_, c.resource_type, to, known);
+    return each(c, 0, self, NO_TYPE, to, known);
+  }
 
   // Counts the items of a path (up to `limit`), keeping the first; unknown when the data is not
   // certain to give what the engine would.
   items walk(uint32_t i, const json::value &self, uint32_t limit) const {
-    struct state {
-      items *out;
-      uint32_t limit;
-    } st{nullptr, limit};
     items out;
-    st.out = &out;
-    sink s{[](const void *p, const json::value &v, uint16_t t) {
-             const auto *st = static_cast<const state *>(p);
-             if (st->out->count == 0) {
-               st->out->first = v;
-               st->out->first_type = t;
-             }
-             return ++st->out->count < st->limit;
-           },
-           &st};
-    visit(i, self, s, out.known);
+    const direct_node &n = pool_[i];
+    if (n.k == direct_node::kind::member && n.a == NIL) {
+      // A member of $this (`resource.exists()`, `code.empty()`, `start` and `end`: most paths):
+      // its items counted here, as each() would, without building the path's steps.
+      json::value val;
+      uint16_t t = n.item_type;
+      switch (member(n, self, val, t)) {
+        case found::none: return out;
+        case found::uncertain: out.known = false; return out;
+        case found::one: break;
+      }
+      if (val.type() == json::kind::array) {
+        for (json::value e : val.get_array().value()) {
+          if (e.is_null()) {
+            out.known = false;
+            return out;
+          }
+          if (out.count == 0) {
+            out.first = e;
+            out.first_type = t;
+          }
+          if (++out.count >= limit) return out;
+        }
+        return out;
+      }
+      if (val.is_null()) {
+        out.known = false;
+        return out;
+      }
+      out.first = val;
+      out.first_type = t;
+      out.count = 1;
+      return out;
+    }
+    auto counter = [&out, limit](const json::value &v, uint16_t t) {
+      if (out.count == 0) {
+        out.first = v;
+        out.first_type = t;
+      }
+      return ++out.count < limit;
+    };
+    visit(i, self, counter, out.known);
     return out;
   }
 
-  // Sends each item of path node i with $this = self to `to`; `known` becomes false on data the
-  // direct check is not certain about. Returns false to stop.
-  bool visit(uint32_t i, const json::value &self, const sink &to, bool &known) const {
-    const direct_node &n = pool_[i];
-    if (n.k == direct_node::kind::where) {
-      struct state {
-        const evaluation *ev;
-        const direct_node *n;
-        const sink *to;
-        bool *known;
-      } st{this, &n, &to, &known};
-      sink filter{[](const void *p, const json::value &v, uint16_t t) {
-                    const auto *st = static_cast<const state *>(p);
-                    int x = truth(st->ev->test(st->n->b, v));
-                    if (x == UNKNOWN) {
-                      *st->known = false;
-                      return false;
-                    }
-                    return x == 1 ? (*st->to)(v, t) : true;
-                  },
-                  &st};
-      return visit(n.a, self, filter, known);
+  // Whether `key` is `name` (len bytes), compared eight bytes at a time: Emscripten's memcmp is a
+  // call that compares a byte at a time.
+  static bool same_bytes(const char *a, const char *b, size_t len) {
+    for (; len >= 8; a += 8, b += 8, len -= 8) {
+      uint64_t x, y;
+      std::memcpy(&x, a, 8);
+      std::memcpy(&y, b, 8);
+      if (x != y) return false;
     }
-    if (n.k == direct_node::kind::resource_var) return to(resource_, n.item_type);
-    if (n.a == NIL) return member(n, self, to, known);
-    struct state {
-      const evaluation *ev;
-      const direct_node *n;
-      const sink *to;
-      bool *known;
-    } st{this, &n, &to, &known};
-    sink step{[](const void *p, const json::value &v, uint16_t) {
-                const auto *st = static_cast<const state *>(p);
-                return st->ev->member(*st->n, v, *st->to, *st->known);
-              },
-              &st};
-    return visit(n.a, self, step, known);
+    for (; len > 0; ++a, ++b, --len)
+      if (*a != *b) return false;
+    return true;
   }
 
-  // The items of member node n of one object (the engine's member(), where it is certain).
-  bool member(const direct_node &n, const json::value &obj_value, const sink &to, bool &known) const {
-    if (obj_value.type() != json::kind::object) {
-      known = false;
-      return false;
-    }
+  enum class found : uint8_t { none, one, uncertain };
+
+  // The value of member node n in one object (the engine's member(), where it is certain): none,
+  // one (in `val`, its items' type in `t`), or uncertain (not an object, a `_x` companion, a second
+  // key for the element: the engine's rules, not ours).
+  found member(const direct_node &n, const json::value &obj_value, json::value &val, uint16_t &t) const {
+    if (obj_value.type() != json::kind::object) return found::uncertain;
     auto obj = obj_value.get_object().value();
     const std::string_view name = n.name;
     const size_t len = name.size();
-    std::optional<json::value> val;
-    uint16_t t = n.item_type;
+    bool have = false;
     for (json::member m : obj) {
       std::string_view key = m.key;
-      if (key.size() < len) continue;
-      bool underscore = key[0] == '_';
-      std::string_view base = underscore ? key.substr(1) : key;
-      if (base.size() < len || base[0] != name[0] || std::memcmp(base.data(), name.data(), len) != 0) continue;
-      if (base.size() != len) {
-        if (!n.choice || !is_upper(base[len])) continue;
-        const key_def *k = find_key_hashed(n.type, base);
+      // The name itself or `_name`; a choice's `nameType` or `_nameType`: any other length is
+      // another member.
+      const size_t size = key.size();
+      if (n.choice ? size <= len : (size != len && size != len + 1)) continue;
+      const bool underscore = key[0] == '_';
+      const size_t skip = underscore ? 1 : 0;
+      if (size - skip < len || key[skip] != name[0] || !same_bytes(key.data() + skip, name.data(), len)) continue;
+      if (size - skip != len) {
+        if (!n.choice || !is_upper(key[skip + len])) continue;
+        const key_def *k = find_key_hashed(n.type, key.substr(skip));
         if (!k || k->element != n.element) continue;
         t = TYPES[k->type].kind == type_kind::any_resource ? NO_TYPE : k->type;
       } else if (n.choice) {
         continue;
       }
-      // A companion, or a second key for the element: the engine's rules, not ours.
-      if (underscore || val) {
-        known = false;
-        return false;
-      }
+      if (underscore || have) return found::uncertain;
       val = m.val;
+      have = true;
     }
-    if (!val) return true;
-    if (val->type() == json::kind::array) {
-      for (json::value e : val->get_array().value()) {
-        if (e.is_null()) {
-          known = false;
-          return false;
-        }
-        if (!to(e, t)) return false;
-      }
-      return true;
-    }
-    if (val->is_null()) {
-      known = false;
-      return false;
-    }
-    return to(*val, t);
+    return have ? found::one : found::none;
   }
 };
 
