@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../core/src/fhir/fhir_internal.h"
+#include "test_support.h"
 
 using namespace quire::fhir::detail;
 
@@ -20,13 +21,7 @@ TEST_CASE("fhir formats: urn:uuid checked eight bytes at a time, as character by
     }
     return true;
   };
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  quire_test::xorshift next;
   const std::string hex = "0123456789abcdef";
   // Every byte value at every place of a valid UUID: the edges of each range ('/' '0' '9' ':',
   // '`' 'a' 'f' 'g', ',' '-' '.'), uppercase, and bytes from 0x80 up, whose carries would cross

@@ -161,13 +161,7 @@ TEST_CASE("fhir validate: base64Binary's format, in runs and character by charac
   };
   const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const std::string others = "=\n \r\t!-_.\x7f";
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  quire_test::xorshift next;
   size_t valid = 0, checked = 0;
   // Cases at the runs' edges: padding that ends a run, followed by a whole run of data; a bad byte
   // as the last of a run and as the first of the tail; whitespace between runs.

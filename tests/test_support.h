@@ -42,6 +42,18 @@ inline std::filesystem::path corpus_dir() {
   return {};
 }
 
+/// A small deterministic generator (xorshift64) for tests that build many inputs from one seed:
+/// `xorshift next; next()` gives the same sequence on every target.
+struct xorshift {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  uint64_t operator()() noexcept {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  }
+};
+
 /// tests/data inside the checkout.
 inline std::filesystem::path data_dir() { return std::filesystem::path(QUIRE_SOURCE_DIR) / "tests" / "data"; }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/src/common/alloc.h"
+#include "../core/src/common/text_words.h"
 #include "bind_support.h"
 #include "quire/fhir.h"
 
@@ -87,22 +88,6 @@ bool is_ascii(std::string_view s) noexcept {
   return any < 0x80;
 }
 
-bool same_bytes(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  if (a.data() == b.data()) return true;
-  const char *x = a.data(), *y = b.data();
-  size_t n = a.size();
-  for (; n >= 8; x += 8, y += 8, n -= 8) {
-    uint64_t u, v;
-    std::memcpy(&u, x, 8);
-    std::memcpy(&v, y, 8);
-    if (u != v) return false;
-  }
-  for (; n > 0; ++x, ++y, --n)
-    if (*x != *y) return false;
-  return true;
-}
-
 // The strings of an issue table, numbered in order of first use; shared() gives a string that is
 // there already its number (an open hash: one vector, no node per string). Expressions are nearly
 // all distinct: add() appends them without a lookup. The hash reads a string's length and its first
@@ -125,7 +110,7 @@ class string_table {
     const size_t mask = slots_.size() - 1;
     for (size_t i = hash(s) & mask;; i = (i + 1) & mask) {
       if (slots_[i] == NONE) return slots_[i] = add(s);
-      if (same_bytes(strings[slots_[i]], s)) return slots_[i];
+      if (quire::detail::same_text(strings[slots_[i]], s)) return slots_[i];
     }
   }
 
@@ -150,7 +135,7 @@ struct field {
   std::string_view last;
   uint32_t number = NONE;
   uint32_t of(string_table &table, std::string_view s) {
-    if (number != NONE && same_bytes(s, last)) return number;
+    if (number != NONE && quire::detail::same_text(s, last)) return number;
     last = s;
     return number = table.shared(s);
   }

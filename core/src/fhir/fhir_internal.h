@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../common/text_words.h"
 #include "../r4/r4_tables.h"
 #include "quire/fhir.h"
 #include "quire/fhirpath.h"
@@ -68,7 +69,7 @@ class key_index {
     const table tab = types_[type];
     if (tab.mask == 0) return {};  // a type without keys (a table has at least two slots)
     const size_t n = key.size();
-    const key_words w = words_of(key);
+    const key_words w = quire::detail::words_of(key);
     for (uint32_t i = hash(w, n) & tab.mask;; i = (i + 1) & tab.mask) {
       const slot &s = slots_[tab.base + i];
       if (s.key == EMPTY) return {};
@@ -80,30 +81,7 @@ class key_index {
  private:
   key_index();
   static constexpr uint32_t EMPTY = 0xFFFFFFFF;
-  // A key's first and last eight bytes (four and four, or three single bytes, for shorter keys):
-  // for a key of at most 16 bytes they are the whole key, so with its length they decide
-  // equality; a longer key compares its middle too.
-  struct key_words {
-    uint64_t lo = 0, hi = 0;
-  };
-  static key_words words_of(std::string_view s) noexcept {
-    const size_t n = s.size();
-    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-    key_words w;
-    if (n >= 8) {
-      std::memcpy(&w.lo, p, 8);
-      std::memcpy(&w.hi, p + n - 8, 8);
-    } else if (n >= 4) {
-      uint32_t a = 0, b = 0;
-      std::memcpy(&a, p, 4);
-      std::memcpy(&b, p + n - 4, 4);
-      w.lo = a;
-      w.hi = b;
-    } else if (n > 0) {
-      w.lo = uint64_t{p[0]} | uint64_t{p[n / 2]} << 8 | uint64_t{p[n - 1]} << 16;
-    }
-    return w;
-  }
+  using key_words = quire::detail::text_words;  // a key's first and last eight bytes (text_words.h)
   // One multiply: the product's high half mixes every bit of the words (the tables are at most
   // half full, so a probe rarely goes past its first slot).
   static uint32_t hash(key_words w, size_t n) noexcept {

@@ -769,20 +769,6 @@ class evaluation {
     return out;
   }
 
-  // Whether `key` is `name` (len bytes), compared eight bytes at a time: Emscripten's memcmp is a
-  // call that compares a byte at a time.
-  static bool same_bytes(const char *a, const char *b, size_t len) {
-    for (; len >= 8; a += 8, b += 8, len -= 8) {
-      uint64_t x, y;
-      std::memcpy(&x, a, 8);
-      std::memcpy(&y, b, 8);
-      if (x != y) return false;
-    }
-    for (; len > 0; ++a, ++b, --len)
-      if (*a != *b) return false;
-    return true;
-  }
-
   enum class found : uint8_t { none, one, uncertain };
 
   // The value of member node n in one object (the engine's member(), where it is certain): none,
@@ -802,7 +788,8 @@ class evaluation {
       if (n.choice ? size <= len : (size != len && size != len + 1)) continue;
       const bool underscore = key[0] == '_';
       const size_t skip = underscore ? 1 : 0;
-      if (size - skip < len || key[skip] != name[0] || !same_bytes(key.data() + skip, name.data(), len)) continue;
+      if (size - skip < len || key[skip] != name[0] || !quire::detail::same_bytes(key.data() + skip, name.data(), len))
+        continue;
       if (size - skip != len) {
         if (!n.choice || !is_upper(key[skip + len])) continue;
         const key_def *k = find_key_hashed(n.type, key.substr(skip));

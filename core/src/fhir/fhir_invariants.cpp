@@ -38,23 +38,9 @@ constexpr std::string_view BDL_4 =
     "entry.all(response.exists() = (%resource.type = 'batch-response' or %resource.type = 'transaction-response' or "
     "%resource.type = 'history'))";
 
-// Whether `key` is `name`: the lengths, then eight bytes at a time. std::string_view's == calls
-// memcmp, which in wasm is a call that compares a byte at a time; the Bundle shortcuts compare
-// several keys of every entry.
-bool key_is(std::string_view key, std::string_view name) noexcept {
-  if (key.size() != name.size()) return false;
-  const char *a = key.data(), *b = name.data();
-  size_t n = key.size();
-  for (; n >= 8; a += 8, b += 8, n -= 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    if (x != y) return false;
-  }
-  for (; n > 0; ++a, ++b, --n)
-    if (*a != *b) return false;
-  return true;
-}
+// Whether `key` is `name` (text_words.h: std::string_view's == calls memcmp, a byte at a time in
+// wasm, and the Bundle shortcuts compare several keys of every entry).
+bool key_is(std::string_view key, std::string_view name) noexcept { return quire::detail::same_text(key, name); }
 
 // The `reference` strings of every object below the root (`%resource.descendants().reference`
 // includes those inside contained resources, not the root's own member).

@@ -30,7 +30,7 @@ key_index::key_index() {
     // In the tables' order, so that of two equal keys (there are none) the first is found.
     for (uint32_t k = def.first_key; k < def.first_key + def.key_count; ++k) {
       const std::string_view key = KEYS[k].key.view();
-      const key_words w = words_of(key);
+      const key_words w = quire::detail::words_of(key);
       uint32_t i = hash(w, key.size()) & tab.mask;
       while (slots_[tab.base + i].key != EMPTY) i = (i + 1) & tab.mask;
       slots_[tab.base + i] = slot{w, k, static_cast<uint16_t>(key.size()), KEYS[k].element, KEYS[k].type};

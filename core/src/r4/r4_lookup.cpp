@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../common/text_words.h"
 #include "r4_tables.h"
 
 namespace quire::r4 {
@@ -60,7 +61,7 @@ class text_index {
   /// The value added with (group, text), or NONE.
   uint32_t find(uint32_t group, std::string_view text) const noexcept {
     const size_t n = text.size();
-    const words w = words_of(text);
+    const words w = quire::detail::words_of(text);
     for (uint32_t i = hash(w, n, group) & mask_;; i = (i + 1) & mask_) {
       const slot &s = slots_[i];
       if (s.value == NONE) return NONE;
@@ -70,9 +71,7 @@ class text_index {
   }
 
  private:
-  struct words {
-    uint64_t lo = 0, hi = 0;
-  };
+  using words = quire::detail::text_words;  // a text's first and last eight bytes
   struct slot {
     words w;
     uint32_t offset = 0;  // into TEXT
@@ -80,33 +79,13 @@ class text_index {
     uint32_t group = 0;
     uint32_t value = NONE;  // NONE: empty
   };
-  // The first and last eight bytes (four and four, or three single bytes, for shorter texts): for
-  // a text of at most 16 bytes they are the whole text, so with its length they decide equality.
-  static words words_of(std::string_view s) noexcept {
-    const size_t n = s.size();
-    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-    words w;
-    if (n >= 8) {
-      std::memcpy(&w.lo, p, 8);
-      std::memcpy(&w.hi, p + n - 8, 8);
-    } else if (n >= 4) {
-      uint32_t a = 0, b = 0;
-      std::memcpy(&a, p, 4);
-      std::memcpy(&b, p + n - 4, 4);
-      w.lo = a;
-      w.hi = b;
-    } else if (n > 0) {
-      w.lo = uint64_t{p[0]} | uint64_t{p[n / 2]} << 8 | uint64_t{p[n - 1]} << 16;
-    }
-    return w;
-  }
   static uint32_t hash(words w, size_t n, uint32_t group) noexcept {
     const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ n ^ (uint64_t{group} << 40)) * 0x9E3779B97F4A7C15ull;
     return static_cast<uint32_t>(h >> 32);
   }
   void add(uint32_t group, text_ref t, uint32_t value) {
     const std::string_view text = t.view();
-    const words w = words_of(text);
+    const words w = quire::detail::words_of(text);
     uint32_t i = hash(w, text.size(), group) & mask_;
     while (slots_[i].value != NONE) {
       const slot &s = slots_[i];
