@@ -118,12 +118,7 @@ class string_table {
   std::vector<uint32_t> slots_;
 
   static size_t hash(std::string_view s) noexcept {
-    uint64_t head = 0, tail = 0;
-    const size_t n = s.size();
-    if (n > 0) std::memcpy(&head, s.data(), std::min<size_t>(n, 8));
-    if (n > 8) std::memcpy(&tail, s.data() + n - 8, 8);
-    uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail + n) * 0xC2B2AE3D27D4EB4Full;
-    return static_cast<size_t>(h ^ (h >> 29) ^ (h >> 47));
+    return quire::detail::words_hash(quire::detail::words_of(s), s.size());
   }
 };
 

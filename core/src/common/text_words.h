@@ -56,4 +56,11 @@ inline text_words words_of(std::string_view s) noexcept {
   return w;
 }
 
+/// A hash of a text's words (one multiply: the product's high half mixes every bit of them).
+/// `salt` is the text's length, with anything else that keeps texts apart (a table's group).
+inline uint32_t words_hash(text_words w, uint64_t salt) noexcept {
+  const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ salt) * 0x9E3779B97F4A7C15ull;
+  return static_cast<uint32_t>(h >> 32);
+}
+
 }  // namespace quire::detail

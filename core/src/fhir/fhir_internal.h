@@ -82,12 +82,8 @@ class key_index {
   key_index();
   static constexpr uint32_t EMPTY = 0xFFFFFFFF;
   using key_words = quire::detail::text_words;  // a key's first and last eight bytes (text_words.h)
-  // One multiply: the product's high half mixes every bit of the words (the tables are at most
-  // half full, so a probe rarely goes past its first slot).
-  static uint32_t hash(key_words w, size_t n) noexcept {
-    const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ n) * 0x9E3779B97F4A7C15ull;
-    return static_cast<uint32_t>(h >> 32);
-  }
+  // The tables are at most half full, so a probe rarely goes past its first slot.
+  static uint32_t hash(key_words w, size_t n) noexcept { return quire::detail::words_hash(w, n); }
   static bool long_key_matches(uint32_t key, std::string_view text) noexcept;  // bytes 8..n-8
 
   struct table {

@@ -450,16 +450,12 @@ class walker {
   // contained resources); the walk has those ids sorted already (scope_, the container's).
   bool ref_1_holds(const json::value *value) const {
     if (!value || value->type() != json::kind::object) return false;
-    // The first `reference` member, as find() gives it; its key compared as two words, not by a
-    // call to find() and to memcmp for each member (in wasm both are calls; 1,250 a Bundle of 1,000).
+    // The first `reference` member, as find() gives it; keys compared by words (text_words.h),
+    // not by a call to find() and to memcmp for each member (in wasm both are calls; 1,250 a
+    // Bundle of 1,000).
     std::optional<json::value> r;
     for (json::member m : value->get_object().value()) {
-      if (m.key.size() != 9) continue;
-      uint64_t head;
-      std::memcpy(&head, m.key.data(), 8);
-      uint64_t want;
-      std::memcpy(&want, "reference", 8);
-      if (head == want && m.key[8] == 'e') {
+      if (quire::detail::same_text(m.key, "reference")) {
         r = m.val;
         break;
       }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "../common/text_words.h"
 #include "json_internal.h"
 
 namespace quire::json {
@@ -106,11 +107,9 @@ result<std::optional<value>> value::at_pointer(std::string_view pointer) const {
 uint64_t object::offset() const noexcept { return node_at(doc(), index()).offset; }
 
 std::optional<value> object::find(std::string_view key) const noexcept {
-  // Lengths and first bytes decide most members without a call of memcmp.
-  const size_t n = key.size();
+  // Lengths decide most members, and the rest compare by words, without a call of memcmp.
   for (auto m : *this) {
-    if (m.key.size() == n && (n == 0 || (m.key[0] == key[0] && std::memcmp(m.key.data(), key.data(), n) == 0)))
-      return m.val;
+    if (quire::detail::same_text(m.key, key)) return m.val;
   }
   return std::nullopt;
 }

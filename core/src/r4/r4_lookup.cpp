@@ -80,8 +80,7 @@ class text_index {
     uint32_t value = NONE;  // NONE: empty
   };
   static uint32_t hash(words w, size_t n, uint32_t group) noexcept {
-    const uint64_t h = (w.lo ^ ((w.hi << 29) | (w.hi >> 35)) ^ n ^ (uint64_t{group} << 40)) * 0x9E3779B97F4A7C15ull;
-    return static_cast<uint32_t>(h >> 32);
+    return quire::detail::words_hash(w, n ^ (uint64_t{group} << 40));
   }
   void add(uint32_t group, text_ref t, uint32_t value) {
     const std::string_view text = t.view();
